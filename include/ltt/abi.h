@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * ltt ABI: the one contract between the trace module (/dev/tracer), the
+ * daemon that writes .trace files and libltt that reads them.
+ *
+ * Everything here is plain C with fixed-width types so the kernel module and
+ * the C++ tools compile the very same definitions. All multi-byte fields are
+ * little-endian on disk (x86_64 native); readers check the file header's
+ * endianness marker. Structures are laid out with explicit padding so there
+ * is no compiler-inserted padding anywhere; the size asserts at the end of
+ * this file hold in C and C++ alike.
+ *
+ * Layout of a trace, in short (docs/trace-format.md is the full text):
+ *
+ *   struct ltt_file_header                       written by the daemon
+ *   block, block, block ...                      appended as produced
+ *
+ *   block := BLOCK_START record (struct ltt_block_start)
+ *            [LOST record if the block's lost count is non-zero]
+ *            record*
+ *            BLOCK_END record (struct ltt_block_end)
+ *
+ *   record := struct ltt_record_header, then `size - 8` bytes of details
+ *             (details absent when the event's bit is clear in the details
+ *             mask), size a multiple of 8.
+ *
+ * The time of a record is base + delta, where base is the block's start_tsc
+ * until a HEARTBEAT record sets a new base (its tsc field).
+ */
+#ifndef LTT_ABI_H
+#define LTT_ABI_H
+
+#include "events.h"
+#ifdef __KERNEL__
+#include <linux/ioctl.h>
+#else
+#include <sys/ioctl.h>
+#endif
+
+/*
+ * ABI version: bump LTT_ABI_MAJOR for any incompatible change of the ioctls,
+ * the record layout or an event's detail structure; bump LTT_ABI_MINOR for
+ * additions old readers can ignore. LTT_IOC_GET_ABI_VERSION returns
+ * LTT_ABI_VERSION; the daemon refuses a module with another major.
+ */
+#define LTT_ABI_MAJOR 1
+#define LTT_ABI_MINOR 0
+#define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
+
+/* ------------------------------------------------------------------------
+ * ioctl interface of /dev/tracer
+ *
+ * Call sequence of the daemon:
+ *   fd = open("/dev/tracer", O_RDONLY);          EBUSY if already open
+ *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);      refuse another major
+ *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing
+ *   fcntl(fd, F_SETOWN, getpid()); fcntl(fd, F_SETFL, O_ASYNC)  -> SIGIO
+ *   ioctl(fd, LTT_IOC_START);
+ *   ioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);    for the file header
+ *   loop: read(fd, buf, n) returns whole blocks only (n >= one block);
+ *         EAGAIN with O_NONBLOCK when none is ready; poll() works
+ *   ioctl(fd, LTT_IOC_STOP);                     flushes partial blocks
+ *   read until 0 (end of trace), then close.
+ * ---------------------------------------------------------------------- */
+#define LTT_IOC_MAGIC 0xB7
+
+#define LTT_FILTER_PID 0x1
+#define LTT_FILTER_PGRP 0x2
+#define LTT_FILTER_UID 0x4
+#define LTT_FILTER_GID 0x8
+
+struct ltt_addr_range {
+	__u64 lower; /* inclusive */
+	__u64 upper; /* exclusive; lower == upper == 0 disables the range */
+};
+
+/* The configuration in effect; returned in struct ltt_trace_info. */
+struct ltt_config {
+	__u64 event_mask;
+	__u64 details_mask;
+	__u32 buffer_size;   /* bytes of each buffer of a CPU's pair */
+	__u32 record_cpuid;  /* 0/1; CPU is always in the block header */
+	__u32 filters;       /* LTT_FILTER_* in effect */
+	__s32 pid;
+	__s32 pgrp;
+	__u32 uid;
+	__u32 gid;
+	__u32 syscall_depth; /* 0: the IP at the syscall instruction */
+	struct ltt_addr_range syscall_range;
+};
+
+#define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
+#define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
+struct ltt_trace_info {
+	__u32 abi_version;
+	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */
+	__u64 tsc_khz;       /* 1000000 when LTT_TRACE_F_CLOCK_FALLBACK */
+	__u64 anchor_tsc;    /* taken at START, same instant as ... */
+	__u64 anchor_realtime_ns; /* ... this CLOCK_REALTIME value */
+	__u64 anchor_monotonic_ns;
+	__u32 flags;         /* LTT_TRACE_F_* */
+	__u32 max_block;     /* largest block read() can return */
+	struct ltt_config config;
+};
+
+struct ltt_lost_counts {
+	__u32 ncpus;      /* out: entries filled in */
+	__u32 reserved;
+	__u64 total;      /* out */
+	__u64 per_cpu[LTT_MAX_CPUS]; /* out: events lost per CPU */
+	__u64 recorded[LTT_MAX_CPUS]; /* out: events stored per CPU */
+};
+
+/*
+ * Test mode: every online CPU selected in cpu_mask emits `count` CUSTOM
+ * events with id LTT_TEST_EVENT_ID whose payload is
+ * struct ltt_test_payload, then the ioctl returns. Tracing must be started.
+ */
+#define LTT_TEST_EVENT_ID 0x7e57
+struct ltt_test_emit {
+	__u64 count;    /* per CPU */
+	__u64 cpu_mask; /* 0: all online CPUs */
+	__u32 payload;  /* payload bytes, >= sizeof(struct ltt_test_payload) */
+	__u32 reserved;
+};
+struct ltt_test_payload {
+	__u64 seq; /* 0 .. count-1, per CPU */
+	__u32 cpu;
+	__u32 reserved;
+};
+
+struct ltt_user_event {
+	__u32 id;
+	__u32 length;   /* payload bytes, <= LTT_CUSTOM_MAX */
+	__u64 data;     /* user pointer to the payload */
+};
+
+#define LTT_IOC_GET_ABI_VERSION _IOR(LTT_IOC_MAGIC, 0x00, __u32)
+#define LTT_IOC_START _IO(LTT_IOC_MAGIC, 0x01)
+#define LTT_IOC_STOP _IO(LTT_IOC_MAGIC, 0x02)
+#define LTT_IOC_RESET _IO(LTT_IOC_MAGIC, 0x03)
+#define LTT_IOC_SET_BUFFER_SIZE _IOW(LTT_IOC_MAGIC, 0x10, __u32)
+#define LTT_IOC_SET_EVENT_MASK _IOW(LTT_IOC_MAGIC, 0x11, __u64)
+#define LTT_IOC_SET_DETAILS_MASK _IOW(LTT_IOC_MAGIC, 0x12, __u64)
+#define LTT_IOC_SET_CPUID _IOW(LTT_IOC_MAGIC, 0x13, __u32)
+#define LTT_IOC_TRACK_PID _IOW(LTT_IOC_MAGIC, 0x14, __s32)  /* -1: off */
+#define LTT_IOC_TRACK_PGRP _IOW(LTT_IOC_MAGIC, 0x15, __s32) /* -1: off */
+#define LTT_IOC_TRACK_GID _IOW(LTT_IOC_MAGIC, 0x16, __s64)  /* -1: off */
+#define LTT_IOC_TRACK_UID _IOW(LTT_IOC_MAGIC, 0x17, __s64)  /* -1: off */
+#define LTT_IOC_SET_SYSCALL_DEPTH _IOW(LTT_IOC_MAGIC, 0x18, __u32)
+#define LTT_IOC_SET_SYSCALL_RANGE \
+	_IOW(LTT_IOC_MAGIC, 0x19, struct ltt_addr_range)
+#define LTT_IOC_GET_TRACE_INFO _IOR(LTT_IOC_MAGIC, 0x20, struct ltt_trace_info)
+#define LTT_IOC_GET_LOST _IOR(LTT_IOC_MAGIC, 0x21, struct ltt_lost_counts)
+#define LTT_IOC_TEST_EMIT _IOW(LTT_IOC_MAGIC, 0x30, struct ltt_test_emit)
+#define LTT_IOC_USER_EVENT _IOW(LTT_IOC_MAGIC, 0x31, struct ltt_user_event)
+
+/* Limits the module enforces (EINVAL outside them). */
+#define LTT_BUFFER_MIN 4096
+#define LTT_BUFFER_MAX (64u << 20)
+#define LTT_BUFFER_DEFAULT (1u << 20)
+#define LTT_SYSCALL_DEPTH_MAX 16
+
+/* ------------------------------------------------------------------------
+ * The .trace file header, written once by the daemon at offset 0.
+ * ---------------------------------------------------------------------- */
+#define LTT_FILE_MAGIC "LTTRACE\x01" /* 8 bytes, no NUL */
+#define LTT_FILE_VERSION 1
+#define LTT_ENDIAN_MARK 0x01020304u
+
+struct ltt_file_header {
+	char magic[8];         /* LTT_FILE_MAGIC */
+	__u32 endian;          /* LTT_ENDIAN_MARK as written by the producer */
+	__u16 version;         /* LTT_FILE_VERSION */
+	__u16 header_size;     /* sizeof(struct ltt_file_header): blocks start here */
+	__u32 abi_version;     /* LTT_ABI_VERSION of the producer */
+	__u32 ncpus;
+	__u64 tsc_khz;
+	__u64 anchor_tsc;
+	__u64 anchor_realtime_ns;
+	__u64 anchor_monotonic_ns;
+	__u32 flags;           /* LTT_TRACE_F_* */
+	__u32 max_block;
+	struct ltt_config config; /* masks and filters in effect */
+	char sysname[16];      /* "Linux" */
+	char release[64];      /* uname -r of the traced kernel */
+	char hostname[64];
+	char producer[32];     /* e.g. "tracedaemon 0.1", "ltt-synth 0.1" */
+	__u8 reserved[16];     /* zero */
+};
+
+/* Size asserts (LTT_STATIC_ASSERT comes from events.h). */
+LTT_STATIC_ASSERT(sizeof(struct ltt_addr_range) == 16, "addr range");
+LTT_STATIC_ASSERT(sizeof(struct ltt_config) == 64, "config");
+LTT_STATIC_ASSERT(sizeof(struct ltt_trace_info) == 112, "trace info");
+LTT_STATIC_ASSERT(sizeof(struct ltt_lost_counts) == 16 + 2 * 8 * LTT_MAX_CPUS,
+		  "lost counts");
+LTT_STATIC_ASSERT(sizeof(struct ltt_test_emit) == 24, "test emit");
+LTT_STATIC_ASSERT(sizeof(struct ltt_test_payload) == 16, "test payload");
+LTT_STATIC_ASSERT(sizeof(struct ltt_user_event) == 16, "user event");
+LTT_STATIC_ASSERT(sizeof(struct ltt_file_header) == 320, "file header");
+
+#endif /* LTT_ABI_H */

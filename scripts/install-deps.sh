@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages ltt needs, or with --check only report
+# whether any is missing (exit 1 then). The make targets call this, so a fresh
+# machine needs no manual step. Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+# One list, grouped by what needs it; keep it in step with README.md.
+packages=(
+	# user space build and tests
+	build-essential cmake ninja-build pkg-config clang clang-format
+	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
+	libelf-dev jq python3
+	# GUI and its headless tests
+	libgtkmm-4.0-dev xvfb xauth
+	# kernel build and the QEMU guest
+	linux-source-6.1 flex bison bc cpio xz-utils kmod libssl-dev dwarves
+	rsync qemu-system-x86 busybox-static strace
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [[ ${1:-} == --check ]]; then
+	if ((${#missing[@]})); then
+		echo "missing packages: ${missing[*]}" >&2
+		exit 1
+	fi
+	exit 0
+fi
+
+((${#missing[@]})) || exit 0
+echo "ltt: installing ${missing[*]}" >&2
+sudo=
+if [[ $(id -u) != 0 ]]; then
+	command -v sudo >/dev/null || { echo "ltt: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+	sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
