@@ -1,0 +1,106 @@
+// TraceWriter: see trace_writer.hpp. Each append() is one logical write of
+// whole blocks; short writes and EINTR are retried so a block is never left
+// half-written unless the process dies inside write(2).
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <ltt/trace_writer.hpp>
+#include <sys/utsname.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace ltt {
+
+namespace {
+
+template <std::size_t N> void copyField(char (&dst)[N], std::string_view src) {
+    std::memset(dst, 0, N);
+    std::memcpy(dst, src.data(), std::min(src.size(), N - 1));
+}
+
+[[noreturn]] void throwErrno(int err, const std::string& what) {
+    throw std::system_error(err, std::generic_category(), what);
+}
+
+} // namespace
+
+ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view producer) {
+    ltt_file_header h;
+    std::memset(&h, 0, sizeof h);
+    std::memcpy(h.magic, LTT_FILE_MAGIC, sizeof h.magic);
+    h.endian = LTT_ENDIAN_MARK;
+    h.version = LTT_FILE_VERSION;
+    h.header_size = sizeof(ltt_file_header);
+    h.abi_version = info.abi_version;
+    h.ncpus = info.ncpus;
+    h.tsc_khz = info.tsc_khz;
+    h.anchor_tsc = info.anchor_tsc;
+    h.anchor_realtime_ns = info.anchor_realtime_ns;
+    h.anchor_monotonic_ns = info.anchor_monotonic_ns;
+    h.flags = info.flags;
+    h.max_block = info.max_block;
+    h.config = info.config;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        copyField(h.sysname, u.sysname);
+        copyField(h.release, u.release);
+        copyField(h.hostname, u.nodename);
+    } else {
+        copyField(h.sysname, "Linux");
+    }
+    copyField(h.producer, producer);
+    return h;
+}
+
+TraceWriter::TraceWriter(const std::string& path, const ltt_file_header& header) : path_m(path) {
+    fd_m = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_m < 0)
+        throwErrno(errno, "cannot create " + path);
+    try {
+        append(std::as_bytes(std::span(&header, 1)));
+    } catch (...) {
+        ::close(fd_m);
+        fd_m = -1;
+        throw;
+    }
+}
+
+TraceWriter::~TraceWriter() {
+    if (fd_m >= 0)
+        ::close(fd_m);
+}
+
+void TraceWriter::append(std::span<const std::byte> blocks) {
+    if (fd_m < 0)
+        throwErrno(EBADF, "write to closed trace " + path_m);
+    const std::byte* p = blocks.data();
+    std::size_t left = blocks.size();
+    while (left > 0) {
+        ssize_t n = ::write(fd_m, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throwErrno(errno, "cannot write " + path_m);
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+        bytes_m += static_cast<std::uint64_t>(n);
+    }
+}
+
+void TraceWriter::sync() {
+    if (fd_m >= 0 && ::fdatasync(fd_m) != 0 && errno != EINVAL)
+        throwErrno(errno, "cannot sync " + path_m);
+}
+
+void TraceWriter::close() {
+    if (fd_m < 0)
+        return;
+    int fd = fd_m;
+    fd_m = -1;
+    if (::close(fd) != 0 && errno != EINTR)
+        throwErrno(errno, "cannot close " + path_m);
+}
+
+} // namespace ltt
