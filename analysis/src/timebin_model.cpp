@@ -1,0 +1,388 @@
+// Time-bin model of the event graph: see timebin_model.hpp for the design.
+#include <algorithm>
+#include <ltt/events.h>
+#include <ltt/timebin_model.hpp>
+#include <numeric>
+
+namespace ltt {
+
+namespace {
+constexpr std::int32_t kIdlePid = 0;
+} // namespace
+
+std::string_view graphEventKindName(GraphEventKind kind) {
+    switch (kind) {
+    case GraphEventKind::Syscall:
+        return "System call";
+    case GraphEventKind::Trap:
+        return "Trap";
+    case GraphEventKind::Irq:
+        return "IRQ";
+    case GraphEventKind::SchedChange:
+        return "Scheduling change";
+    case GraphEventKind::KernelTimer:
+        return "Kernel timer";
+    case GraphEventKind::BottomHalf:
+        return "Bottom half";
+    case GraphEventKind::IoWaitStart:
+        return "I/O wait start";
+    case GraphEventKind::IoWaitEnd:
+        return "I/O wait end";
+    case GraphEventKind::Process:
+        return "Process";
+    case GraphEventKind::FileSystem:
+        return "File system";
+    case GraphEventKind::Other:
+        return "Other";
+    case GraphEventKind::Lost:
+        return "Lost events";
+    case GraphEventKind::Count:
+        break;
+    }
+    return "?";
+}
+
+std::optional<GraphEventKind> graphEventKindOf(std::uint8_t event, std::uint8_t subtype) {
+    switch (event) {
+    case LTT_EV_SYSCALL_ENTRY:
+    case LTT_EV_SYSCALL_EXIT:
+        return GraphEventKind::Syscall;
+    case LTT_EV_TRAP_ENTRY:
+    case LTT_EV_TRAP_EXIT:
+        return GraphEventKind::Trap;
+    case LTT_EV_IRQ_ENTRY:
+    case LTT_EV_IRQ_EXIT:
+        return GraphEventKind::Irq;
+    case LTT_EV_SCHEDCHANGE:
+        return GraphEventKind::SchedChange;
+    case LTT_EV_KERNEL_TIMER:
+        return GraphEventKind::KernelTimer;
+    case LTT_EV_SOFT_IRQ:
+        return GraphEventKind::BottomHalf;
+    case LTT_EV_PROCESS:
+        return GraphEventKind::Process;
+    case LTT_EV_FILE_SYSTEM:
+        if (subtype == LTT_FS_BUF_WAIT_START)
+            return GraphEventKind::IoWaitStart;
+        if (subtype == LTT_FS_BUF_WAIT_END)
+            return GraphEventKind::IoWaitEnd;
+        return GraphEventKind::FileSystem;
+    case LTT_EV_MEMORY:
+        if (subtype == LTT_MEM_PAGE_WAIT_START)
+            return GraphEventKind::IoWaitStart;
+        if (subtype == LTT_MEM_PAGE_WAIT_END)
+            return GraphEventKind::IoWaitEnd;
+        return GraphEventKind::Other;
+    case LTT_EV_LOST:
+        return GraphEventKind::Lost;
+    case LTT_EV_TRACE_START:
+    case LTT_EV_BLOCK_START:
+    case LTT_EV_BLOCK_END:
+    case LTT_EV_HEARTBEAT:
+        return std::nullopt;
+    default:
+        return GraphEventKind::Other;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// EventGraph queries
+
+std::optional<std::size_t> EventGraph::rowOfPid(std::int32_t pid) const {
+    if (pid == kIdlePid)
+        return idleRow();
+    auto it = pidRow_m.find(pid);
+    if (it == pidRow_m.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::uint64_t EventGraph::columnStart(std::uint64_t begin, std::uint64_t end, unsigned columns,
+                                      unsigned c) {
+    if (columns == 0 || end <= begin)
+        return begin;
+    const unsigned __int128 span = end - begin;
+    return begin + static_cast<std::uint64_t>(span * c / columns);
+}
+
+void EventGraph::bin(std::size_t row, std::uint64_t begin, std::uint64_t end, unsigned columns,
+                     RowBins& out) const {
+    const RowData& d = data_m.at(row);
+    out.control.assign(columns, 0);
+    out.firstEvent.assign(columns, -1);
+    out.firstKind.assign(columns, GraphEventKind::Other);
+    out.eventCount.assign(columns, 0);
+    if (columns == 0 || end <= begin)
+        return;
+
+    // Both searches move forward only: each boundary's position is at or
+    // after the previous one, so search [previous, end).
+    auto ctlPos = static_cast<std::size_t>(
+        std::lower_bound(d.ctlTime.begin(), d.ctlTime.end(), begin) - d.ctlTime.begin());
+    auto markPos = static_cast<std::size_t>(
+        std::lower_bound(d.markTime.begin(), d.markTime.end(), begin) - d.markTime.begin());
+    bool inControl = ctlPos > 0 && d.ctlCount[ctlPos - 1] > 0;
+    for (unsigned c = 0; c < columns; ++c) {
+        const std::uint64_t next = columnStart(begin, end, columns, c + 1);
+        const std::uint64_t limit = (c + 1 == columns) ? end : next;
+        auto ctlNext = static_cast<std::size_t>(
+            std::lower_bound(d.ctlTime.begin() + static_cast<std::ptrdiff_t>(ctlPos),
+                             d.ctlTime.end(), limit) -
+            d.ctlTime.begin());
+        auto markNext = static_cast<std::size_t>(
+            std::lower_bound(d.markTime.begin() + static_cast<std::ptrdiff_t>(markPos),
+                             d.markTime.end(), limit) -
+            d.markTime.begin());
+        std::uint8_t flags = inControl ? RowBins::kControlAtStart : 0;
+        if (ctlNext > ctlPos) {
+            flags |= RowBins::kControlChanges;
+            inControl = d.ctlCount[ctlNext - 1] > 0;
+        }
+        if (inControl)
+            flags |= RowBins::kControlAtEnd;
+        out.control[c] = flags;
+        if (markNext > markPos) {
+            out.firstEvent[c] = static_cast<std::int64_t>(d.markIndex[markPos]);
+            out.firstKind[c] = d.markKind[markPos];
+            out.eventCount[c] = static_cast<std::uint32_t>(markNext - markPos);
+        }
+        ctlPos = ctlNext;
+        markPos = markNext;
+    }
+}
+
+std::vector<std::uint32_t> EventGraph::density(std::uint64_t begin, std::uint64_t end,
+                                               unsigned columns) const {
+    std::vector<std::uint32_t> sum(columns, 0);
+    RowBins bins;
+    for (std::size_t r = 0; r < rows_m.size(); ++r) {
+        bin(r, begin, end, columns, bins);
+        for (unsigned c = 0; c < columns; ++c)
+            sum[c] += bins.eventCount[c];
+    }
+    return sum;
+}
+
+std::optional<GraphHit> EventGraph::nearestEvent(std::size_t row, std::uint64_t timeNs,
+                                                 std::uint64_t maxDistNs) const {
+    const RowData& d = data_m.at(row);
+    if (d.markTime.empty())
+        return std::nullopt;
+    auto it = std::lower_bound(d.markTime.begin(), d.markTime.end(), timeNs);
+    std::size_t best = d.markTime.size();
+    std::uint64_t bestDist = maxDistNs + 1;
+    auto consider = [&](std::size_t i) {
+        std::uint64_t t = d.markTime[i];
+        std::uint64_t dist = t > timeNs ? t - timeNs : timeNs - t;
+        if (dist < bestDist) {
+            bestDist = dist;
+            best = i;
+        }
+    };
+    auto i = static_cast<std::size_t>(it - d.markTime.begin());
+    if (i < d.markTime.size())
+        consider(i);
+    if (i > 0) {
+        // The first of several markers at the same instant.
+        std::uint64_t t = d.markTime[i - 1];
+        auto first = std::lower_bound(d.markTime.begin(), d.markTime.end(), t);
+        consider(static_cast<std::size_t>(first - d.markTime.begin()));
+    }
+    if (best == d.markTime.size())
+        return std::nullopt;
+    return GraphHit{d.markIndex[best], d.markTime[best], d.markKind[best]};
+}
+
+bool EventGraph::hasControl(std::size_t row, std::uint64_t timeNs) const {
+    const RowData& d = data_m.at(row);
+    auto it = std::upper_bound(d.ctlTime.begin(), d.ctlTime.end(), timeNs);
+    if (it == d.ctlTime.begin())
+        return false;
+    return d.ctlCount[static_cast<std::size_t>(it - d.ctlTime.begin()) - 1] > 0;
+}
+
+// ---------------------------------------------------------------------------
+// Builder
+
+void EventGraphBuilder::ensureRows() {
+    if (!graph_m.rows_m.empty())
+        return;
+    graph_m.rows_m.push_back({GraphRowKind::Kernel, 0});
+    graph_m.rows_m.push_back({GraphRowKind::Idle, 0});
+    graph_m.data_m.resize(2);
+    inControl_m.resize(2, 0);
+}
+
+std::size_t EventGraphBuilder::rowFor(std::int32_t pid) {
+    ensureRows();
+    if (pid == kIdlePid)
+        return graph_m.idleRow();
+    auto [it, inserted] = graph_m.pidRow_m.try_emplace(pid, graph_m.rows_m.size());
+    if (inserted) {
+        graph_m.rows_m.push_back({GraphRowKind::Process, pid});
+        graph_m.data_m.emplace_back();
+        inControl_m.push_back(0);
+    }
+    return it->second;
+}
+
+std::size_t EventGraphBuilder::placeOf(const CpuState& cpu) const {
+    if (cpu.depth > 0)
+        return graph_m.kernelRow();
+    if (cpu.pid == kIdlePid)
+        return graph_m.idleRow();
+    return graph_m.pidRow_m.at(cpu.pid);
+}
+
+void EventGraphBuilder::moveControl(CpuState& cpu, std::size_t row, std::uint64_t timeNs) {
+    if (cpu.known && cpu.row == row)
+        return;
+    auto record = [&](std::size_t r) {
+        auto& d = graph_m.data_m[r];
+        // Several transitions at one instant collapse into the last one.
+        if (!d.ctlTime.empty() && d.ctlTime.back() == timeNs) {
+            d.ctlCount.back() = inControl_m[r];
+        } else {
+            d.ctlTime.push_back(timeNs);
+            d.ctlCount.push_back(inControl_m[r]);
+        }
+    };
+    if (cpu.known) {
+        if (inControl_m[cpu.row] > 0)
+            --inControl_m[cpu.row];
+        record(cpu.row);
+    }
+    if (inControl_m[row] < 255)
+        ++inControl_m[row];
+    record(row);
+    cpu.row = row;
+    cpu.known = true;
+}
+
+void EventGraphBuilder::add(const GraphEventInput& ev) {
+    ensureRows();
+    if (first_m) {
+        graph_m.start_m = ev.timeNs;
+        first_m = false;
+    }
+    graph_m.end_m = std::max(graph_m.end_m, ev.timeNs);
+    if (cpus_m.size() <= ev.cpu)
+        cpus_m.resize(ev.cpu + 1u);
+    CpuState& cpu = cpus_m[ev.cpu];
+    // Rows exist for every task seen, even one that never leaves the kernel.
+    rowFor(ev.pid);
+
+    if (!cpu.known || ev.event == LTT_EV_LOST) {
+        // Unknown state (first event of the CPU, or after a gap): the CPU is
+        // in the kernel on behalf of its current task (it is writing this
+        // record), or idle.
+        if (ev.event == LTT_EV_LOST) {
+            graph_m.lost_m.push_back({ev.timeNs, ev.cpu, ev.lostCount, ev.index});
+            if (cpu.known) {
+                // Drop the interval open across the gap.
+                --inControl_m[cpu.row];
+                auto& d = graph_m.data_m[cpu.row];
+                d.ctlTime.push_back(ev.timeNs);
+                d.ctlCount.push_back(inControl_m[cpu.row]);
+                cpu.known = false;
+            }
+        }
+        // An entry from user mode starts from user mode; anything else
+        // happens in the kernel.
+        const bool entryFromUser =
+            ev.event == LTT_EV_SYSCALL_ENTRY ||
+            ((ev.event == LTT_EV_TRAP_ENTRY || ev.event == LTT_EV_IRQ_ENTRY) && !ev.fromKernel);
+        cpu.pid = ev.pid;
+        cpu.depth = (ev.pid == kIdlePid || entryFromUser) ? 0 : 1;
+    }
+
+    switch (ev.event) {
+    case LTT_EV_SYSCALL_ENTRY:
+        ++cpu.depth;
+        break;
+    case LTT_EV_TRAP_ENTRY:
+    case LTT_EV_IRQ_ENTRY:
+        // Already in the kernel though the model thought otherwise (the
+        // trace started inside a system call): count that level too.
+        if (ev.fromKernel && cpu.depth == 0 && cpu.pid != kIdlePid)
+            ++cpu.depth;
+        ++cpu.depth;
+        break;
+    case LTT_EV_SYSCALL_EXIT:
+    case LTT_EV_TRAP_EXIT:
+    case LTT_EV_IRQ_EXIT:
+        if (cpu.depth > 0)
+            --cpu.depth;
+        break;
+    case LTT_EV_SCHEDCHANGE: {
+        savedDepth_m[cpu.pid] = cpu.depth;
+        cpu.pid = ev.schedIn;
+        rowFor(cpu.pid);
+        // The idle loop runs at depth 0 (its row stands for it); a task
+        // resumes the kernel path it was switched out from, and one never
+        // seen leaving was switched out inside the kernel.
+        if (cpu.pid == kIdlePid) {
+            cpu.depth = 0;
+        } else {
+            auto it = savedDepth_m.find(cpu.pid);
+            cpu.depth = it != savedDepth_m.end() ? std::max(it->second, 1u) : 1;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    moveControl(cpu, placeOf(cpu), ev.timeNs);
+
+    auto kind = graphEventKindOf(ev.event, ev.subtype);
+    if (kind) {
+        // Interrupt-side events belong to the kernel row; the rest to the task.
+        std::size_t row;
+        switch (*kind) {
+        case GraphEventKind::Irq:
+        case GraphEventKind::KernelTimer:
+        case GraphEventKind::BottomHalf:
+        case GraphEventKind::Lost:
+            row = graph_m.kernelRow();
+            break;
+        default:
+            row = rowFor(ev.pid);
+        }
+        auto& d = graph_m.data_m[row];
+        d.markTime.push_back(ev.timeNs);
+        d.markIndex.push_back(ev.index);
+        d.markKind.push_back(*kind);
+        ++graph_m.events_m;
+    }
+}
+
+EventGraph EventGraphBuilder::finish(std::uint64_t endNs) {
+    ensureRows();
+    graph_m.end_m = std::max(graph_m.end_m, endNs);
+    // Sort process rows by pid, keeping kernel and idle first.
+    std::vector<std::size_t> order(graph_m.rows_m.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin() + 2, order.end(), [&](std::size_t a, std::size_t b) {
+        return graph_m.rows_m[a].pid < graph_m.rows_m[b].pid;
+    });
+    EventGraph out;
+    out.start_m = graph_m.start_m;
+    out.end_m = graph_m.end_m;
+    out.events_m = graph_m.events_m;
+    out.lost_m = std::move(graph_m.lost_m);
+    for (std::size_t newRow = 0; newRow < order.size(); ++newRow) {
+        std::size_t old = order[newRow];
+        out.rows_m.push_back(graph_m.rows_m[old]);
+        out.data_m.push_back(std::move(graph_m.data_m[old]));
+        if (out.rows_m.back().kind == GraphRowKind::Process)
+            out.pidRow_m[out.rows_m.back().pid] = newRow;
+    }
+    graph_m = EventGraph{};
+    cpus_m.clear();
+    inControl_m.clear();
+    savedDepth_m.clear();
+    first_m = true;
+    return out;
+}
+
+} // namespace ltt
