@@ -1,0 +1,42 @@
+// Names and LTT-style descriptions of events, and the control-event rule of
+// the paper's §3.5 (docs/trace-format.md §3). Shared by traceanalyze's dump
+// and traceview's raw-trace list so both say the same thing.
+#pragma once
+
+#include <cstdint>
+#include <ltt/trace_reader.hpp>
+#include <string>
+#include <string_view>
+
+namespace ltt {
+
+// "Syscall entry", "Sched change", ... (LTT's raw-trace column); "Unknown"
+// for ids this version does not know.
+std::string_view eventName(unsigned id);
+// Stable machine key: "syscall_entry", "schedchange", ... (JSON, -o/-t).
+std::string_view eventKey(unsigned id);
+// Event id for a key or a case-insensitive name; -1 when unknown.
+int eventIdFromKey(std::string_view key);
+// Subtype name ("FORK", "READ", ...), empty when the event has none.
+std::string_view subtypeName(unsigned id, unsigned subtype);
+
+// x86_64 syscall name for `nr` (Linux 6.1 table), or empty when unknown.
+std::string_view syscallName(std::uint32_t nr);
+// Highest syscall number in the table + 1.
+std::uint32_t syscallTableSize();
+
+// Appends the human-readable description (`SYSCALL : write; IP : 0x...`,
+// `IN : 0; OUT : 120; STATE : 2`) to `out`. Appending into a caller's buffer
+// keeps dumps free of per-event allocation.
+void describeEvent(const Event& event, std::string& out);
+inline std::string describeEvent(const Event& event) {
+    std::string s;
+    describeEvent(event, s);
+    return s;
+}
+
+// True when the event moves control into or out of the kernel, or from one
+// task to another (paper §3.5, docs/trace-format.md §3).
+bool isControlEvent(const Event& event);
+
+} // namespace ltt

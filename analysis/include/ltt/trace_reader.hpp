@@ -1,0 +1,227 @@
+// TraceReader: the one reader of .trace files (docs/trace-format.md §2).
+//
+// The file is mmap-ed; opening validates the header and every block's frame
+// (BLOCK_START, length, BLOCK_END) and builds a per-CPU block list, which is
+// O(blocks). Records inside a block are validated as a cursor walks them, so
+// a full analysis is a single pass over the mapping.
+//
+// A TraceCursor merges the per-CPU streams into one time-ordered sequence
+// (k-way merge by TSC; ties by CPU, then file position) and never allocates
+// per event: an Event is a view into the mapping. Random access (by event
+// index or by time) uses a checkpoint index built lazily on first use: every
+// kCheckpointInterval events the merge state of all CPUs is saved, so a seek
+// costs a binary search plus at most that many steps, and the index grows
+// with events / kCheckpointInterval, not with events.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <ltt/abi.h>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ltt {
+
+// A problem in a trace file, located by byte offset.
+struct TraceError {
+    std::string file;
+    std::uint64_t offset = 0;
+    std::string message;
+    // "FILE: offset N (0xN): MESSAGE"
+    std::string str() const;
+};
+
+// Read-only mapping of a whole file; unmapped on destruction.
+class MappedFile {
+public:
+    static std::unique_ptr<MappedFile> open(const std::string& path, std::string* why);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    std::span<const std::byte> bytes() const { return {data_m, size_m}; }
+    // Hints the kernel that the mapping will be read front to back.
+    void adviseSequential() const;
+
+private:
+    MappedFile() = default;
+    const std::byte* data_m = nullptr;
+    std::size_t size_m = 0;
+};
+
+// One block's frame, from its BLOCK_START and BLOCK_END records.
+struct BlockInfo {
+    std::uint64_t offset = 0; // of the BLOCK_START record in the file
+    std::uint32_t length = 0;
+    std::uint32_t sequence = 0;
+    std::uint16_t cpu = 0;
+    std::uint16_t flags = 0;
+    std::int32_t pid = 0;
+    std::uint64_t startTsc = 0;
+    std::uint64_t endTsc = 0;
+    std::uint64_t lost = 0;
+    std::uint32_t records = 0; // BLOCK_END.events as written by the producer
+};
+
+// One record, as a view into the mapping. Valid while the reader lives.
+struct Event {
+    const std::byte* record = nullptr; // the record header
+    std::uint64_t offset = 0;          // file offset of the record
+    std::uint64_t tsc = 0;
+    std::int32_t pid = 0; // task current on `cpu` (the incoming one for SCHEDCHANGE)
+    std::uint16_t cpu = 0;
+    std::uint16_t size = 0; // whole record, header included
+    std::uint8_t id = 0;    // enum ltt_event_id (may be unknown: >= LTT_EV_MAX)
+    std::uint8_t subtype = 0;
+
+    std::span<const std::byte> details() const {
+        return {record + sizeof(ltt_record_header), std::size_t(size) - sizeof(ltt_record_header)};
+    }
+    // Copies the details into `out` (zero-filling what the record lacks:
+    // masked details, older producers) and returns the bytes copied.
+    template <class T> std::size_t copyDetails(T& out) const {
+        std::memset(&out, 0, sizeof out);
+        std::size_t n = std::min(sizeof out, std::size_t(size) - sizeof(ltt_record_header));
+        std::memcpy(&out, record + sizeof(ltt_record_header), n);
+        return n;
+    }
+    // True when the record carries the whole detail structure T.
+    template <class T> bool detailsAs(T& out) const { return copyDetails(out) == sizeof out; }
+};
+
+class TraceReader;
+
+// Position in the merged event sequence. Cheap to copy (O(CPUs)).
+class TraceCursor {
+public:
+    // On an event (event() is valid) or past the end / stopped by an error.
+    bool valid() const { return valid_m; }
+    const Event& event() const { return event_m; }
+    // Merged index of event(): 0 for the first event of the trace.
+    std::uint64_t index() const { return index_m; }
+    // Moves to the following event; false at the end or on corruption.
+    bool next();
+    // Moves to the preceding event (via the checkpoint index); false before
+    // the first event.
+    bool prev();
+    // Set when the walk stopped on corrupt data: the file, offset and cause.
+    const std::optional<TraceError>& error() const { return error_m; }
+
+private:
+    friend class TraceReader;
+    struct Stream {
+        std::uint32_t blockPos = 0; // index into the CPU's block list
+        std::uint32_t offset = 0;   // of the next record, from the block start
+        std::uint64_t base = 0;     // delta base (block start or last heartbeat)
+        std::uint64_t nextTsc = 0;  // time of the next record; UINT64_MAX: exhausted
+        std::int32_t pid = 0;
+        std::uint32_t records = 0; // records consumed in the current block
+    };
+    explicit TraceCursor(const TraceReader* reader) : reader_m(reader) {}
+    bool peek(std::uint16_t cpu);
+    bool fail(std::uint64_t offset, std::string message);
+
+    const TraceReader* reader_m;
+    std::vector<Stream> streams_m; // indexed by CPU
+    Event event_m;
+    std::uint64_t index_m = 0;
+    bool valid_m = false;
+    std::optional<TraceError> error_m;
+    std::optional<TraceError> pendingError_m; // found while peeking past event_m
+};
+
+class TraceReader {
+public:
+    static constexpr std::uint64_t kCheckpointInterval = 1024;
+
+    // Opens and validates `path`. On failure returns nullptr and the error.
+    static std::unique_ptr<TraceReader> open(const std::string& path, TraceError* error);
+    TraceReader(const TraceReader&) = delete;
+    TraceReader& operator=(const TraceReader&) = delete;
+
+    const std::string& path() const { return path_m; }
+    const ltt_file_header& header() const { return header_m; }
+    std::uint32_t ncpus() const { return header_m.ncpus; }
+    const std::vector<BlockInfo>& blocks() const { return blocks_m; }
+    // Blocks of one CPU in sequence order (indices into blocks()).
+    const std::vector<std::uint32_t>& cpuBlocks(std::uint16_t cpu) const {
+        return cpuBlocks_m[cpu];
+    }
+    // Set when the file ends inside a block: the trace is readable up to
+    // `offset` (the start of the damaged block).
+    const std::optional<TraceError>& truncation() const { return truncation_m; }
+    // Bytes of whole blocks (where reading stops).
+    std::uint64_t dataEnd() const { return dataEnd_m; }
+    // Records the producer claims (sum of BLOCK_END.events): exact for a
+    // valid file, cheap (no pass over the events).
+    std::uint64_t claimedEvents() const { return claimedEvents_m; }
+    std::uint64_t lostEvents() const { return lost_m; }
+    std::uint64_t lostEvents(std::uint16_t cpu) const { return lostPerCpu_m[cpu]; }
+    // First and last record times of the whole trace.
+    std::uint64_t firstTsc() const { return firstTsc_m; }
+    std::uint64_t lastTsc() const { return lastTsc_m; }
+
+    // TSC -> ns since the trace's anchor (fixed point, no division).
+    std::uint64_t nsFromAnchor(std::uint64_t tsc) const {
+        if (tsc <= header_m.anchor_tsc)
+            return 0;
+        return static_cast<std::uint64_t>(
+            (static_cast<unsigned __int128>(tsc - header_m.anchor_tsc) * nsMult_m) >> nsShift_m);
+    }
+    // Absolute time, ns since the epoch.
+    std::uint64_t realtimeNs(std::uint64_t tsc) const {
+        return header_m.anchor_realtime_ns + nsFromAnchor(tsc);
+    }
+    bool eventEnabled(unsigned id) const { return (header_m.config.event_mask >> id) & 1; }
+    bool detailsEnabled(unsigned id) const { return (header_m.config.details_mask >> id) & 1; }
+
+    // Cursor on the first event (sequential walks need no index).
+    TraceCursor begin() const;
+    // Builds the checkpoint index if needed (a full pass that also validates
+    // every record). Returns the first corruption found, if any; the index
+    // then covers the events before it.
+    const std::optional<TraceError>& buildIndex() const;
+    // Exact number of events (builds the index).
+    std::uint64_t eventCount() const;
+    // Cursor on event `index` (invalid when index >= eventCount()).
+    TraceCursor atIndex(std::uint64_t index) const;
+    // Cursor on the first event at or after `ns` since the anchor.
+    TraceCursor atTime(std::uint64_t ns) const;
+
+    std::span<const std::byte> bytes() const { return file_m->bytes(); }
+    void adviseSequential() const { file_m->adviseSequential(); }
+
+private:
+    friend class TraceCursor;
+    TraceReader() = default;
+    bool scan(TraceError* error);
+    TraceCursor startCursor() const; // before event 0
+    void restore(TraceCursor& c, std::uint64_t checkpoint) const;
+
+    std::string path_m;
+    std::unique_ptr<MappedFile> file_m;
+    ltt_file_header header_m{};
+    std::vector<BlockInfo> blocks_m;
+    std::vector<std::vector<std::uint32_t>> cpuBlocks_m;
+    std::vector<std::uint64_t> lostPerCpu_m;
+    std::optional<TraceError> truncation_m;
+    std::uint64_t dataEnd_m = 0;
+    std::uint64_t claimedEvents_m = 0;
+    std::uint64_t lost_m = 0;
+    std::uint64_t firstTsc_m = 0, lastTsc_m = 0;
+    std::uint64_t nsMult_m = 1;
+    unsigned nsShift_m = 0;
+
+    // Checkpoint index (lazy): per checkpoint the cursor's streams.
+    mutable std::once_flag indexOnce_m;
+    mutable std::vector<TraceCursor::Stream> checkpoints_m; // ncpus per checkpoint
+    mutable std::vector<std::uint64_t> checkpointTsc_m;
+    mutable std::uint64_t indexedEvents_m = 0;
+    mutable std::optional<TraceError> indexError_m;
+};
+
+} // namespace ltt

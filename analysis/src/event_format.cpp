@@ -1,0 +1,441 @@
+// Event names, descriptions and the control-event rule. Descriptions follow
+// LTT's raw-trace column ("SYSCALL : close; EIP : 0x08084068", "IN : 0; OUT :
+// 120; STATE : 2") with IP for the 64-bit instruction pointer; events whose
+// details were masked out at trace time have an empty description, as in LTT.
+#include <array>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <ltt/event_format.hpp>
+#include <utility>
+
+namespace ltt {
+
+namespace {
+
+struct EventNames {
+    const char* name;
+    const char* key;
+};
+
+constexpr std::array<EventNames, LTT_EV_MAX> kEvents = {{
+    {"Trace start", "trace_start"},
+    {"Syscall entry", "syscall_entry"},
+    {"Syscall exit", "syscall_exit"},
+    {"Trap entry", "trap_entry"},
+    {"Trap exit", "trap_exit"},
+    {"IRQ entry", "irq_entry"},
+    {"IRQ exit", "irq_exit"},
+    {"Sched change", "schedchange"},
+    {"Kernel timer", "kernel_timer"},
+    {"Soft IRQ", "soft_irq"},
+    {"Process", "process"},
+    {"File system", "file_system"},
+    {"Timer", "timer"},
+    {"Memory", "memory"},
+    {"Socket", "socket"},
+    {"IPC", "ipc"},
+    {"Network", "network"},
+    {"Block start", "block_start"},
+    {"Block end", "block_end"},
+    {"Heartbeat", "heartbeat"},
+    {"Lost events", "lost"},
+    {"Custom", "custom"},
+}};
+
+struct SyscallEntry {
+    std::uint32_t nr;
+    const char* name;
+};
+constexpr SyscallEntry kSyscallList[] = {
+#include "syscall_table_x86_64.inc"
+};
+
+constexpr std::uint32_t maxSyscall() {
+    std::uint32_t m = 0;
+    for (const auto& e : kSyscallList)
+        m = e.nr > m ? e.nr : m;
+    return m;
+}
+constexpr std::uint32_t kSyscallTableSize = maxSyscall() + 1;
+
+constexpr std::array<const char*, kSyscallTableSize> makeSyscallTable() {
+    std::array<const char*, kSyscallTableSize> t{};
+    for (const auto& e : kSyscallList)
+        t[e.nr] = e.name;
+    return t;
+}
+constexpr auto kSyscallTable = makeSyscallTable();
+
+const char* trapName(std::uint32_t v) {
+    static constexpr const char* names[] = {"divide error",
+                                            "debug",
+                                            "NMI",
+                                            "breakpoint",
+                                            "overflow",
+                                            "bound range",
+                                            "invalid opcode",
+                                            "device not available",
+                                            "double fault",
+                                            "coprocessor overrun",
+                                            "invalid TSS",
+                                            "segment not present",
+                                            "stack fault",
+                                            "general protection",
+                                            "page fault",
+                                            "spurious",
+                                            "x87 FPU error",
+                                            "alignment check",
+                                            "machine check",
+                                            "SIMD error",
+                                            "virtualization",
+                                            "control protection"};
+    return v < std::size(names) ? names[v] : nullptr;
+}
+
+template <class... A> void appendf(std::string& out, const char* fmt, A... args) {
+    char buf[384];
+    int n = std::snprintf(buf, sizeof buf, fmt, args...);
+    if (n > 0)
+        out.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
+}
+
+// Kernel addresses are in the upper half; user space below 0x0000800000000000.
+constexpr std::uint64_t kUserTop = 0x0000800000000000ull;
+
+using ull = unsigned long long;
+using ll = long long;
+
+} // namespace
+
+std::string_view eventName(unsigned id) {
+    return id < LTT_EV_MAX ? kEvents[id].name : "Unknown";
+}
+std::string_view eventKey(unsigned id) {
+    return id < LTT_EV_MAX ? kEvents[id].key : "unknown";
+}
+
+int eventIdFromKey(std::string_view key) {
+    auto eq = [](std::string_view a, std::string_view b) {
+        if (a.size() != b.size())
+            return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            char x = static_cast<char>(std::tolower(static_cast<unsigned char>(a[i])));
+            char y = static_cast<char>(std::tolower(static_cast<unsigned char>(b[i])));
+            if (x == ' ')
+                x = '_';
+            if (y == ' ')
+                y = '_';
+            if (x != y)
+                return false;
+        }
+        return true;
+    };
+    for (unsigned i = 0; i < LTT_EV_MAX; ++i)
+        if (eq(key, kEvents[i].key) || eq(key, kEvents[i].name))
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::string_view subtypeName(unsigned id, unsigned sub) {
+    static constexpr const char* softirq[] = {"SOFTIRQ ENTRY", "SOFTIRQ EXIT", "TASKLET ENTRY",
+                                              "TASKLET EXIT"};
+    static constexpr const char* process[] = {"KTHREAD", "FORK",   "EXIT",
+                                              "WAIT",    "SIGNAL", "WAKEUP"};
+    static constexpr const char* fs[] = {"START I/O WAIT", "END I/O WAIT", "EXEC",  "OPEN",
+                                         "CLOSE",          "READ",         "WRITE", "SEEK",
+                                         "IOCTL",          "SELECT",       "POLL"};
+    static constexpr const char* timer[] = {"EXPIRED", "SET ITIMER", "SET TIMEOUT"};
+    static constexpr const char* memory[] = {"PAGE ALLOC", "PAGE FREE",       "SWAP IN",
+                                             "SWAP OUT",   "PAGE WAIT START", "PAGE WAIT END"};
+    static constexpr const char* socket[] = {"SO CALL", "SO CREATE", "SO SEND", "SO RECEIVE"};
+    static constexpr const char* ipc[] = {"IPC CALL", "MSG CREATE", "SEM CREATE", "SHM CREATE"};
+    static constexpr const char* net[] = {"PACKET IN", "PACKET OUT"};
+    auto pick = [sub](const auto& arr) -> std::string_view {
+        return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
+    };
+    switch (id) {
+    case LTT_EV_SOFT_IRQ:
+        return pick(softirq);
+    case LTT_EV_PROCESS:
+        return pick(process);
+    case LTT_EV_FILE_SYSTEM:
+        return pick(fs);
+    case LTT_EV_TIMER:
+        return pick(timer);
+    case LTT_EV_MEMORY:
+        return pick(memory);
+    case LTT_EV_SOCKET:
+        return pick(socket);
+    case LTT_EV_IPC:
+        return pick(ipc);
+    case LTT_EV_NETWORK:
+        return pick(net);
+    default:
+        return {};
+    }
+}
+
+std::string_view syscallName(std::uint32_t nr) {
+    if (nr < kSyscallTableSize && kSyscallTable[nr])
+        return kSyscallTable[nr];
+    return {};
+}
+
+std::uint32_t syscallTableSize() {
+    return kSyscallTableSize;
+}
+
+void describeEvent(const Event& e, std::string& out) {
+    const std::size_t have = e.size - sizeof(ltt_record_header);
+    switch (e.id) {
+    case LTT_EV_TRACE_START: {
+        ltt_ev_trace_start d;
+        if (e.detailsAs(d))
+            appendf(out, "TSC KHZ : %llu; EVENT MASK : 0x%llx; DETAILS MASK : 0x%llx",
+                    ull(d.tsc_khz), ull(d.event_mask), ull(d.details_mask));
+        break;
+    }
+    case LTT_EV_SYSCALL_ENTRY: {
+        ltt_ev_syscall_entry d;
+        if (e.copyDetails(d) >= 12) {
+            auto name = syscallName(d.nr);
+            if (name.empty())
+                appendf(out, "SYSCALL : %u", d.nr);
+            else
+                appendf(out, "SYSCALL : %.*s", int(name.size()), name.data());
+            appendf(out, "; IP : 0x%llx", ull(d.ip));
+        }
+        break;
+    }
+    case LTT_EV_SYSCALL_EXIT: {
+        ltt_ev_syscall_exit d;
+        if (e.detailsAs(d))
+            appendf(out, "RET : %lld", ll(d.ret));
+        break;
+    }
+    case LTT_EV_TRAP_ENTRY: {
+        ltt_ev_trap_entry d;
+        if (e.detailsAs(d)) {
+            const char* n = trapName(d.trap);
+            if (n)
+                appendf(out, "TRAP : %s; IP : 0x%llx", n, ull(d.ip));
+            else
+                appendf(out, "TRAP : %u; IP : 0x%llx", d.trap, ull(d.ip));
+            if (d.trap == LTT_TRAP_PAGE_FAULT)
+                appendf(out, "; ADDRESS : 0x%llx", ull(d.address));
+        }
+        break;
+    }
+    case LTT_EV_IRQ_ENTRY: {
+        ltt_ev_irq_entry d;
+        if (e.detailsAs(d))
+            appendf(out, "IRQ : %s%u%s", (d.flags & LTT_IRQ_VECTOR) ? "vector " : "", d.irq,
+                    (d.flags & LTT_IRQ_IN_KERNEL) ? ", IN-KERNEL" : "");
+        break;
+    }
+    case LTT_EV_SCHEDCHANGE: {
+        ltt_ev_schedchange d;
+        if (e.detailsAs(d))
+            appendf(out, "IN : %d; OUT : %d; STATE : %u", d.in, d.out, d.out_state);
+        break;
+    }
+    case LTT_EV_SOFT_IRQ: {
+        ltt_ev_soft_irq d;
+        auto sub = subtypeName(e.id, e.subtype);
+        out.append(sub);
+        if (e.detailsAs(d))
+            appendf(out, e.subtype >= LTT_TASKLET_ENTRY ? " : 0x%llx" : " : %llu", ull(d.id));
+        break;
+    }
+    case LTT_EV_PROCESS: {
+        ltt_ev_process d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        switch (e.subtype) {
+        case LTT_PROCESS_KTHREAD:
+            appendf(out, " PID : %d; FUNCTION : 0x%llx", d.pid, ull(d.arg));
+            break;
+        case LTT_PROCESS_FORK:
+            appendf(out, " PID : %d; FLAGS : 0x%llx", d.pid, ull(d.arg));
+            break;
+        case LTT_PROCESS_EXIT:
+            appendf(out, " PID : %d; CODE : %lld", d.pid, ll(d.arg));
+            break;
+        case LTT_PROCESS_WAIT:
+            appendf(out, " PID : %d", d.pid);
+            break;
+        case LTT_PROCESS_SIGNAL:
+            appendf(out, " SIGNAL : %lld; PID : %d", ll(d.arg), d.pid);
+            break;
+        case LTT_PROCESS_WAKEUP:
+            appendf(out, " PID : %d; STATE : %lld", d.pid, ll(d.arg));
+            break;
+        default:
+            appendf(out, " PID : %d; ARG : 0x%llx", d.pid, ull(d.arg));
+            break;
+        }
+        break;
+    }
+    case LTT_EV_FILE_SYSTEM: {
+        ltt_ev_file_system d;
+        out.append(subtypeName(e.id, e.subtype));
+        const std::size_t n = e.copyDetails(d);
+        if (n < LTT_EV_FS_FIXED)
+            break;
+        switch (e.subtype) {
+        case LTT_FS_BUF_WAIT_START:
+        case LTT_FS_BUF_WAIT_END:
+            break;
+        case LTT_FS_EXEC:
+        case LTT_FS_OPEN: {
+            // The name is NUL-terminated inside the record; never read past it.
+            std::size_t len = 0, room = n - LTT_EV_FS_FIXED;
+            while (len < room && d.name[len])
+                ++len;
+            appendf(out, " : %.*s", int(len), d.name);
+            if (e.subtype == LTT_FS_OPEN)
+                appendf(out, "; FD : %d", d.fd);
+            break;
+        }
+        case LTT_FS_CLOSE:
+            appendf(out, " : %d", d.fd);
+            break;
+        case LTT_FS_READ:
+        case LTT_FS_WRITE:
+            appendf(out, " : %d; COUNT : %lld", d.fd, ll(d.arg));
+            break;
+        case LTT_FS_SEEK:
+            appendf(out, " : %d; OFFSET : %lld; WHENCE : %u", d.fd, ll(d.arg), d.aux);
+            break;
+        case LTT_FS_IOCTL:
+            appendf(out, " : %d; COMMAND : 0x%llx", d.fd, ull(d.arg));
+            break;
+        case LTT_FS_SELECT:
+        case LTT_FS_POLL:
+            appendf(out, " : %d; TIMEOUT : %lld", d.fd, ll(d.arg));
+            break;
+        default:
+            appendf(out, " : %d; ARG : %lld", d.fd, ll(d.arg));
+            break;
+        }
+        break;
+    }
+    case LTT_EV_TIMER: {
+        ltt_ev_timer d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        if (e.subtype == LTT_TIMER_SETITIMER)
+            appendf(out, " : %u; INTERVAL : %lld", d.aux, ll(d.arg));
+        else
+            appendf(out, " : %lld", ll(d.arg));
+        break;
+    }
+    case LTT_EV_MEMORY: {
+        ltt_ev_memory d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        if (e.subtype == LTT_MEM_PAGE_ALLOC || e.subtype == LTT_MEM_PAGE_FREE)
+            appendf(out, " : 0x%llx; ORDER : %llu", ull(d.address), ull(d.arg));
+        else
+            appendf(out, " : 0x%llx", ull(d.address));
+        break;
+    }
+    case LTT_EV_SOCKET: {
+        ltt_ev_socket d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        switch (e.subtype) {
+        case LTT_SOCKET_CALL:
+            appendf(out, " : %u; FD : %d", d.call, d.id);
+            break;
+        case LTT_SOCKET_CREATE:
+            appendf(out, " : FD %d; FAMILY : %u; TYPE : %u", d.id, d.type >> 16, d.type & 0xffff);
+            break;
+        default:
+            appendf(out, " : TYPE %u; SIZE : %lld", d.type, ll(d.size));
+            break;
+        }
+        break;
+    }
+    case LTT_EV_IPC: {
+        ltt_ev_ipc d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        if (e.subtype == LTT_IPC_CALL)
+            appendf(out, " : %u; ID : %d", d.call, d.id);
+        else
+            appendf(out, " : ID %d; FLAGS : 0x%x", d.id, d.flags);
+        break;
+    }
+    case LTT_EV_NETWORK: {
+        ltt_ev_network d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (e.detailsAs(d))
+            appendf(out, " : PROTOCOL 0x%04x", d.protocol);
+        break;
+    }
+    case LTT_EV_BLOCK_START: {
+        ltt_block_start d;
+        if (e.detailsAs(d))
+            appendf(out, "CPU : %u; SEQUENCE : %u; PID : %d; LOST : %llu", d.cpu, d.sequence, d.pid,
+                    ull(d.lost));
+        break;
+    }
+    case LTT_EV_BLOCK_END: {
+        ltt_block_end d;
+        if (e.detailsAs(d))
+            appendf(out, "EVENTS : %u", d.events);
+        break;
+    }
+    case LTT_EV_HEARTBEAT: {
+        ltt_ev_heartbeat d;
+        if (e.detailsAs(d))
+            appendf(out, "TSC : %llu", ull(d.tsc));
+        break;
+    }
+    case LTT_EV_LOST: {
+        ltt_ev_lost d;
+        if (e.detailsAs(d))
+            appendf(out, "LOST : %llu EVENTS", ull(d.count));
+        break;
+    }
+    case LTT_EV_CUSTOM: {
+        ltt_ev_custom d;
+        if (e.copyDetails(d) >= LTT_EV_CUSTOM_FIXED)
+            appendf(out, "ID : 0x%x; LENGTH : %u", d.id, d.length);
+        break;
+    }
+    default:
+        appendf(out, "EVENT %u; SUBTYPE : %u; %zu BYTES", e.id, e.subtype, have);
+        break;
+    }
+}
+
+bool isControlEvent(const Event& e) {
+    switch (e.id) {
+    case LTT_EV_SYSCALL_ENTRY:
+    case LTT_EV_SYSCALL_EXIT:
+    case LTT_EV_SCHEDCHANGE:
+        return true;
+    case LTT_EV_IRQ_ENTRY: {
+        ltt_ev_irq_entry d;
+        return e.detailsAs(d) && !(d.flags & LTT_IRQ_IN_KERNEL);
+    }
+    case LTT_EV_TRAP_ENTRY: {
+        ltt_ev_trap_entry d;
+        return e.detailsAs(d) && d.ip < kUserTop;
+    }
+    default:
+        // TRAP_EXIT / IRQ_EXIT carry no details: whether they return to user
+        // mode depends on their entry, which ControlFlowTracker follows.
+        return false;
+    }
+}
+
+} // namespace ltt

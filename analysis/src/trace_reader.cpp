@@ -1,0 +1,457 @@
+// TraceReader and TraceCursor: see trace_reader.hpp for the design. Every
+// read of the mapping goes through readAt(), which checks bounds first:
+// corrupt input is expected input.
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <fcntl.h>
+#include <limits>
+#include <ltt/trace_reader.hpp>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ltt {
+
+namespace {
+
+constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint32_t kStartRecord = sizeof(ltt_record_header) + sizeof(ltt_block_start);
+constexpr std::uint32_t kEndRecord = sizeof(ltt_record_header) + sizeof(ltt_block_end);
+
+template <class T> T readAt(std::span<const std::byte> bytes, std::uint64_t offset) {
+    T v;
+    std::memcpy(&v, bytes.data() + offset, sizeof v);
+    return v;
+}
+
+std::string hexOffset(std::uint64_t v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " (0x%" PRIx64 ")", v, v);
+    return buf;
+}
+
+} // namespace
+
+std::string TraceError::str() const {
+    return file + ": offset " + hexOffset(offset) + ": " + message;
+}
+
+// ---------------------------------------------------------------- MappedFile
+
+std::unique_ptr<MappedFile> MappedFile::open(const std::string& path, std::string* why) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *why = std::strerror(errno);
+        return nullptr;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *why = std::strerror(errno);
+        ::close(fd);
+        return nullptr;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = "not a regular file";
+        ::close(fd);
+        return nullptr;
+    }
+    std::unique_ptr<MappedFile> f(new MappedFile);
+    f->size_m = static_cast<std::size_t>(st.st_size);
+    if (f->size_m > 0) {
+        void* p = ::mmap(nullptr, f->size_m, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            *why = std::string("mmap: ") + std::strerror(errno);
+            ::close(fd);
+            return nullptr;
+        }
+        f->data_m = static_cast<const std::byte*>(p);
+    }
+    ::close(fd); // the mapping keeps the file referenced
+    return f;
+}
+
+MappedFile::~MappedFile() {
+    if (data_m)
+        ::munmap(const_cast<std::byte*>(data_m), size_m);
+}
+
+void MappedFile::adviseSequential() const {
+    if (data_m)
+        ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_SEQUENTIAL | MADV_WILLNEED);
+}
+
+// ---------------------------------------------------------------- TraceReader
+
+std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, TraceError* error) {
+    std::unique_ptr<TraceReader> r(new TraceReader);
+    r->path_m = path;
+    std::string why;
+    r->file_m = MappedFile::open(path, &why);
+    if (!r->file_m) {
+        if (error)
+            *error = TraceError{path, 0, "cannot open: " + why};
+        return nullptr;
+    }
+    TraceError err;
+    if (!r->scan(&err)) {
+        if (error)
+            *error = std::move(err);
+        return nullptr;
+    }
+    return r;
+}
+
+bool TraceReader::scan(TraceError* error) {
+    auto fail = [&](std::uint64_t off, std::string msg) {
+        *error = TraceError{path_m, off, std::move(msg)};
+        return false;
+    };
+    const auto bytes = file_m->bytes();
+    const std::uint64_t size = bytes.size();
+    if (size < sizeof(ltt_file_header))
+        return fail(0, "file too short for a trace header (" + std::to_string(size) +
+                           " bytes, need " + std::to_string(sizeof(ltt_file_header)) + ")");
+    header_m = readAt<ltt_file_header>(bytes, 0);
+    if (std::memcmp(header_m.magic, LTT_FILE_MAGIC, sizeof header_m.magic) != 0)
+        return fail(0, "not an ltt trace (bad magic)");
+    if (header_m.endian != LTT_ENDIAN_MARK)
+        return fail(offsetof(ltt_file_header, endian),
+                    header_m.endian == 0x04030201u ? "trace written with the other byte order "
+                                                     "(not supported)"
+                                                   : "bad endianness marker");
+    if (header_m.version != LTT_FILE_VERSION)
+        return fail(offsetof(ltt_file_header, version),
+                    "unsupported format version " + std::to_string(header_m.version));
+    if (header_m.header_size < sizeof(ltt_file_header) || header_m.header_size % 8 != 0)
+        return fail(offsetof(ltt_file_header, header_size),
+                    "bad header size " + std::to_string(header_m.header_size));
+    if (header_m.ncpus == 0 || header_m.ncpus > LTT_MAX_CPUS)
+        return fail(offsetof(ltt_file_header, ncpus),
+                    "bad CPU count " + std::to_string(header_m.ncpus));
+    if (header_m.tsc_khz == 0)
+        return fail(offsetof(ltt_file_header, tsc_khz), "TSC frequency is 0");
+    if ((header_m.abi_version >> 16) != LTT_ABI_MAJOR)
+        return fail(offsetof(ltt_file_header, abi_version),
+                    "unsupported ABI major version " + std::to_string(header_m.abi_version >> 16));
+
+    // ns = ticks * 1e6 / khz as (ticks * mult) >> shift with the largest
+    // shift whose multiplier fits in 63 bits; the multiplier is rounded up
+    // so exact multiples convert exactly (ltt-synth relies on that).
+    for (unsigned s = 64; s > 0; --s) {
+        unsigned __int128 num = static_cast<unsigned __int128>(1000000) << s;
+        unsigned __int128 m = (num + header_m.tsc_khz - 1) / header_m.tsc_khz;
+        if (m < (static_cast<unsigned __int128>(1) << 63)) {
+            nsMult_m = static_cast<std::uint64_t>(m);
+            nsShift_m = s;
+            break;
+        }
+    }
+
+    cpuBlocks_m.assign(header_m.ncpus, {});
+    lostPerCpu_m.assign(header_m.ncpus, 0);
+    std::vector<std::int64_t> lastSeq(header_m.ncpus, -1);
+    firstTsc_m = kNone;
+    lastTsc_m = 0;
+    std::uint64_t off = header_m.header_size;
+    while (off < size) {
+        const std::uint64_t left = size - off;
+        if (left < kStartRecord) {
+            truncation_m = TraceError{path_m, off,
+                                      "trace ends inside a block (" + std::to_string(left) +
+                                          " stray bytes); analyzed up to here"};
+            break;
+        }
+        auto rh = readAt<ltt_record_header>(bytes, off);
+        if (rh.event != LTT_EV_BLOCK_START)
+            return fail(off + 4,
+                        "expected BLOCK_START record, found event id " + std::to_string(rh.event));
+        if (rh.size != kStartRecord || rh.delta != 0)
+            return fail(off + (rh.delta != 0 ? 0 : 6), "malformed BLOCK_START record header");
+        auto bs = readAt<ltt_block_start>(bytes, off + sizeof rh);
+        const std::uint64_t d = off + sizeof rh;
+        if (bs.magic != LTT_BLOCK_MAGIC)
+            return fail(d + offsetof(ltt_block_start, magic), "bad block magic");
+        if (bs.length < kStartRecord + kEndRecord || bs.length % LTT_RECORD_ALIGN != 0 ||
+            (header_m.max_block != 0 && bs.length > header_m.max_block && bs.length > (64u << 20)))
+            return fail(d + offsetof(ltt_block_start, length),
+                        "bad block length " + std::to_string(bs.length));
+        if (bs.length > left) {
+            // A producer killed mid-write leaves a short last block.
+            truncation_m =
+                TraceError{path_m, off,
+                           "last block is cut short (" + std::to_string(left) + " of " +
+                               std::to_string(bs.length) + " bytes); analyzed up to here"};
+            break;
+        }
+        if (bs.cpu >= header_m.ncpus)
+            return fail(d + offsetof(ltt_block_start, cpu), "block CPU " + std::to_string(bs.cpu) +
+                                                                " >= CPU count " +
+                                                                std::to_string(header_m.ncpus));
+        if (static_cast<std::int64_t>(bs.sequence) <= lastSeq[bs.cpu])
+            return fail(d + offsetof(ltt_block_start, sequence),
+                        "block sequence " + std::to_string(bs.sequence) + " of CPU " +
+                            std::to_string(bs.cpu) + " does not follow " +
+                            std::to_string(lastSeq[bs.cpu]));
+        const std::uint64_t endOff = off + bs.length - kEndRecord;
+        auto eh = readAt<ltt_record_header>(bytes, endOff);
+        if (eh.event != LTT_EV_BLOCK_END || eh.size != kEndRecord)
+            return fail(endOff + 4, "block does not end with a BLOCK_END record");
+        auto be = readAt<ltt_block_end>(bytes, endOff + sizeof eh);
+        if (be.events < 2)
+            return fail(endOff + sizeof eh + offsetof(ltt_block_end, events),
+                        "bad block event count " + std::to_string(be.events));
+        lastSeq[bs.cpu] = bs.sequence;
+        BlockInfo b;
+        b.offset = off;
+        b.length = bs.length;
+        b.sequence = bs.sequence;
+        b.cpu = bs.cpu;
+        b.flags = bs.flags;
+        b.pid = bs.pid;
+        b.startTsc = bs.start_tsc;
+        b.endTsc = std::max(be.end_tsc, bs.start_tsc);
+        b.lost = bs.lost;
+        b.records = be.events;
+        cpuBlocks_m[bs.cpu].push_back(static_cast<std::uint32_t>(blocks_m.size()));
+        blocks_m.push_back(b);
+        claimedEvents_m += be.events;
+        lost_m += bs.lost;
+        lostPerCpu_m[bs.cpu] += bs.lost;
+        firstTsc_m = std::min(firstTsc_m, b.startTsc);
+        lastTsc_m = std::max(lastTsc_m, b.endTsc);
+        off += bs.length;
+        dataEnd_m = off;
+    }
+    if (dataEnd_m == 0)
+        dataEnd_m = header_m.header_size;
+    if (blocks_m.empty())
+        firstTsc_m = lastTsc_m = header_m.anchor_tsc;
+    return true;
+}
+
+TraceCursor TraceReader::startCursor() const {
+    TraceCursor c(this);
+    c.streams_m.resize(header_m.ncpus);
+    for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
+        auto& s = c.streams_m[cpu];
+        s.blockPos = 0;
+        s.offset = 0;
+        if (cpuBlocks_m[cpu].empty()) {
+            s.nextTsc = kNone;
+            s.blockPos = 0;
+            continue;
+        }
+        const BlockInfo& b = blocks_m[cpuBlocks_m[cpu][0]];
+        s.base = b.startTsc;
+        s.pid = b.pid;
+        s.records = 0;
+        if (!c.peek(cpu))
+            return c;
+    }
+    c.index_m = static_cast<std::uint64_t>(-1); // next() yields event 0
+    return c;
+}
+
+TraceCursor TraceReader::begin() const {
+    TraceCursor c = startCursor();
+    c.next();
+    return c;
+}
+
+const std::optional<TraceError>& TraceReader::buildIndex() const {
+    std::call_once(indexOnce_m, [this] {
+        // A checkpoint is the merge state just before its event is taken,
+        // so restoring it and calling next() yields that event.
+        TraceCursor c = startCursor();
+        std::vector<TraceCursor::Stream> before;
+        std::uint64_t n = 0;
+        for (;; ++n) {
+            const bool checkpoint = n % kCheckpointInterval == 0;
+            if (checkpoint)
+                before = c.streams_m;
+            if (!c.next())
+                break;
+            if (checkpoint) {
+                checkpoints_m.insert(checkpoints_m.end(), before.begin(), before.end());
+                checkpointTsc_m.push_back(c.event().tsc);
+            }
+        }
+        indexedEvents_m = n;
+        indexError_m = c.error();
+    });
+    return indexError_m;
+}
+
+std::uint64_t TraceReader::eventCount() const {
+    buildIndex();
+    return indexedEvents_m;
+}
+
+// Restores checkpoint `k`: the streams just before event k*interval.
+void TraceReader::restore(TraceCursor& c, std::uint64_t k) const {
+    const std::size_t n = header_m.ncpus;
+    c.streams_m.assign(checkpoints_m.begin() + k * n, checkpoints_m.begin() + (k + 1) * n);
+    c.error_m.reset();
+    c.pendingError_m.reset();
+    c.index_m = k * kCheckpointInterval - 1; // wraps for k == 0; next() yields event k*interval
+}
+
+TraceCursor TraceReader::atIndex(std::uint64_t index) const {
+    buildIndex();
+    TraceCursor c(this);
+    if (index >= indexedEvents_m) {
+        c.streams_m.assign(header_m.ncpus, {});
+        c.index_m = indexedEvents_m;
+        return c;
+    }
+    const std::uint64_t k = index / kCheckpointInterval;
+    restore(c, k);
+    c.next();
+    while (c.valid() && c.index_m < index)
+        c.next();
+    return c;
+}
+
+TraceCursor TraceReader::atTime(std::uint64_t ns) const {
+    buildIndex();
+    // Last checkpoint whose event is before `ns`, then walk.
+    auto it = std::lower_bound(
+        checkpointTsc_m.begin(), checkpointTsc_m.end(), ns,
+        [this](std::uint64_t tsc, std::uint64_t t) { return nsFromAnchor(tsc) < t; });
+    std::uint64_t k = it == checkpointTsc_m.begin() ? 0 : (it - checkpointTsc_m.begin()) - 1;
+    if (checkpointTsc_m.empty())
+        return atIndex(0);
+    TraceCursor c(this);
+    restore(c, k);
+    c.next();
+    while (c.valid() && nsFromAnchor(c.event().tsc) < ns)
+        c.next();
+    return c;
+}
+
+// ---------------------------------------------------------------- TraceCursor
+
+bool TraceCursor::fail(std::uint64_t offset, std::string message) {
+    error_m = TraceError{reader_m->path_m, offset, std::move(message)};
+    valid_m = false;
+    return false;
+}
+
+// Decodes the header of stream `cpu`'s next record to learn its time, moving
+// to the CPU's next block when the current one is consumed. Validates the
+// record's frame; false (with error_m set) on corruption.
+bool TraceCursor::peek(std::uint16_t cpu) {
+    Stream& s = streams_m[cpu];
+    const auto& list = reader_m->cpuBlocks_m[cpu];
+    const auto bytes = reader_m->file_m->bytes();
+    for (;;) {
+        if (s.blockPos >= list.size()) {
+            s.nextTsc = kNone;
+            return true;
+        }
+        const BlockInfo& b = reader_m->blocks_m[list[s.blockPos]];
+        if (s.offset >= b.length) {
+            // Block consumed: the BLOCK_END record was the last one.
+            if (s.records != b.records)
+                return fail(b.offset + b.length - kEndRecord + sizeof(ltt_record_header) +
+                                offsetof(ltt_block_end, events),
+                            "block holds " + std::to_string(s.records) +
+                                " records but BLOCK_END says " + std::to_string(b.records));
+            ++s.blockPos;
+            s.offset = 0;
+            s.records = 0;
+            if (s.blockPos < list.size()) {
+                const BlockInfo& nb = reader_m->blocks_m[list[s.blockPos]];
+                s.base = nb.startTsc;
+                s.pid = nb.pid;
+            }
+            continue;
+        }
+        const std::uint64_t off = b.offset + s.offset;
+        auto h = readAt<ltt_record_header>(bytes, off);
+        const std::uint32_t endRec = b.length - kEndRecord;
+        if (s.offset != endRec && s.offset != 0) {
+            if (h.size < sizeof h || h.size % LTT_RECORD_ALIGN != 0)
+                return fail(off + 6, "bad record size " + std::to_string(h.size));
+            if (s.offset + h.size > endRec)
+                return fail(off + 6, "record of " + std::to_string(h.size) +
+                                         " bytes runs past its block's BLOCK_END");
+            if (h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_BLOCK_END)
+                return fail(off + 4, "block structure record inside a block");
+        }
+        if (h.event == LTT_EV_HEARTBEAT && h.size >= sizeof h + sizeof(ltt_ev_heartbeat))
+            s.nextTsc = readAt<ltt_ev_heartbeat>(bytes, off + sizeof h).tsc;
+        else
+            s.nextTsc = s.base + h.delta;
+        return true;
+    }
+}
+
+bool TraceCursor::next() {
+    if (pendingError_m) {
+        error_m = std::move(pendingError_m);
+        pendingError_m.reset();
+        valid_m = false;
+        return false;
+    }
+    if (error_m)
+        return false;
+    // k-way merge: the smallest next time wins, ties go to the lower CPU.
+    // A linear scan beats a heap for the handful of CPUs traces have.
+    std::uint64_t best = kNone;
+    int bestCpu = -1;
+    const int n = static_cast<int>(streams_m.size());
+    for (int cpu = 0; cpu < n; ++cpu) {
+        if (streams_m[cpu].nextTsc < best) {
+            best = streams_m[cpu].nextTsc;
+            bestCpu = cpu;
+        }
+    }
+    if (bestCpu < 0) {
+        valid_m = false;
+        ++index_m;
+        return false;
+    }
+    Stream& s = streams_m[bestCpu];
+    const BlockInfo& b = reader_m->blocks_m[reader_m->cpuBlocks_m[bestCpu][s.blockPos]];
+    const auto bytes = reader_m->file_m->bytes();
+    const std::uint64_t off = b.offset + s.offset;
+    auto h = readAt<ltt_record_header>(bytes, off);
+    event_m.record = bytes.data() + off;
+    event_m.offset = off;
+    event_m.tsc = best;
+    event_m.cpu = static_cast<std::uint16_t>(bestCpu);
+    event_m.size = h.size;
+    event_m.id = h.event;
+    event_m.subtype = h.subtype;
+    if (h.event == LTT_EV_HEARTBEAT) {
+        s.base = best;
+    } else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
+        s.pid = readAt<ltt_ev_schedchange>(bytes, off + sizeof h).in;
+    }
+    event_m.pid = s.pid;
+    s.offset += h.size;
+    ++s.records;
+    ++index_m;
+    valid_m = true;
+    if (!peek(static_cast<std::uint16_t>(bestCpu))) {
+        // The current event is fine; the error stops the walk at the next step.
+        pendingError_m = std::move(error_m);
+        error_m.reset();
+        valid_m = true;
+    }
+    return true;
+}
+
+bool TraceCursor::prev() {
+    if (index_m == 0 || index_m == static_cast<std::uint64_t>(-1)) {
+        valid_m = false;
+        return false;
+    }
+    *this = reader_m->atIndex(index_m - 1);
+    return valid_m;
+}
+
+} // namespace ltt
