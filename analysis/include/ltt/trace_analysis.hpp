@@ -1,0 +1,175 @@
+// TraceAnalysis: LTT's "trace analysis procedure" (paper §3.5). One pass over
+// the merged events rebuilds the process tree (from the .proc snapshot plus
+// fork / kernel-thread / exec / exit events), follows which task is current
+// on each CPU (block headers and schedchanges) and accumulates per-process
+// and system-wide statistics.
+//
+// Time accounting: the time between two consecutive records of a CPU belongs
+// to the task current on that CPU, in the mode the CPU was in (interrupt,
+// trap, system call, user code, idle). Across a lost-events gap nothing is
+// known, so that stretch is not charged, and every interval still open when
+// any CPU lost events (a system call, a sleep, a wait to run) is dropped
+// rather than reported with a wrong length (docs/analysis.md).
+//
+// Off-CPU time, as `perf sched timehist --state` splits it: a task switched
+// out while runnable is *preempted* until it runs again; one switched out
+// blocked *sleeps* (or *waits for I/O* when it blocked uninterruptibly or
+// inside a file-system buffer wait) until its wakeup, then has *scheduling
+// delay* until it runs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <ltt/proc_file.hpp>
+#include <ltt/trace_reader.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ltt {
+
+// One system call's accounting within one process.
+struct SyscallStats {
+    std::uint64_t count = 0;   // entries seen
+    std::uint64_t timed = 0;   // entry/exit pairs not cut by a gap
+    std::uint64_t totalNs = 0; // wall time from entry to exit, summed over `timed`
+    std::uint64_t minNs = 0;
+    std::uint64_t maxNs = 0;
+    std::uint64_t errors = 0; // exits with a negative return value
+};
+
+struct ProcessStats {
+    std::uint64_t syscalls = 0;
+    std::uint64_t traps = 0;
+    std::uint64_t bytesRead = 0;
+    std::uint64_t bytesWritten = 0;
+    std::uint64_t userNs = 0;    // executing process code
+    std::uint64_t runningNs = 0; // scheduled on a CPU, whatever the mode
+    std::uint64_t syscallNs = 0; // on a CPU inside a system call
+    std::uint64_t trapNs = 0;
+    std::uint64_t irqNs = 0; // interrupts and soft IRQs taken while current
+    std::uint64_t ioWaitNs = 0;
+    std::uint64_t sleepNs = 0;
+    std::uint64_t preemptedNs = 0;
+    std::uint64_t schedDelayNs = 0;
+    std::uint64_t maxDelayNs = 0; // longest preemption or scheduling delay
+    std::uint64_t schedIn = 0;
+    // Indexed by syscall number; the last slot collects numbers the table
+    // does not know. Empty until the process makes a system call.
+    std::vector<SyscallStats> syscallTable;
+};
+
+// One task (thread) instance: a PID reused after an exit is a new Process.
+struct Process {
+    std::int32_t pid = 0;
+    std::int32_t ppid = 0;
+    std::int32_t tgid = 0;
+    std::string name;
+    bool kthread = false;
+    bool fromSnapshot = false; // listed in the .proc file
+    bool exited = false;
+    std::uint64_t startNs = 0; // fork/kthread time (0 when from the snapshot)
+    std::uint64_t exitNs = 0;
+    std::vector<std::uint32_t> children; // indices into TraceAnalysis::processes()
+    ProcessStats stats;
+
+    // Transient state of the walk.
+    enum class OffCpu : std::uint8_t { None, Preempted, Sleeping, IoWait, Runnable };
+    std::int32_t onCpu = -1;
+    OffCpu off = OffCpu::None;
+    bool woken = false;
+    bool inSyscall = false;
+    bool inBufWait = false;
+    std::uint32_t trapDepth = 0;
+    std::uint32_t syscallSlot = 0;
+    std::uint64_t offStartNs = 0, wokenNs = 0, syscallStartNs = 0;
+    std::uint64_t offGen = 0, syscallGen = 0;
+};
+
+struct CpuStats {
+    std::uint64_t userNs = 0;
+    std::uint64_t kernelNs = 0;
+    std::uint64_t irqNs = 0;
+    std::uint64_t idleNs = 0;
+    std::uint64_t events = 0;
+    std::uint64_t lost = 0;
+    std::uint64_t firstNs = 0, lastNs = 0;
+    bool seen = false;
+};
+
+// Which statistics the trace can support, from the masks in its header.
+// A figure whose events were masked out at trace time is reported as such,
+// never as zero.
+struct Availability {
+    bool syscalls = true;     // SYSCALL_ENTRY and EXIT
+    bool syscallNames = true; // SYSCALL_ENTRY details
+    bool traps = true;
+    bool irqs = true;
+    bool sched = true;                        // SCHEDCHANGE with details
+    bool wakeups = true;                      // PROCESS (wakeup, fork, exit) with details
+    bool fileIo = true;                       // FILE_SYSTEM with details
+    std::vector<std::string> missing() const; // names of what is masked out
+};
+
+class TraceAnalysis {
+public:
+    // `snapshot` may be null (no .proc file): every process is then "unknown"
+    // until an exec names it.
+    TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot);
+
+    // Feeds one event; events must come in merged order (a TraceCursor walk).
+    void add(const Event& event);
+    // Walks the whole trace. `progress` (may be empty) is called now and then
+    // with the fraction done. Returns false when the walk stopped on
+    // corruption: error() says where; the statistics cover what came before.
+    bool run(const std::function<void(double)>& progress = {});
+    const std::optional<TraceError>& error() const { return error_m; }
+
+    const TraceReader& reader() const { return reader_m; }
+    const Availability& availability() const { return avail_m; }
+    const std::deque<Process>& processes() const { return processes_m; }
+    // Roots of the process tree (processes whose parent is unknown or 0),
+    // pid 0 ("The All Mighty") first.
+    std::vector<std::uint32_t> roots() const;
+    const std::vector<CpuStats>& cpus() const { return cpus_m; }
+    CpuStats total() const;
+    const std::array<std::uint64_t, LTT_EV_MAX + 1>& eventCounts() const { return counts_m; }
+    std::uint64_t events() const { return events_m; }
+    std::uint64_t lostEvents() const { return lost_m; }
+    std::uint64_t firstNs() const { return firstNs_m; }
+    std::uint64_t lastNs() const { return lastNs_m; }
+    // Name of syscall table slot `slot` ("read", or "unknown").
+    static std::string syscallSlotName(std::uint32_t slot);
+
+private:
+    struct CpuState {
+        Process* current = nullptr;
+        std::uint64_t lastNs = 0;
+        bool started = false;
+        std::uint32_t irqDepth = 0;
+        std::uint32_t softDepth = 0;
+    };
+    Process& live(std::int32_t pid);
+    Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
+    void charge(std::uint16_t cpu, std::uint64_t ns);
+    void gap(std::uint16_t cpu, std::int32_t pid);
+    void switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns);
+    void switchOut(Process& out, std::uint32_t state, std::uint64_t ns);
+
+    const TraceReader& reader_m;
+    Availability avail_m;
+    std::deque<Process> processes_m;                        // stable addresses
+    std::unordered_map<std::int32_t, std::uint32_t> live_m; // pid -> live instance
+    std::vector<CpuState> state_m;
+    std::vector<CpuStats> cpus_m;
+    std::array<std::uint64_t, LTT_EV_MAX + 1> counts_m{}; // last: unknown ids
+    std::uint64_t events_m = 0, lost_m = 0;
+    std::uint64_t firstNs_m = 0, lastNs_m = 0;
+    std::uint64_t gen_m = 0; // bumped at every lost-events gap
+    std::optional<TraceError> error_m;
+};
+
+} // namespace ltt

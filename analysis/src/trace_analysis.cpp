@@ -1,0 +1,462 @@
+// TraceAnalysis: see trace_analysis.hpp for the accounting rules. The hot
+// path (add) touches only per-CPU state and the current task, found through
+// a pointer, so it allocates nothing per event; memory grows with processes.
+#include <algorithm>
+#include <ltt/event_format.hpp>
+#include <ltt/trace_analysis.hpp>
+
+namespace ltt {
+
+namespace {
+
+constexpr std::uint32_t kCloneThread = 0x00010000;
+constexpr std::uint32_t kTaskNoload = 0x0400;
+
+std::string baseName(const char* path, std::size_t len) {
+    std::string_view p(path, len);
+    auto slash = p.rfind('/');
+    if (slash != std::string_view::npos && slash + 1 < p.size())
+        p.remove_prefix(slash + 1);
+    return std::string(p);
+}
+
+} // namespace
+
+std::vector<std::string> Availability::missing() const {
+    std::vector<std::string> m;
+    if (!syscalls)
+        m.push_back("system calls");
+    else if (!syscallNames)
+        m.push_back("system call details");
+    if (!traps)
+        m.push_back("traps");
+    if (!irqs)
+        m.push_back("interrupts");
+    if (!sched)
+        m.push_back("scheduling changes");
+    if (!wakeups)
+        m.push_back("process events");
+    if (!fileIo)
+        m.push_back("file-system events");
+    return m;
+}
+
+std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
+    auto n = syscallName(slot);
+    return n.empty() ? (slot < syscallTableSize() ? "sys_" + std::to_string(slot) : "unknown")
+                     : std::string(n);
+}
+
+TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
+    : reader_m(reader) {
+    auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
+    auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
+    avail_m.syscalls = ev(LTT_EV_SYSCALL_ENTRY) && ev(LTT_EV_SYSCALL_EXIT);
+    avail_m.syscallNames = det(LTT_EV_SYSCALL_ENTRY);
+    avail_m.traps = ev(LTT_EV_TRAP_ENTRY) && ev(LTT_EV_TRAP_EXIT);
+    avail_m.irqs = ev(LTT_EV_IRQ_ENTRY) && ev(LTT_EV_IRQ_EXIT);
+    avail_m.sched = det(LTT_EV_SCHEDCHANGE);
+    avail_m.wakeups = det(LTT_EV_PROCESS);
+    avail_m.fileIo = det(LTT_EV_FILE_SYSTEM);
+
+    Process& idle = create(0, 0, "The All Mighty");
+    idle.fromSnapshot = true;
+    idle.kthread = true;
+    if (snapshot) {
+        for (const ProcTask& t : snapshot->tasks) {
+            if (t.pid == 0)
+                continue;
+            Process& p = create(t.pid, t.ppid, t.name);
+            p.tgid = t.tgid ? t.tgid : t.pid;
+            p.kthread = t.kthread;
+            p.fromSnapshot = true;
+        }
+    }
+    // Link children once every snapshot task exists (parents may be listed
+    // after their children).
+    for (std::uint32_t i = 1; i < processes_m.size(); ++i) {
+        auto it = live_m.find(processes_m[i].ppid);
+        if (it != live_m.end() && it->second != i && processes_m[i].ppid != 0)
+            processes_m[it->second].children.push_back(i);
+    }
+    state_m.resize(reader.ncpus());
+    cpus_m.resize(reader.ncpus());
+    for (auto& s : state_m)
+        s.current = &processes_m[0];
+}
+
+Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::string& name) {
+    const auto idx = static_cast<std::uint32_t>(processes_m.size());
+    Process& p = processes_m.emplace_back();
+    p.pid = pid;
+    p.ppid = ppid;
+    p.tgid = pid;
+    p.name = name;
+    live_m[pid] = idx;
+    return p;
+}
+
+// The live instance of `pid`, created as "unknown" when the trace mentions a
+// task the snapshot did not list.
+Process& TraceAnalysis::live(std::int32_t pid) {
+    auto it = live_m.find(pid);
+    if (it != live_m.end())
+        return processes_m[it->second];
+    return create(pid, -1, "unknown");
+}
+
+std::vector<std::uint32_t> TraceAnalysis::roots() const {
+    std::vector<std::uint32_t> r{0};
+    for (std::uint32_t i = 1; i < processes_m.size(); ++i) {
+        const Process& p = processes_m[i];
+        bool hasParent = false;
+        if (p.ppid > 0) {
+            for (std::uint32_t j = 0; j < processes_m.size() && !hasParent; ++j)
+                for (auto c : processes_m[j].children)
+                    if (c == i) {
+                        hasParent = true;
+                        break;
+                    }
+        }
+        if (!hasParent)
+            r.push_back(i);
+    }
+    return r;
+}
+
+CpuStats TraceAnalysis::total() const {
+    CpuStats t;
+    for (const auto& c : cpus_m) {
+        t.userNs += c.userNs;
+        t.kernelNs += c.kernelNs;
+        t.irqNs += c.irqNs;
+        t.idleNs += c.idleNs;
+        t.events += c.events;
+        t.lost += c.lost;
+    }
+    t.firstNs = firstNs_m;
+    t.lastNs = lastNs_m;
+    t.seen = events_m > 0;
+    return t;
+}
+
+// Charges the time since the CPU's previous record to its current task.
+void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
+    CpuState& s = state_m[cpu];
+    if (!s.started || ns <= s.lastNs)
+        return;
+    const std::uint64_t d = ns - s.lastNs;
+    CpuStats& c = cpus_m[cpu];
+    Process& p = *s.current;
+    const bool idle = p.pid == 0;
+    if (s.irqDepth || s.softDepth) {
+        c.irqNs += d;
+        if (!idle) {
+            p.stats.irqNs += d;
+            p.stats.runningNs += d;
+        }
+        return;
+    }
+    if (idle) {
+        c.idleNs += d;
+        return;
+    }
+    p.stats.runningNs += d;
+    if (p.trapDepth) {
+        p.stats.trapNs += d;
+        c.kernelNs += d;
+    } else if (p.inSyscall) {
+        p.stats.syscallNs += d;
+        c.kernelNs += d;
+    } else if (p.kthread) {
+        c.kernelNs += d;
+    } else {
+        p.stats.userNs += d;
+        c.userNs += d;
+    }
+}
+
+// A lost-events gap (or the CPU's first block): the CPU's state is unknown
+// until the block's header says which task is current.
+void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
+    CpuState& s = state_m[cpu];
+    Process* old = s.current;
+    if (old->pid != 0 && old->onCpu == cpu) {
+        old->onCpu = -1;
+        old->off = Process::OffCpu::None; // when it left is unknown
+        old->trapDepth = 0;
+    }
+    s.irqDepth = s.softDepth = 0;
+    Process& in = live(pid);
+    in.off = Process::OffCpu::None;
+    if (in.pid != 0)
+        in.onCpu = cpu;
+    s.current = &in;
+}
+
+void TraceAnalysis::switchOut(Process& out, std::uint32_t state, std::uint64_t ns) {
+    out.onCpu = -1;
+    out.woken = false;
+    out.offStartNs = ns;
+    out.offGen = gen_m;
+    if (state == LTT_TASK_RUNNING)
+        out.off = Process::OffCpu::Preempted;
+    else if (state & (LTT_TASK_DEAD | LTT_TASK_ZOMBIE))
+        out.off = Process::OffCpu::None;
+    else if (out.inBufWait || ((state & LTT_TASK_UNINTERRUPTIBLE) && !(state & kTaskNoload)))
+        out.off = Process::OffCpu::IoWait;
+    else
+        out.off = Process::OffCpu::Sleeping;
+}
+
+void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
+    state_m[cpu].current = &in;
+    if (in.pid == 0)
+        return;
+    in.onCpu = cpu;
+    ++in.stats.schedIn;
+    if (in.off != Process::OffCpu::None && in.offGen == gen_m && ns >= in.offStartNs) {
+        ProcessStats& st = in.stats;
+        std::uint64_t delay = 0;
+        switch (in.off) {
+        case Process::OffCpu::Preempted:
+            delay = ns - in.offStartNs;
+            st.preemptedNs += delay;
+            break;
+        case Process::OffCpu::Runnable:
+            delay = ns - in.offStartNs;
+            st.schedDelayNs += delay;
+            break;
+        case Process::OffCpu::Sleeping:
+        case Process::OffCpu::IoWait: {
+            const std::uint64_t until = in.woken && in.wokenNs >= in.offStartNs ? in.wokenNs : ns;
+            (in.off == Process::OffCpu::IoWait ? st.ioWaitNs : st.sleepNs) += until - in.offStartNs;
+            delay = ns - until;
+            st.schedDelayNs += delay;
+            break;
+        }
+        case Process::OffCpu::None:
+            break;
+        }
+        st.maxDelayNs = std::max(st.maxDelayNs, delay);
+    }
+    in.off = Process::OffCpu::None;
+    in.woken = false;
+}
+
+void TraceAnalysis::add(const Event& e) {
+    const std::uint64_t ns = reader_m.nsFromAnchor(e.tsc);
+    CpuState& s = state_m[e.cpu];
+    CpuStats& cs = cpus_m[e.cpu];
+    if (events_m == 0)
+        firstNs_m = ns;
+    lastNs_m = std::max(lastNs_m, ns);
+    ++events_m;
+    ++counts_m[e.id < LTT_EV_MAX ? e.id : unsigned(LTT_EV_MAX)];
+    ++cs.events;
+    if (!cs.seen) {
+        cs.seen = true;
+        cs.firstNs = ns;
+    }
+    cs.lastNs = std::max(cs.lastNs, ns);
+
+    if (e.id == LTT_EV_BLOCK_START) {
+        ltt_block_start bs;
+        if (e.detailsAs(bs)) {
+            if (!s.started || bs.lost) {
+                if (bs.lost) {
+                    ++gen_m;
+                    lost_m += bs.lost;
+                    cs.lost += bs.lost;
+                }
+                gap(e.cpu, bs.pid);
+                s.started = true;
+                s.lastNs = ns;
+                return;
+            }
+            charge(e.cpu, ns);
+            s.lastNs = ns;
+            if (bs.pid != s.current->pid) {
+                // The block disagrees with what the events said (schedchanges
+                // masked out, say): the block header is authoritative.
+                gap(e.cpu, bs.pid);
+            }
+            return;
+        }
+    }
+    charge(e.cpu, ns);
+    s.lastNs = ns;
+    Process& cur = *s.current;
+
+    switch (e.id) {
+    case LTT_EV_SYSCALL_ENTRY: {
+        if (cur.pid == 0)
+            break;
+        ltt_ev_syscall_entry d;
+        std::uint32_t slot = syscallTableSize();
+        if (e.copyDetails(d) >= 12 && d.nr < syscallTableSize())
+            slot = d.nr;
+        ++cur.stats.syscalls;
+        if (cur.stats.syscallTable.empty())
+            cur.stats.syscallTable.resize(syscallTableSize() + 1);
+        ++cur.stats.syscallTable[slot].count;
+        cur.inSyscall = true;
+        cur.syscallSlot = slot;
+        cur.syscallStartNs = ns;
+        cur.syscallGen = gen_m;
+        break;
+    }
+    case LTT_EV_SYSCALL_EXIT: {
+        if (!cur.inSyscall)
+            break; // the trace started inside this call
+        cur.inSyscall = false;
+        SyscallStats& st = cur.stats.syscallTable[cur.syscallSlot];
+        ltt_ev_syscall_exit d;
+        if (e.detailsAs(d) && d.ret < 0)
+            ++st.errors;
+        if (cur.syscallGen == gen_m && ns >= cur.syscallStartNs) {
+            const std::uint64_t dur = ns - cur.syscallStartNs;
+            st.minNs = st.timed ? std::min(st.minNs, dur) : dur;
+            st.maxNs = std::max(st.maxNs, dur);
+            st.totalNs += dur;
+            ++st.timed;
+        }
+        break;
+    }
+    case LTT_EV_TRAP_ENTRY:
+        if (cur.pid != 0)
+            ++cur.stats.traps;
+        ++cur.trapDepth;
+        break;
+    case LTT_EV_TRAP_EXIT:
+        if (cur.trapDepth)
+            --cur.trapDepth;
+        break;
+    case LTT_EV_IRQ_ENTRY:
+        ++s.irqDepth;
+        break;
+    case LTT_EV_IRQ_EXIT:
+        if (s.irqDepth)
+            --s.irqDepth;
+        break;
+    case LTT_EV_SOFT_IRQ:
+        if (e.subtype == LTT_SOFTIRQ_ENTRY || e.subtype == LTT_TASKLET_ENTRY)
+            ++s.softDepth;
+        else if (s.softDepth)
+            --s.softDepth;
+        break;
+    case LTT_EV_SCHEDCHANGE: {
+        ltt_ev_schedchange d;
+        if (!e.detailsAs(d))
+            break;
+        if (cur.pid != 0)
+            switchOut(cur, d.out_state, ns);
+        // Interrupt nesting does not survive a context switch on this CPU.
+        s.irqDepth = s.softDepth = 0;
+        switchTo(e.cpu, live(d.in), ns);
+        break;
+    }
+    case LTT_EV_PROCESS: {
+        ltt_ev_process d;
+        if (!e.detailsAs(d))
+            break;
+        switch (e.subtype) {
+        case LTT_PROCESS_FORK:
+        case LTT_PROCESS_KTHREAD: {
+            const std::uint32_t parentIdx = live_m.at(cur.pid);
+            const std::string name = processes_m[parentIdx].name;
+            Process& c = create(d.pid, cur.pid, name);
+            c.kthread = e.subtype == LTT_PROCESS_KTHREAD || processes_m[parentIdx].kthread;
+            c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread))
+                         ? processes_m[parentIdx].tgid
+                         : d.pid;
+            c.startNs = ns;
+            // A new task is runnable from its creation: that wait is
+            // scheduling delay, as perf counts it.
+            c.off = Process::OffCpu::Runnable;
+            c.offStartNs = ns;
+            c.offGen = gen_m;
+            if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
+                processes_m[parentIdx].children.push_back(
+                    static_cast<std::uint32_t>(processes_m.size() - 1));
+            break;
+        }
+        case LTT_PROCESS_EXIT: {
+            Process& p = live(d.pid);
+            p.exited = true;
+            p.exitNs = ns;
+            break;
+        }
+        case LTT_PROCESS_WAKEUP: {
+            auto it = live_m.find(d.pid);
+            if (it == live_m.end())
+                break;
+            Process& p = processes_m[it->second];
+            if ((p.off == Process::OffCpu::Sleeping || p.off == Process::OffCpu::IoWait) &&
+                !p.woken) {
+                p.woken = true;
+                p.wokenNs = ns;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        break;
+    }
+    case LTT_EV_FILE_SYSTEM: {
+        if (cur.pid == 0)
+            break;
+        ltt_ev_file_system d;
+        const std::size_t n = e.copyDetails(d);
+        if (n < LTT_EV_FS_FIXED)
+            break;
+        switch (e.subtype) {
+        case LTT_FS_READ:
+            if (d.arg > 0)
+                cur.stats.bytesRead += static_cast<std::uint64_t>(d.arg);
+            break;
+        case LTT_FS_WRITE:
+            if (d.arg > 0)
+                cur.stats.bytesWritten += static_cast<std::uint64_t>(d.arg);
+            break;
+        case LTT_FS_BUF_WAIT_START:
+            cur.inBufWait = true;
+            break;
+        case LTT_FS_BUF_WAIT_END:
+            cur.inBufWait = false;
+            break;
+        case LTT_FS_EXEC: {
+            std::size_t len = 0;
+            const std::size_t room = n - LTT_EV_FS_FIXED;
+            while (len < room && d.name[len])
+                ++len;
+            if (len)
+                cur.name = baseName(d.name, len);
+            break;
+        }
+        default:
+            break;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+bool TraceAnalysis::run(const std::function<void(double)>& progress) {
+    reader_m.adviseSequential();
+    const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
+    std::uint64_t n = 0;
+    TraceCursor c = reader_m.begin();
+    for (; c.valid(); c.next()) {
+        add(c.event());
+        if (progress && (++n & 0xfffff) == 0)
+            progress(static_cast<double>(n) / static_cast<double>(total));
+    }
+    error_m = c.error();
+    return !error_m;
+}
+
+} // namespace ltt
