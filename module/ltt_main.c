@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ltt trace module: the /dev/tracer character device.
+ *
+ * The kernel's trace facility (<linux/ltt.h>, docs/kernel-facility.md)
+ * hands every instrumented event to one callback. This module registers
+ * that callback, timestamps and filters each event and stores it in
+ * per-CPU double buffers (ltt_buffer.c), from which the trace daemon reads
+ * whole blocks. The records and blocks are specified in
+ * docs/trace-format.md, the ioctls in include/ltt/abi.h.
+ *
+ * User-space call sequence:
+ *
+ *   fd = open("/dev/tracer", O_RDONLY);       one opener, else -EBUSY
+ *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
+ *   ioctl(fd, LTT_IOC_SET_...);               -EBUSY while tracing
+ *   fcntl(fd, F_SETOWN, pid); fcntl(fd, F_SETFL, O_ASYNC);
+ *   ioctl(fd, LTT_IOC_START);
+ *   ioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
+ *   loop: SIGIO or poll(), read(fd, buf, info.max_block or more);
+ *   ioctl(fd, LTT_IOC_STOP);                  every CPU closes a FINAL block
+ *   read until it returns 0, close(fd).       close (or fsync) resets
+ *
+ * States: IDLE (no trace) -START-> TRACING -STOP-> STOPPED (blocks left to
+ * read) -START-> TRACING (a new trace; unread blocks are discarded).
+ * RESET, fsync() and close() go back to IDLE with the default
+ * configuration.
+ *
+ * Choices the ABI leaves open, made here:
+ *  - The callback is registered at START and unregistered at STOP, not at
+ *    load: while no trace runs the hooks stay patched out (one no-op jump),
+ *    and STOP's unregistration is the point after which no event can touch
+ *    the buffers. The module cannot be unloaded while /dev/tracer is open.
+ *  - Filters: an event passes when the task it happens in (current) is
+ *    tracked, or when the task it concerns (the facility's @task: the
+ *    incoming task of a schedchange, the child of a fork, the woken task,
+ *    the signal's destination) is. So a schedchange that switches a
+ *    tracked task in or out is always kept. A PID filter matches a thread
+ *    id or a thread-group id; UID and GID are the effective ids, the ones
+ *    the daemon's .proc file lists. All filters in effect must match.
+ *  - Test-mode events bypass every mask and filter: they exist to count.
+ *  - TEST_EMIT and USER_EVENT need a running trace (-EINVAL otherwise);
+ *    STOP without a trace is -EINVAL, STOP of a stopped trace is a no-op.
+ *  - Clock: the TSC when it is constant, nonstop and stable and tsc_khz is
+ *    known; otherwise local_clock() with LTT_TRACE_F_CLOCK_FALLBACK. The
+ *    module parameter clock=tsc|local overrides the choice.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/cpumask.h>
+#include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+#include <linux/ltt.h>
+#include <asm/tsc.h>
+
+#include "ltt_tracer.h"
+
+static unsigned int heartbeat_ms = 250;
+module_param(heartbeat_ms, uint, 0444);
+MODULE_PARM_DESC(heartbeat_ms, "Interval of the per-CPU heartbeat (10..1000 ms)");
+
+static char *clock = "auto";
+module_param(clock, charp, 0444);
+MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
+
+struct ltt_run ltt_run;
+unsigned int ltt_ncpus;
+bool ltt_active;
+
+enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
+
+/**
+ * struct ltt_device - state of /dev/tracer
+ * @lock:  serializes ioctls, read and release; protects everything below
+ * @busy:  bit 0 set while the device is open
+ * @state: enum ltt_state, also read locklessly by poll and read's wait
+ * @cfg:   configuration for the next START (what the SET ioctls change)
+ * @uid:   @cfg.uid mapped into the kernel's ids when it was set
+ * @gid:   @cfg.gid likewise
+ * @info:  the running or last trace, for GET_TRACE_INFO
+ * @readq: readers waiting for a block
+ * @fasync: SIGIO subscribers
+ * @rr:    the CPU read() serves first
+ */
+struct ltt_device {
+	struct mutex lock;
+	unsigned long busy;
+	enum ltt_state state;
+	struct ltt_config cfg;
+	kuid_t uid;
+	kgid_t gid;
+	struct ltt_trace_info info;
+	wait_queue_head_t readq;
+	struct fasync_struct *fasync;
+	unsigned int rr;
+};
+
+static struct ltt_device ltt_dev;
+
+static void ltt_notify_fn(struct irq_work *work)
+{
+	wake_up_interruptible(&ltt_dev.readq);
+	kill_fasync(&ltt_dev.fasync, SIGIO, POLL_IN);
+}
+
+struct irq_work ltt_notify = IRQ_WORK_INIT(ltt_notify_fn);
+
+/* ---------------------------------------------------------------- events */
+
+static bool ltt_task_match(struct task_struct *t)
+{
+	u32 f = ltt_run.filters;
+	bool ok = true;
+
+	if ((f & LTT_FILTER_PID) && task_pid_nr(t) != ltt_run.pid &&
+	    task_tgid_nr(t) != ltt_run.pid)
+		return false;
+	if ((f & LTT_FILTER_PGRP) && task_pgrp_nr(t) != ltt_run.pgrp)
+		return false;
+	if (f & (LTT_FILTER_UID | LTT_FILTER_GID)) {
+		const struct cred *cred;
+
+		rcu_read_lock();
+		cred = __task_cred(t);
+		if ((f & LTT_FILTER_UID) && !uid_eq(cred->euid, ltt_run.uid))
+			ok = false;
+		if ((f & LTT_FILTER_GID) && !gid_eq(cred->egid, ltt_run.gid))
+			ok = false;
+		rcu_read_unlock();
+	}
+	return ok;
+}
+
+/*
+ * The facility's callback: preemption disabled, any context. See
+ * docs/kernel-facility.md for the arguments.
+ */
+static void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
+			 struct task_struct *task)
+{
+	s32 next;
+
+	/* Pairs with START's release: ltt_run and the buffers are set up. */
+	if (unlikely(!smp_load_acquire(&ltt_active)))
+		return;
+	if (event >= LTT_EV_MAX || !(ltt_run.event_mask & BIT_ULL(event)))
+		return;
+	if (ltt_run.filters && !ltt_task_match(current) &&
+	    !(task && ltt_task_match(task)))
+		return;
+	if (!(ltt_run.details_mask & BIT_ULL(event)))
+		size = 0;
+	else if (size > LTT_DETAILS_MAX)
+		size = LTT_DETAILS_MAX;
+	if (event == LTT_EV_SCHEDCHANGE && task)
+		next = task_pid_nr(task);
+	else
+		next = task_pid_nr(current);
+	ltt_log(event, subtype, details, size, next);
+}
+
+/* ------------------------------------------------------------- test mode */
+
+/**
+ * struct ltt_emitter - one CPU's share of a TEST_EMIT
+ * @work:  runs on its CPU
+ * @count: events to emit
+ * @ev:    the custom event; its payload starts with ltt_test_payload
+ * @size:  bytes of @ev to record
+ */
+struct ltt_emitter {
+	struct work_struct work;
+	u64 count;
+	struct ltt_ev_custom *ev;
+	u16 size;
+};
+
+static struct ltt_emitter ltt_emitters[LTT_MAX_CPUS];
+static DEFINE_MUTEX(ltt_emit_lock);	/* one TEST_EMIT at a time */
+static atomic_t ltt_emit_pending;	/* emitters not finished */
+static DECLARE_WAIT_QUEUE_HEAD(ltt_emit_wq);
+static bool ltt_emit_abort;
+
+static void ltt_emit_fn(struct work_struct *work)
+{
+	struct ltt_emitter *e = container_of(work, struct ltt_emitter, work);
+	struct ltt_test_payload *p = (struct ltt_test_payload *)e->ev->data;
+	u64 i;
+
+	for (i = 0; i < e->count; i++) {
+		preempt_disable();
+		p->seq = i;
+		p->cpu = smp_processor_id();
+		/*
+		 * Acquire pairs with START's release; STOP waits a grace
+		 * period after clearing ltt_active.
+		 */
+		if (likely(smp_load_acquire(&ltt_active)))
+			ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size,
+				task_pid_nr(current));
+		preempt_enable();
+		if ((i & 1023) == 1023) {
+			if (!READ_ONCE(ltt_active) || READ_ONCE(ltt_emit_abort))
+				break;
+			cond_resched();
+		}
+	}
+	if (atomic_dec_and_test(&ltt_emit_pending))
+		wake_up(&ltt_emit_wq);
+}
+
+static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
+{
+	struct ltt_test_emit te;
+	unsigned int cpu, n = 0;
+	u64 mask = 0;
+	long ret = 0;
+
+	if (copy_from_user(&te, uarg, sizeof(te)))
+		return -EFAULT;
+	if (te.reserved || te.payload < sizeof(struct ltt_test_payload) ||
+	    te.payload > LTT_CUSTOM_MAX)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&ltt_emit_lock))
+		return -ERESTARTSYS;
+	mutex_lock(&ltt_dev.lock);
+	if (ltt_dev.state != LTT_TRACING) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (cpu < ltt_ncpus)
+			mask |= BIT_ULL(cpu);
+	cpus_read_unlock();
+	if (te.cpu_mask) {
+		if (te.cpu_mask & ~mask) {
+			ret = -EINVAL;
+			goto out_unlock;
+		}
+		mask = te.cpu_mask;
+	}
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_emitter *e = &ltt_emitters[cpu];
+
+		if (!(mask & BIT_ULL(cpu)))
+			continue;
+		e->size = LTT_EV_CUSTOM_FIXED + te.payload;
+		e->ev = kzalloc(e->size, GFP_KERNEL);
+		if (!e->ev) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		e->ev->id = LTT_TEST_EVENT_ID;
+		e->ev->length = te.payload;
+		e->count = te.count;
+	}
+	for (cpu = 0; cpu < ltt_ncpus; cpu++)
+		if (mask & BIT_ULL(cpu))
+			n++;
+	atomic_set(&ltt_emit_pending, n);
+	for (cpu = 0; cpu < ltt_ncpus; cpu++)
+		if (mask & BIT_ULL(cpu))
+			queue_work_on(cpu, system_highpri_wq,
+				      &ltt_emitters[cpu].work);
+	mutex_unlock(&ltt_dev.lock);
+
+	if (wait_event_killable(ltt_emit_wq, !atomic_read(&ltt_emit_pending))) {
+		WRITE_ONCE(ltt_emit_abort, true);
+		wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
+		WRITE_ONCE(ltt_emit_abort, false);
+		ret = -EINTR;
+	}
+	mutex_lock(&ltt_dev.lock);
+out_free:
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		kfree(ltt_emitters[cpu].ev);
+		ltt_emitters[cpu].ev = NULL;
+	}
+out_unlock:
+	mutex_unlock(&ltt_dev.lock);
+	mutex_unlock(&ltt_emit_lock);
+	return ret;
+}
+
+static long ltt_ioc_user_event(struct ltt_user_event __user *uarg)
+{
+	struct ltt_user_event ue;
+	struct ltt_ev_custom *ev;
+	long ret = 0;
+
+	if (copy_from_user(&ue, uarg, sizeof(ue)))
+		return -EFAULT;
+	if (ue.length > LTT_CUSTOM_MAX)
+		return -EINVAL;
+	if (ltt_dev.state != LTT_TRACING)
+		return -EINVAL;
+	ev = kmalloc(LTT_EV_CUSTOM_FIXED + ue.length, GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	ev->id = ue.id;
+	ev->length = ue.length;
+	if (copy_from_user(ev->data, u64_to_user_ptr(ue.data), ue.length)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	preempt_disable();
+	ltt_callback(LTT_EV_CUSTOM, 0, ev, LTT_EV_CUSTOM_FIXED + ue.length,
+		     NULL);
+	preempt_enable();
+out:
+	kfree(ev);
+	return ret;
+}
+
+/* -------------------------------------------------------- start and stop */
+
+static bool ltt_tsc_reliable(void)
+{
+	return tsc_khz && boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
+}
+
+/*
+ * Fill in the clock fields of @info for a trace started now. Return true
+ * when the trace must use local_clock() instead of the TSC.
+ */
+static bool ltt_choose_clock(struct ltt_trace_info *info)
+{
+	bool reliable = ltt_tsc_reliable();
+	bool fallback;
+
+	if (!strcmp(clock, "local"))
+		fallback = true;
+	else if (!strcmp(clock, "tsc"))
+		fallback = !tsc_khz;
+	else
+		fallback = !reliable;
+	info->flags = 0;
+	if (fallback) {
+		info->flags |= LTT_TRACE_F_CLOCK_FALLBACK;
+		info->tsc_khz = 1000000;
+	} else {
+		if (reliable)
+			info->flags |= LTT_TRACE_F_TSC_RELIABLE;
+		info->tsc_khz = tsc_khz;
+	}
+	return fallback;
+}
+
+static const struct ltt_config ltt_default_config = {
+	.event_mask = LTT_EV_MASK_ALL,
+	.details_mask = LTT_EV_MASK_ALL,
+	.buffer_size = LTT_BUFFER_DEFAULT,
+	.record_cpuid = 1,
+};
+
+static int ltt_start(void)
+{
+	struct ltt_config *cfg = &ltt_dev.cfg;
+	struct ltt_trace_info *info = &ltt_dev.info;
+	struct ltt_ev_trace_start ts;
+	unsigned long flags;
+	int ret;
+
+	if (ltt_dev.state == LTT_TRACING)
+		return -EBUSY;
+	ret = ltt_buffers_alloc(cfg->buffer_size);
+	if (ret)
+		return ret;
+
+	memset(info, 0, sizeof(*info));
+	ltt_run.fallback = ltt_choose_clock(info);
+	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
+		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
+	ltt_run.event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
+	ltt_run.details_mask = cfg->details_mask;
+	ltt_run.filters = cfg->filters;
+	ltt_run.pid = cfg->pid;
+	ltt_run.pgrp = cfg->pgrp;
+	ltt_run.uid = ltt_dev.uid;
+	ltt_run.gid = ltt_dev.gid;
+
+	local_irq_save(flags);
+	info->anchor_tsc = ltt_clock();
+	info->anchor_realtime_ns = ktime_get_real_ns();
+	info->anchor_monotonic_ns = ktime_get_ns();
+	local_irq_restore(flags);
+	info->abi_version = LTT_ABI_VERSION;
+	info->ncpus = ltt_ncpus;
+	info->max_block = cfg->buffer_size;
+	info->config = *cfg;
+	ltt_buffers_reset(info->anchor_tsc);
+
+	ts = (struct ltt_ev_trace_start){
+		.tsc_khz = info->tsc_khz,
+		.anchor_tsc = info->anchor_tsc,
+		.anchor_realtime_ns = info->anchor_realtime_ns,
+		.event_mask = ltt_run.event_mask,
+		.details_mask = ltt_run.details_mask,
+	};
+	preempt_disable();
+	ltt_log_trace_start(&ts);
+	preempt_enable();
+
+	ltt_set_syscall_ip_policy(cfg->syscall_depth, cfg->syscall_range.lower,
+				  cfg->syscall_range.upper);
+	/* Publish ltt_run and the buffers before any event can see them. */
+	smp_store_release(&ltt_active, true);
+	ret = ltt_register_callback(ltt_callback);
+	if (ret) {
+		WRITE_ONCE(ltt_active, false);
+		synchronize_rcu();
+		ltt_set_syscall_ip_policy(0, 0, 0);
+		ltt_buffers_reset(0);
+		WRITE_ONCE(ltt_dev.state, LTT_IDLE);
+		return ret;
+	}
+	ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
+	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
+	return 0;
+}
+
+static int ltt_stop(void)
+{
+	if (ltt_dev.state == LTT_IDLE)
+		return -EINVAL;
+	if (ltt_dev.state == LTT_STOPPED)
+		return 0;
+	WRITE_ONCE(ltt_active, false);
+	ltt_unregister_callback(ltt_callback);
+	/* Test-mode and user-event writers run preempt-disabled too. */
+	synchronize_rcu();
+	ltt_heartbeat_stop();
+	wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
+	ltt_set_syscall_ip_policy(0, 0, 0);
+	ltt_buffers_finish();
+	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
+	wake_up_interruptible(&ltt_dev.readq);
+	return 0;
+}
+
+static void ltt_reset(void)
+{
+	if (ltt_dev.state == LTT_TRACING)
+		ltt_stop();
+	irq_work_sync(&ltt_notify);
+	ltt_buffers_reset(0);
+	ltt_buffers_free();
+	ltt_run.buffer_size = 0;
+	ltt_dev.cfg = ltt_default_config;
+	ltt_dev.uid = GLOBAL_ROOT_UID;
+	ltt_dev.gid = GLOBAL_ROOT_GID;
+	memset(&ltt_dev.info, 0, sizeof(ltt_dev.info));
+	WRITE_ONCE(ltt_dev.state, LTT_IDLE);
+	wake_up_interruptible(&ltt_dev.readq);
+}
+
+/* ---------------------------------------------------------------- ioctls */
+
+static long ltt_ioc_get_info(struct ltt_trace_info __user *uarg)
+{
+	struct ltt_trace_info info = ltt_dev.info;
+
+	if (ltt_dev.state == LTT_IDLE) {
+		/* No trace yet: what START would produce, without anchors. */
+		memset(&info, 0, sizeof(info));
+		ltt_choose_clock(&info);
+		info.abi_version = LTT_ABI_VERSION;
+		info.ncpus = ltt_ncpus;
+		info.max_block = ltt_dev.cfg.buffer_size;
+		info.config = ltt_dev.cfg;
+	}
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long ltt_ioc_get_lost(struct ltt_lost_counts __user *uarg)
+{
+	struct ltt_lost_counts *lc;
+	long ret = 0;
+
+	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
+	if (!lc)
+		return -ENOMEM;
+	ltt_buffers_lost(lc);
+	if (copy_to_user(uarg, lc, sizeof(*lc)))
+		ret = -EFAULT;
+	kfree(lc);
+	return ret;
+}
+
+/* TRACK_UID / TRACK_GID argument: -1 (off) or an id valid in our userns. */
+static int ltt_get_id(s64 __user *uarg, s64 *id)
+{
+	if (get_user(*id, uarg))
+		return -EFAULT;
+	if (ltt_dev.state == LTT_TRACING)
+		return -EBUSY;
+	if (*id < -1 || *id >= U32_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
+{
+	struct ltt_config *cfg = &ltt_dev.cfg;
+	struct ltt_addr_range range;
+	u64 v64;
+	u32 v32;
+	s32 s32v;
+	s64 id;
+	int ret;
+
+	switch (cmd) {
+	case LTT_IOC_SET_BUFFER_SIZE:
+	case LTT_IOC_SET_CPUID:
+	case LTT_IOC_SET_SYSCALL_DEPTH:
+		if (get_user(v32, (u32 __user *)uarg))
+			return -EFAULT;
+		if (ltt_dev.state == LTT_TRACING)
+			return -EBUSY;
+		if (cmd == LTT_IOC_SET_BUFFER_SIZE) {
+			if (v32 < LTT_BUFFER_MIN || v32 > LTT_BUFFER_MAX ||
+			    !IS_ALIGNED(v32, LTT_RECORD_ALIGN))
+				return -EINVAL;
+			cfg->buffer_size = v32;
+		} else if (cmd == LTT_IOC_SET_CPUID) {
+			if (v32 > 1)
+				return -EINVAL;
+			cfg->record_cpuid = v32;
+		} else {
+			if (v32 > LTT_SYSCALL_DEPTH_MAX)
+				return -EINVAL;
+			cfg->syscall_depth = v32;
+		}
+		return 0;
+	case LTT_IOC_SET_EVENT_MASK:
+	case LTT_IOC_SET_DETAILS_MASK:
+		if (get_user(v64, (u64 __user *)uarg))
+			return -EFAULT;
+		if (ltt_dev.state == LTT_TRACING)
+			return -EBUSY;
+		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1))
+			return -EINVAL;
+		if (cmd == LTT_IOC_SET_EVENT_MASK)
+			cfg->event_mask = v64;
+		else
+			cfg->details_mask = v64;
+		return 0;
+	case LTT_IOC_TRACK_PID:
+	case LTT_IOC_TRACK_PGRP:
+		if (get_user(s32v, (s32 __user *)uarg))
+			return -EFAULT;
+		if (ltt_dev.state == LTT_TRACING)
+			return -EBUSY;
+		if (s32v < -1)
+			return -EINVAL;
+		v32 = cmd == LTT_IOC_TRACK_PID ? LTT_FILTER_PID :
+						 LTT_FILTER_PGRP;
+		if (s32v == -1) {
+			cfg->filters &= ~v32;
+			s32v = 0;
+		} else {
+			cfg->filters |= v32;
+		}
+		if (cmd == LTT_IOC_TRACK_PID)
+			cfg->pid = s32v;
+		else
+			cfg->pgrp = s32v;
+		return 0;
+	case LTT_IOC_TRACK_UID: {
+		kuid_t uid;
+
+		ret = ltt_get_id(uarg, &id);
+		if (ret)
+			return ret;
+		if (id == -1) {
+			cfg->filters &= ~LTT_FILTER_UID;
+			cfg->uid = 0;
+			return 0;
+		}
+		uid = make_kuid(current_user_ns(), id);
+		if (!uid_valid(uid))
+			return -EINVAL;
+		ltt_dev.uid = uid;
+		cfg->uid = id;
+		cfg->filters |= LTT_FILTER_UID;
+		return 0;
+	}
+	case LTT_IOC_TRACK_GID: {
+		kgid_t gid;
+
+		ret = ltt_get_id(uarg, &id);
+		if (ret)
+			return ret;
+		if (id == -1) {
+			cfg->filters &= ~LTT_FILTER_GID;
+			cfg->gid = 0;
+			return 0;
+		}
+		gid = make_kgid(current_user_ns(), id);
+		if (!gid_valid(gid))
+			return -EINVAL;
+		ltt_dev.gid = gid;
+		cfg->gid = id;
+		cfg->filters |= LTT_FILTER_GID;
+		return 0;
+	}
+	case LTT_IOC_SET_SYSCALL_RANGE:
+		if (copy_from_user(&range, uarg, sizeof(range)))
+			return -EFAULT;
+		if (ltt_dev.state == LTT_TRACING)
+			return -EBUSY;
+		if ((range.lower || range.upper) && range.lower >= range.upper)
+			return -EINVAL;
+		cfg->syscall_range = range;
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	switch (cmd) {
+	case LTT_IOC_GET_ABI_VERSION:
+		return put_user(LTT_ABI_VERSION, (u32 __user *)uarg);
+	case LTT_IOC_TEST_EMIT:
+		/* Takes the lock itself: it must not hold it while waiting. */
+		return ltt_ioc_test_emit(uarg);
+	}
+	if (_IOC_TYPE(cmd) != LTT_IOC_MAGIC)
+		return -ENOTTY;
+
+	mutex_lock(&ltt_dev.lock);
+	switch (cmd) {
+	case LTT_IOC_START:
+		ret = ltt_start();
+		break;
+	case LTT_IOC_STOP:
+		ret = ltt_stop();
+		break;
+	case LTT_IOC_RESET:
+		ltt_reset();
+		ret = 0;
+		break;
+	case LTT_IOC_GET_TRACE_INFO:
+		ret = ltt_ioc_get_info(uarg);
+		break;
+	case LTT_IOC_GET_LOST:
+		ret = ltt_ioc_get_lost(uarg);
+		break;
+	case LTT_IOC_USER_EVENT:
+		ret = ltt_ioc_user_event(uarg);
+		break;
+	default:
+		ret = ltt_ioc_config(cmd, uarg);
+		break;
+	}
+	mutex_unlock(&ltt_dev.lock);
+	return ret;
+}
+
+/* ------------------------------------------------------- file operations */
+
+static int ltt_open(struct inode *inode, struct file *file)
+{
+	if (test_and_set_bit_lock(0, &ltt_dev.busy))
+		return -EBUSY;
+	return stream_open(inode, file);
+}
+
+static int ltt_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&ltt_dev.lock);
+	ltt_reset();
+	mutex_unlock(&ltt_dev.lock);
+	clear_bit_unlock(0, &ltt_dev.busy);
+	return 0;
+}
+
+static int ltt_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	mutex_lock(&ltt_dev.lock);
+	ltt_reset();
+	mutex_unlock(&ltt_dev.lock);
+	return 0;
+}
+
+static int ltt_fasync(int fd, struct file *file, int on)
+{
+	return fasync_helper(fd, file, on, &ltt_dev.fasync);
+}
+
+/*
+ * read: whole blocks only. Returns 0 at the end of a stopped trace (or
+ * when no trace was started), -EAGAIN with O_NONBLOCK while the trace runs
+ * and no block is ready, -EINVAL if @count is smaller than the next block
+ * (GET_TRACE_INFO's max_block always suffices).
+ */
+static ssize_t ltt_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	ssize_t ret;
+
+	for (;;) {
+		if (mutex_lock_interruptible(&ltt_dev.lock))
+			return -ERESTARTSYS;
+		if (ltt_dev.state == LTT_IDLE)
+			ret = 0;
+		else
+			ret = ltt_buffers_read(buf, count, &ltt_dev.rr);
+		if (!ret && ltt_dev.state == LTT_TRACING)
+			ret = -EAGAIN;
+		mutex_unlock(&ltt_dev.lock);
+
+		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
+			return ret;
+		if (wait_event_interruptible(ltt_dev.readq,
+					     ltt_buffers_ready() ||
+					     READ_ONCE(ltt_dev.state) !=
+						     LTT_TRACING))
+			return -ERESTARTSYS;
+	}
+}
+
+static __poll_t ltt_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &ltt_dev.readq, wait);
+	if (READ_ONCE(ltt_dev.state) != LTT_TRACING || ltt_buffers_ready())
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static const struct file_operations ltt_fops = {
+	.owner = THIS_MODULE,
+	.open = ltt_open,
+	.release = ltt_release,
+	.read = ltt_read,
+	.poll = ltt_poll,
+	.unlocked_ioctl = ltt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.fsync = ltt_fsync,
+	.fasync = ltt_fasync,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice ltt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "tracer",
+	.fops = &ltt_fops,
+	.mode = 0600,
+};
+
+static int __init ltt_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	if (heartbeat_ms < 10 || heartbeat_ms > 1000)
+		return -EINVAL;
+	if (strcmp(clock, "auto") && strcmp(clock, "tsc") &&
+	    strcmp(clock, "local"))
+		return -EINVAL;
+	ltt_ncpus = min_t(unsigned int, nr_cpu_ids, LTT_MAX_CPUS);
+	if (nr_cpu_ids > LTT_MAX_CPUS)
+		pr_warn("only CPUs 0..%u are traced\n", LTT_MAX_CPUS - 1);
+	mutex_init(&ltt_dev.lock);
+	init_waitqueue_head(&ltt_dev.readq);
+	ltt_dev.cfg = ltt_default_config;
+	ltt_dev.uid = GLOBAL_ROOT_UID;
+	ltt_dev.gid = GLOBAL_ROOT_GID;
+	for (cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
+		INIT_WORK(&ltt_emitters[cpu].work, ltt_emit_fn);
+	ltt_buffer_init();
+
+	ret = misc_register(&ltt_misc);
+	if (ret)
+		return ret;
+	return 0;
+}
+
+static void __exit ltt_exit(void)
+{
+	misc_deregister(&ltt_misc);
+	/* release() already reset; this only guards against a bug there. */
+	mutex_lock(&ltt_dev.lock);
+	ltt_reset();
+	mutex_unlock(&ltt_dev.lock);
+	irq_work_sync(&ltt_notify);
+}
+
+module_init(ltt_init);
+module_exit(ltt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Linux Trace Toolkit trace module (/dev/tracer)");
+MODULE_AUTHOR("ltt project");

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ltt trace module: declarations shared by ltt_buffer.c (per-CPU double
+ * buffers, block framing) and ltt_main.c (/dev/tracer, configuration,
+ * filtering, test mode). The buffer protocol is described at the top of
+ * ltt_buffer.c.
+ */
+#ifndef LTT_TRACER_H
+#define LTT_TRACER_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/hrtimer.h>
+#include <linux/atomic.h>
+#include <linux/uidgid.h>
+#include <linux/irq_work.h>
+#include <linux/sched/clock.h>
+#include <asm/msr.h>
+#include <ltt/abi.h>
+
+struct task_struct;
+
+/* Sizes of the structure records, header included. */
+#define LTT_HDR_SIZE ((u32)sizeof(struct ltt_record_header))
+#define LTT_START_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_block_start))
+#define LTT_END_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_block_end))
+#define LTT_LOST_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_ev_lost))
+#define LTT_HB_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_ev_heartbeat))
+/* Largest details the module stores: a custom event with a full payload. */
+#define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
+
+/* State of one buffer of a CPU's pair. */
+enum ltt_buf_state {
+	LTT_BUF_FREE,    /* empty, may receive the next block */
+	LTT_BUF_WRITING, /* holds the CPU's open block */
+	LTT_BUF_READY,   /* holds a closed block waiting for read() */
+	LTT_BUF_READING, /* read() is copying it out, lock not held */
+};
+
+struct ltt_buf {
+	void *data;
+	enum ltt_buf_state state;
+	u32 len;      /* bytes of the closed block */
+	u32 sequence; /* block sequence number, orders READY blocks */
+};
+
+/**
+ * struct ltt_cpu - one CPU's buffer pair and counters
+ * @lock:         protects every field below except the atomics; taken with
+ *                interrupts off, for the copy of one record at most
+ * @buf:          the double buffer
+ * @wr:           index in @buf of the buffer holding the open block, or -1
+ * @off:          write offset in the open block
+ * @events:       records written in the open block so far
+ * @base:         current delta base (block start or last heartbeat)
+ * @last:         last timestamp written; later timestamps are clamped to it
+ * @next_seq:     sequence number of the next block
+ * @block_flags:  LTT_BLOCK_F_* to store in the open block at close
+ * @lost:         events lost since the last block was opened
+ * @first_lost:   timestamp of the first of them
+ * @lost_total:   events lost during the whole trace (locked path)
+ * @recorded:     events stored during the whole trace
+ * @nready:       READY or READING buffers, read locklessly by poll/read
+ * @cur_pid:      task current on this CPU after the last event seen
+ * @final_pending: the FINAL block could not be written at stop (both
+ *                buffers full); the reader writes it when it frees one
+ * @nesting:      recursion guard, only touched with interrupts off
+ * @nmi_lost:     events dropped without the lock (NMI, recursion),
+ *                folded into @lost when the next block opens
+ * @nmi_first:    timestamp of the first of them (0: none)
+ * @heartbeat:    periodic per-CPU heartbeat timer
+ * @cpu:          the CPU this is
+ */
+struct ltt_cpu {
+	raw_spinlock_t lock;
+	struct ltt_buf buf[2];
+	int wr;
+	u32 off;
+	u32 events;
+	u64 base;
+	u64 last;
+	u32 next_seq;
+	u16 block_flags;
+	u64 lost;
+	u64 first_lost;
+	u64 lost_total;
+	u64 recorded;
+	int nready;
+	s32 cur_pid;
+	bool final_pending;
+	int nesting;
+	atomic_long_t nmi_lost;
+	atomic64_t nmi_first;
+	struct hrtimer heartbeat;
+	unsigned int cpu;
+};
+
+/**
+ * struct ltt_run - what the event path reads; fixed while tracing
+ * @event_mask:   events selected (structure events are always recorded)
+ * @details_mask: events whose details are recorded
+ * @filters:      LTT_FILTER_* in effect
+ * @pid:          tracked PID (thread or thread group)
+ * @pgrp:         tracked process group
+ * @uid:          tracked effective UID
+ * @gid:          tracked effective GID
+ * @buffer_size:  bytes of each buffer
+ * @fallback:     timestamps come from local_clock() instead of the TSC
+ */
+struct ltt_run {
+	u64 event_mask;
+	u64 details_mask;
+	u32 filters;
+	s32 pid;
+	s32 pgrp;
+	kuid_t uid;
+	kgid_t gid;
+	u32 buffer_size;
+	bool fallback;
+};
+
+extern struct ltt_run ltt_run;
+extern unsigned int ltt_ncpus;
+extern bool ltt_active;            /* tracing: the event path may write */
+extern struct irq_work ltt_notify; /* wakes readers, raises SIGIO */
+
+/* ltt_buffer.c */
+int ltt_buffers_alloc(u32 size);
+void ltt_buffers_free(void);
+void ltt_buffers_reset(u64 start);
+void ltt_buffer_init(void);
+void ltt_log(u8 event, u8 subtype, const void *details, u16 size,
+	     s32 next_pid);
+void ltt_log_trace_start(const struct ltt_ev_trace_start *ts);
+void ltt_heartbeat_start(u64 period_ns);
+void ltt_heartbeat_stop(void);
+void ltt_buffers_finish(void);
+ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
+bool ltt_buffers_ready(void);
+bool ltt_buffers_drained(void);
+void ltt_buffers_lost(struct ltt_lost_counts *lc);
+
+/* The trace clock: TSC ticks, or local_clock() ns in fallback mode. */
+static __always_inline u64 ltt_clock(void)
+{
+	if (unlikely(ltt_run.fallback))
+		return local_clock();
+	return rdtsc_ordered();
+}
+
+#endif /* LTT_TRACER_H */

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Runs inside the QEMU guest (busybox sh, as root) with the trace module
+# and ltt_modtest next to it. Writes results to $OUT (default /out):
+#   results.txt  "ok - NAME" / "FAIL - NAME: why" lines, "# ..." notes
+#   bench.txt    the benchmark figures (mode bench)
+#   dmesg.txt    the kernel log at the end
+# usage: guest.sh check|bench [DIR]   (DIR holds ltt_tracer.ko, ltt_modtest)
+mode=${1:-check}
+dir=${2:-$(dirname "$0")}
+out=${OUT:-/out}
+mkdir -p "$out"
+res=$out/results.txt
+: >"$res"
+ko=$dir/ltt_tracer.ko
+mt=$dir/ltt_modtest
+
+ok() { echo "ok - $1" >>"$res"; }
+fail() { echo "FAIL - $1: $2" >>"$res"; }
+chk() { # NAME CMD...
+	name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok "$name"; else fail "$name" "'$*' failed"; fi
+}
+
+[ -c /dev/tracer ] && rmmod ltt_tracer 2>/dev/null
+if ! insmod "$ko"; then
+	fail "insmod ltt_tracer.ko" "$(dmesg | tail -n 3 | tr '\n' ' ')"
+	dmesg >"$out/dmesg.txt"
+	exit 1
+fi
+ok "insmod ltt_tracer.ko"
+i=0
+while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+chk "/dev/tracer created" test -c /dev/tracer
+
+if [ "$mode" = bench ]; then
+	"$mt" bench "${BENCH_REPS:-7}" >"$out/bench.txt" 2>&1
+	echo "exit $?" >>"$out/bench.txt"
+	rmmod ltt_tracer
+	dmesg >"$out/dmesg.txt"
+	exit 0
+fi
+
+"$mt" check >>"$res" 2>&1
+# The program's own summary line would be counted twice; drop it.
+sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
+
+# Unload while tracing under load: a syscall-heavy load on every CPU, a
+# reader holding a trace of every event.
+"$mt" load 1000000000 &
+load1=$!
+"$mt" load 1000000000 &
+load2=$!
+"$mt" hold >"$out/hold.txt" 2>&1 &
+holder=$!
+i=0
+while ! grep -q holding "$out/hold.txt" 2>/dev/null && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+chk "trace held under load" grep -q holding "$out/hold.txt"
+sleep 1
+if rmmod ltt_tracer 2>/dev/null; then
+	fail "rmmod refused while /dev/tracer is open" "rmmod succeeded"
+else
+	ok "rmmod refused while /dev/tracer is open"
+fi
+kill -KILL $holder
+wait $holder 2>/dev/null
+chk "rmmod right after the tracing reader is killed, load running" rmmod ltt_tracer
+chk "insmod again" insmod "$ko"
+i=0
+while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$mt" hold >"$out/hold2.txt" 2>&1 &
+holder=$!
+i=0
+while ! grep -q holding "$out/hold2.txt" 2>/dev/null && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+chk "new trace after reload" grep -q holding "$out/hold2.txt"
+kill -TERM $holder
+wait $holder 2>/dev/null
+kill -KILL $load1 $load2
+wait $load1 $load2 2>/dev/null
+chk "rmmod after the load stops" rmmod ltt_tracer
+dmesg >"$out/dmesg.txt"
+exit 0

@@ -1,0 +1,1258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-guest test and benchmark program for the trace module (/dev/tracer).
+ * Built static, copied into the QEMU initramfs, run as root.
+ *
+ *   ltt_modtest check      every functional check; prints "ok - NAME" or
+ *                          "FAIL - NAME: why" per check, then a summary
+ *   ltt_modtest hold       open, start a core-event trace and read it until
+ *                          killed (for the unload-under-load test)
+ *   ltt_modtest load N     N iterations of a syscall-heavy loop
+ *   ltt_modtest bench      ns per logged event (1 and 2 CPUs) and the
+ *                          slowdown of a syscall loop traced vs untraced
+ *
+ * No check depends on how long something takes: waits have generous
+ * timeouts only so a broken module cannot hang the suite.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ltt/abi.h>
+#include "trace_parse.h"
+
+static const char *dev = "/dev/tracer";
+static int passed, failed;
+static unsigned int ncpus_online;
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		printf("ok - %s\n", name);
+	} else {
+		failed++;
+		printf("FAIL - %s: ", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ioctl returning -errno (or 0). */
+static int xioctl(int fd, unsigned long cmd, const void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static int set_u32(int fd, unsigned long cmd, uint32_t v)
+{
+	return xioctl(fd, cmd, &v);
+}
+
+static int set_u64(int fd, unsigned long cmd, uint64_t v)
+{
+	return xioctl(fd, cmd, &v);
+}
+
+static int set_s32(int fd, unsigned long cmd, int32_t v)
+{
+	return xioctl(fd, cmd, &v);
+}
+
+static int set_s64(int fd, unsigned long cmd, int64_t v)
+{
+	return xioctl(fd, cmd, &v);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------- trace data */
+
+struct trace {
+	uint8_t *buf;
+	size_t len, cap;
+	struct ltt_trace_info info;
+};
+
+static void trace_free(struct trace *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Read whole blocks until EOF (the trace must be stopped) or error. */
+static int read_all(int fd, struct trace *t)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (t->cap - t->len < (1u << 20) + t->info.max_block) {
+			t->cap = t->cap * 2 + (2u << 20) + t->info.max_block;
+			t->buf = realloc(t->buf, t->cap);
+			if (!t->buf)
+				return -ENOMEM;
+		}
+		n = read(fd, t->buf + t->len, t->cap - t->len);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		t->len += n;
+	}
+}
+
+/* STOP, then read to the end. */
+static int stop_and_collect(int fd, struct trace *t)
+{
+	int r = xioctl(fd, LTT_IOC_STOP, NULL);
+
+	if (r)
+		return r;
+	return read_all(fd, t);
+}
+
+/* Per-CPU bookkeeping of test-mode events. */
+struct test_seen {
+	uint64_t count[LTT_MAX_CPUS];
+	uint64_t next[LTT_MAX_CPUS];   /* expected seq when none is lost */
+	int64_t last[LTT_MAX_CPUS];    /* last seq seen */
+	uint64_t out_of_order, gaps, bad_cpu, bad_size, other;
+	uint32_t payload;
+};
+
+static void on_test_record(const struct tp_record *r, void *arg)
+{
+	struct test_seen *s = arg;
+	const struct ltt_ev_custom *c = r->details;
+	const struct ltt_test_payload *p;
+
+	if (r->hdr->event != LTT_EV_CUSTOM) {
+		if (r->hdr->event != LTT_EV_TRACE_START)
+			s->other++;
+		return;
+	}
+	if (r->hdr->size < 8 + 8 + 16 || c->id != LTT_TEST_EVENT_ID) {
+		s->other++;
+		return;
+	}
+	if (c->length != s->payload ||
+	    r->hdr->size != 16 + ((s->payload + 7) & ~7u))
+		s->bad_size++;
+	p = (const void *)c->data;
+	if (p->cpu != r->cpu)
+		s->bad_cpu++;
+	if ((int64_t)p->seq <= s->last[r->cpu])
+		s->out_of_order++;
+	if (p->seq != s->next[r->cpu])
+		s->gaps++;
+	s->last[r->cpu] = p->seq;
+	s->next[r->cpu] = p->seq + 1;
+	s->count[r->cpu]++;
+}
+
+static void test_seen_init(struct test_seen *s, uint32_t payload)
+{
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < LTT_MAX_CPUS; i++)
+		s->last[i] = -1;
+	s->payload = payload;
+}
+
+static int open_dev(void)
+{
+	int fd = open(dev, O_RDONLY);
+
+	if (fd < 0)
+		note("open %s: %s", dev, strerror(errno));
+	return fd;
+}
+
+/* RESET and apply a configuration; -errno of the first failure. */
+static int configure(int fd, uint64_t events, uint64_t details, uint32_t bufsz)
+{
+	int r;
+
+	if ((r = xioctl(fd, LTT_IOC_RESET, NULL)))
+		return r;
+	if ((r = set_u64(fd, LTT_IOC_SET_EVENT_MASK, events)))
+		return r;
+	if ((r = set_u64(fd, LTT_IOC_SET_DETAILS_MASK, details)))
+		return r;
+	return set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, bufsz);
+}
+
+static int start(int fd, struct trace *t)
+{
+	int r = xioctl(fd, LTT_IOC_START, NULL);
+
+	if (!r)
+		r = xioctl(fd, LTT_IOC_GET_TRACE_INFO, &t->info);
+	return r;
+}
+
+static int emit(int fd, uint64_t count, uint64_t mask, uint32_t payload)
+{
+	struct ltt_test_emit te = { .count = count, .cpu_mask = mask,
+				    .payload = payload };
+
+	return xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+}
+
+static int user_event(int fd, uint32_t id, const void *data, uint32_t len)
+{
+	struct ltt_user_event ue = { .id = id, .length = len,
+				     .data = (uintptr_t)data };
+
+	return xioctl(fd, LTT_IOC_USER_EVENT, &ue);
+}
+
+/* ------------------------------------------------------ ioctl checks */
+
+static void check_ioctls(int fd)
+{
+	struct ltt_trace_info info;
+	struct ltt_addr_range rg;
+	struct ltt_lost_counts lc;
+	struct trace t = { 0 };
+	struct stat st = { 0 };
+	uint32_t v = 0;
+	char small[16];
+	int fd2, r;
+
+	check(stat(dev, &st) == 0 && S_ISCHR(st.st_mode) &&
+		      (st.st_mode & 0777) == 0600,
+	      "device node is a 0600 char device", "mode %o", st.st_mode);
+	fd2 = open(dev, O_RDONLY);
+	check(fd2 < 0 && errno == EBUSY, "second open gets EBUSY",
+	      "fd %d errno %d", fd2, errno);
+	if (fd2 >= 0)
+		close(fd2);
+	r = xioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
+	check(!r && v == LTT_ABI_VERSION, "GET_ABI_VERSION", "r %d v %#x", r, v);
+	check(xioctl(fd, _IO(LTT_IOC_MAGIC, 0x7f), NULL) == -ENOTTY,
+	      "unknown ioctl number gets ENOTTY", " ");
+	check(xioctl(fd, _IO('T', 0x01), NULL) == -ENOTTY,
+	      "foreign ioctl magic gets ENOTTY", " ");
+	check(xioctl(fd, _IOW(LTT_IOC_MAGIC, 0x11, uint32_t), &v) == -ENOTTY,
+	      "wrong argument size gets ENOTTY", " ");
+
+	/* Invalid arguments. */
+	xioctl(fd, LTT_IOC_RESET, NULL);
+	check(set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, LTT_BUFFER_MIN - 8) == -EINVAL,
+	      "buffer size below minimum: EINVAL", " ");
+	check(set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, LTT_BUFFER_MAX + 8) == -EINVAL,
+	      "buffer size above maximum: EINVAL", " ");
+	check(set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 8192 + 4) == -EINVAL,
+	      "buffer size not a multiple of 8: EINVAL", " ");
+	check(set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ULL << LTT_EV_MAX) == -EINVAL &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ULL << 63) == -EINVAL,
+	      "event mask with unknown ids: EINVAL", " ");
+	check(set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 1ULL << 40) == -EINVAL,
+	      "details mask with unknown ids: EINVAL", " ");
+	check(set_u32(fd, LTT_IOC_SET_CPUID, 2) == -EINVAL, "cpuid 2: EINVAL",
+	      " ");
+	check(set_s32(fd, LTT_IOC_TRACK_PID, -2) == -EINVAL &&
+		      set_s32(fd, LTT_IOC_TRACK_PGRP, -5) == -EINVAL,
+	      "negative pid/pgrp other than -1: EINVAL", " ");
+	check(set_s64(fd, LTT_IOC_TRACK_UID, -2) == -EINVAL &&
+		      set_s64(fd, LTT_IOC_TRACK_UID, 1LL << 32) == -EINVAL &&
+		      set_s64(fd, LTT_IOC_TRACK_UID, 0xffffffffLL) == -EINVAL &&
+		      set_s64(fd, LTT_IOC_TRACK_GID, -3) == -EINVAL &&
+		      set_s64(fd, LTT_IOC_TRACK_GID, 1LL << 40) == -EINVAL,
+	      "invalid uid/gid: EINVAL", " ");
+	check(set_u32(fd, LTT_IOC_SET_SYSCALL_DEPTH, LTT_SYSCALL_DEPTH_MAX + 1) ==
+		      -EINVAL,
+	      "syscall depth above maximum: EINVAL", " ");
+	rg = (struct ltt_addr_range){ 0x2000, 0x1000 };
+	r = xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg);
+	rg = (struct ltt_addr_range){ 0x1000, 0x1000 };
+	check(r == -EINVAL && xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg) == -EINVAL,
+	      "empty or inverted syscall range: EINVAL", " ");
+	check(xioctl(fd, LTT_IOC_SET_EVENT_MASK, NULL) == -EFAULT &&
+		      xioctl(fd, LTT_IOC_GET_TRACE_INFO, (void *)8) == -EFAULT &&
+		      xioctl(fd, LTT_IOC_GET_LOST, (void *)8) == -EFAULT,
+	      "bad pointers: EFAULT", " ");
+	check(xioctl(fd, LTT_IOC_STOP, NULL) == -EINVAL, "STOP without trace: EINVAL",
+	      " ");
+	check(emit(fd, 1, 0, 16) == -EINVAL, "TEST_EMIT without trace: EINVAL",
+	      " ");
+	check(user_event(fd, 1, "x", 1) == -EINVAL,
+	      "USER_EVENT without trace: EINVAL", " ");
+	check(read(fd, small, sizeof(small)) == 0, "read without trace: EOF", " ");
+
+	/* Valid configuration is reflected in GET_TRACE_INFO. */
+	rg = (struct ltt_addr_range){ 0x400000, 0x500000 };
+	r = set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 65536) ||
+	    set_u64(fd, LTT_IOC_SET_EVENT_MASK, LTT_EV_BIT(LTT_EV_CUSTOM)) ||
+	    set_u64(fd, LTT_IOC_SET_DETAILS_MASK, LTT_EV_MASK_CORE) ||
+	    set_u32(fd, LTT_IOC_SET_CPUID, 0) ||
+	    set_s32(fd, LTT_IOC_TRACK_PID, 1234) ||
+	    set_s32(fd, LTT_IOC_TRACK_PGRP, 99) ||
+	    set_s64(fd, LTT_IOC_TRACK_UID, 1000) ||
+	    set_s64(fd, LTT_IOC_TRACK_GID, 100) ||
+	    set_u32(fd, LTT_IOC_SET_SYSCALL_DEPTH, 3) ||
+	    xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg);
+	memset(&info, 0xa5, sizeof(info));
+	r = r || xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
+	check(!r && info.config.buffer_size == 65536 &&
+		      info.config.event_mask == LTT_EV_BIT(LTT_EV_CUSTOM) &&
+		      info.config.details_mask == LTT_EV_MASK_CORE &&
+		      info.config.record_cpuid == 0 &&
+		      info.config.filters == (LTT_FILTER_PID | LTT_FILTER_PGRP |
+					      LTT_FILTER_UID | LTT_FILTER_GID) &&
+		      info.config.pid == 1234 && info.config.pgrp == 99 &&
+		      info.config.uid == 1000 && info.config.gid == 100 &&
+		      info.config.syscall_depth == 3 &&
+		      info.config.syscall_range.lower == 0x400000 &&
+		      info.config.syscall_range.upper == 0x500000 &&
+		      info.max_block == 65536 && info.abi_version == LTT_ABI_VERSION,
+	      "valid configuration accepted and reported", "r %d", r);
+	r = set_s32(fd, LTT_IOC_TRACK_PID, -1) || set_s32(fd, LTT_IOC_TRACK_PGRP, -1) ||
+	    set_s64(fd, LTT_IOC_TRACK_UID, -1) || set_s64(fd, LTT_IOC_TRACK_GID, -1);
+	r = r || xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
+	check(!r && info.config.filters == 0, "filters switched off with -1",
+	      "filters %#x", info.config.filters);
+
+	/* While tracing. */
+	r = start(fd, &t);
+	check(!r, "START", "r %d", r);
+	check(xioctl(fd, LTT_IOC_START, NULL) == -EBUSY, "START twice: EBUSY", " ");
+	rg = (struct ltt_addr_range){ 0, 0 };
+	check(set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 8192) == -EBUSY &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 0) == -EBUSY &&
+		      set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 0) == -EBUSY &&
+		      set_u32(fd, LTT_IOC_SET_CPUID, 1) == -EBUSY &&
+		      set_s32(fd, LTT_IOC_TRACK_PID, 1) == -EBUSY &&
+		      set_s32(fd, LTT_IOC_TRACK_PGRP, 1) == -EBUSY &&
+		      set_s64(fd, LTT_IOC_TRACK_UID, 1) == -EBUSY &&
+		      set_s64(fd, LTT_IOC_TRACK_GID, 1) == -EBUSY &&
+		      set_u32(fd, LTT_IOC_SET_SYSCALL_DEPTH, 1) == -EBUSY &&
+		      xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg) == -EBUSY,
+	      "every SET ioctl while tracing: EBUSY", " ");
+	info = t.info;
+	check(info.abi_version == LTT_ABI_VERSION && info.ncpus >= ncpus_online &&
+		      info.ncpus <= LTT_MAX_CPUS && info.tsc_khz != 0 &&
+		      info.anchor_tsc != 0 && info.anchor_realtime_ns != 0 &&
+		      info.anchor_monotonic_ns != 0 && info.max_block == 65536 &&
+		      (!(info.flags & LTT_TRACE_F_CLOCK_FALLBACK) ||
+		       (info.tsc_khz == 1000000 &&
+			!(info.flags & LTT_TRACE_F_TSC_RELIABLE))),
+	      "GET_TRACE_INFO while tracing", "ncpus %u khz %llu flags %#x",
+	      info.ncpus, (unsigned long long)info.tsc_khz, info.flags);
+	note("clock: tsc_khz %llu flags %#x (%s)", (unsigned long long)info.tsc_khz,
+	     info.flags,
+	     info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock fallback" :
+	     info.flags & LTT_TRACE_F_TSC_RELIABLE ? "reliable TSC" : "TSC");
+	{
+		int fl = fcntl(fd, F_GETFL);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+		n = read(fd, small, sizeof(small));
+		check(n < 0 && errno == EAGAIN,
+		      "O_NONBLOCK read with no block ready: EAGAIN", "n %zd errno %d",
+		      n, errno);
+		fcntl(fd, F_SETFL, fl);
+		check(poll(&p, 1, 0) == 0, "poll with no block ready: not readable",
+		      "revents %#x", p.revents);
+	}
+	{
+		struct ltt_test_emit te = { .count = 1, .payload = 8 };
+
+		r = xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+		te.payload = LTT_CUSTOM_MAX + 8;
+		r = r == -EINVAL && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
+		te.payload = 16;
+		te.reserved = 1;
+		r = r && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
+		te.reserved = 0;
+		te.cpu_mask = 1ULL << 63;
+		r = r && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
+		check(r, "TEST_EMIT bad payload/reserved/cpu mask: EINVAL", " ");
+	}
+	{
+		char big[LTT_CUSTOM_MAX + 1] = { 0 };
+
+		r = user_event(fd, 1, big, sizeof(big)) == -EINVAL &&
+		    user_event(fd, 1, (void *)8, 16) == -EFAULT &&
+		    xioctl(fd, LTT_IOC_USER_EVENT, (void *)8) == -EFAULT;
+		check(r, "USER_EVENT too long: EINVAL, bad pointers: EFAULT", " ");
+	}
+	r = emit(fd, 10, 0, 16);
+	check(!r, "TEST_EMIT", "r %d", r);
+	r = xioctl(fd, LTT_IOC_STOP, NULL);
+	check(!r && xioctl(fd, LTT_IOC_STOP, NULL) == 0,
+	      "STOP, and STOP again is a no-op", "r %d", r);
+	{
+		ssize_t n = read(fd, small, sizeof(small));
+
+		check(n < 0 && errno == EINVAL,
+		      "read smaller than a block: EINVAL", "n %zd errno %d", n,
+		      errno);
+	}
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		check(poll(&p, 1, 0) == 1 && (p.revents & POLLIN),
+		      "poll after STOP: readable", "revents %#x", p.revents);
+	}
+	r = read_all(fd, &t);
+	{
+		struct tp_result res;
+		struct test_seen s;
+
+		test_seen_init(&s, 16);
+		int pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+				  on_test_record, &s, &res);
+		uint64_t total = 0;
+		for (unsigned int c = 0; c < LTT_MAX_CPUS; c++)
+			total += s.count[c];
+		check(!r && !pr && res.trace_start_seen && total == 10 * ncpus_online,
+		      "blocks after STOP valid, TRACE_START present, all events there",
+		      "r %d parse '%s' events %llu", r, res.error,
+		      (unsigned long long)total);
+		bool finals = true;
+		for (unsigned int c = 0; c < t.info.ncpus; c++)
+			if (res.final_blocks[c] != 1)
+				finals = false;
+		check(finals, "one FINAL block per CPU", " ");
+	}
+	check(read(fd, small, sizeof(small)) == 0, "read after the last block: EOF",
+	      " ");
+	r = xioctl(fd, LTT_IOC_GET_LOST, &lc);
+	check(!r && lc.ncpus == t.info.ncpus && lc.total == 0,
+	      "GET_LOST after a lossless trace", "r %d", r);
+	trace_free(&t);
+
+	/* RESET and fsync restore the defaults. */
+	set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 8192);
+	r = xioctl(fd, LTT_IOC_RESET, NULL);
+	r = r || xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
+	check(!r && info.config.buffer_size == LTT_BUFFER_DEFAULT &&
+		      info.config.event_mask == LTT_EV_MASK_ALL && info.anchor_tsc == 0,
+	      "RESET restores the default configuration", " ");
+	set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 8192);
+	r = fsync(fd) < 0 ? -errno : 0;
+	r = r || xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
+	check(!r && info.config.buffer_size == LTT_BUFFER_DEFAULT, "fsync resets",
+	      " ");
+	/* START after STOP begins a new trace. */
+	configure(fd, 0, 0, 8192);
+	r = start(fd, &t) || stop_and_collect(fd, &t) || start(fd, &t);
+	check(!r, "START after STOP begins a new trace", "r %d", r);
+	xioctl(fd, LTT_IOC_RESET, NULL);
+	trace_free(&t);
+}
+
+/* ------------------------------------------------ test-mode delivery */
+
+/*
+ * Emit @n events per CPU with no reader; check what comes back. When
+ * @lossless the buffers hold everything and every event must be there in
+ * order; otherwise recorded + lost must equal emitted, exactly.
+ */
+static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
+		       uint32_t payload, bool lossless)
+{
+	struct trace t = { 0 };
+	struct ltt_lost_counts lc;
+	struct tp_result res;
+	struct test_seen s;
+	uint64_t recorded = 0, lc_rec = 0;
+	char nm[160];
+	int r, pr;
+
+	test_seen_init(&s, payload);
+	r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, bufsz);
+	r = r || start(fd, &t);
+	r = r || emit(fd, n, 0, payload);
+	r = r || stop_and_collect(fd, &t);
+	r = r || xioctl(fd, LTT_IOC_GET_LOST, &lc);
+	pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+		      on_test_record, &s, &res);
+	snprintf(nm, sizeof(nm), "%s: blocks valid", name);
+	check(!r && !pr, nm, "r %d parse '%s'", r, res.error);
+	for (unsigned int c = 0; c < LTT_MAX_CPUS; c++) {
+		recorded += s.count[c];
+		lc_rec += lc.recorded[c];
+	}
+	note("%s: %llu emitted, %llu recorded, %llu lost, %llu blocks", name,
+	     (unsigned long long)(n * ncpus_online), (unsigned long long)recorded,
+	     (unsigned long long)res.lost_total, (unsigned long long)res.blocks);
+	snprintf(nm, sizeof(nm), "%s: recorded + lost == emitted", name);
+	check(recorded + res.lost_total == n * ncpus_online && s.other == 0, nm,
+	      "recorded %llu lost %llu emitted %llu other %llu",
+	      (unsigned long long)recorded, (unsigned long long)res.lost_total,
+	      (unsigned long long)(n * ncpus_online), (unsigned long long)s.other);
+	snprintf(nm, sizeof(nm), "%s: GET_LOST agrees with the blocks", name);
+	check(lc.total == res.lost_total && lc_rec == recorded, nm,
+	      "ioctl lost %llu recorded %llu", (unsigned long long)lc.total,
+	      (unsigned long long)lc_rec);
+	snprintf(nm, sizeof(nm), "%s: in order, right CPU and size", name);
+	check(!s.out_of_order && !s.bad_cpu && !s.bad_size, nm,
+	      "out of order %llu bad cpu %llu bad size %llu",
+	      (unsigned long long)s.out_of_order, (unsigned long long)s.bad_cpu,
+	      (unsigned long long)s.bad_size);
+	if (lossless) {
+		bool all = true;
+
+		for (unsigned int c = 0; c < ncpus_online; c++)
+			if (s.count[c] != n)
+				all = false;
+		snprintf(nm, sizeof(nm), "%s: every event of every CPU, no gap",
+			 name);
+		check(all && !s.gaps && res.lost_total == 0, nm, "gaps %llu lost %llu blocks %llu",
+		      (unsigned long long)s.gaps,
+		      (unsigned long long)res.lost_total,
+		      (unsigned long long)res.blocks);
+	} else {
+		snprintf(nm, sizeof(nm), "%s: events were lost and reported", name);
+		check(res.lost_total > 0 && res.lost_records > 0, nm,
+		      "lost %llu", (unsigned long long)res.lost_total);
+	}
+	trace_free(&t);
+}
+
+/* A reader process draining the device while events are emitted. */
+static void check_emit_with_reader(int fd)
+{
+	struct trace t = { 0 };
+	struct tp_result res;
+	struct test_seen s;
+	uint64_t n = 100000, recorded = 0;
+	int pipefd[2], r, pr, st;
+	pid_t pid;
+
+	test_seen_init(&s, 16);
+	r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, 16384);
+	r = r || start(fd, &t);
+	if (r || pipe(pipefd)) {
+		check(false, "concurrent reader: setup", "r %d", r);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* Child: read blocks as they come, send them up the pipe. */
+		static uint8_t buf[1 << 20];
+
+		close(pipefd[0]);
+		for (;;) {
+			ssize_t k = read(fd, buf, sizeof(buf)), w = 0;
+
+			if (k <= 0)
+				_exit(k < 0 ? 1 : 0);
+			while (w < k) {
+				ssize_t x = write(pipefd[1], buf + w, k - w);
+
+				if (x <= 0)
+					_exit(2);
+				w += x;
+			}
+		}
+	}
+	close(pipefd[1]);
+	r = emit(fd, n, 0, 16);
+	r = r || xioctl(fd, LTT_IOC_STOP, NULL);
+	for (;;) {
+		ssize_t k;
+
+		if (t.cap - t.len < 65536) {
+			t.cap = t.cap * 2 + (1 << 20);
+			t.buf = realloc(t.buf, t.cap);
+		}
+		k = read(pipefd[0], t.buf + t.len, t.cap - t.len);
+		if (k <= 0)
+			break;
+		t.len += k;
+	}
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+		      on_test_record, &s, &res);
+	for (unsigned int c = 0; c < LTT_MAX_CPUS; c++)
+		recorded += s.count[c];
+	note("concurrent reader: %llu recorded, %llu lost, %llu blocks",
+	     (unsigned long long)recorded, (unsigned long long)res.lost_total,
+	     (unsigned long long)res.blocks);
+	check(!r && !pr && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+		      recorded + res.lost_total == n * ncpus_online &&
+		      !s.out_of_order && !s.bad_cpu,
+	      "concurrent reader: valid blocks, recorded + lost == emitted",
+	      "r %d parse '%s' status %#x recorded %llu lost %llu", r, res.error,
+	      st, (unsigned long long)recorded, (unsigned long long)res.lost_total);
+	trace_free(&t);
+}
+
+/* ------------------------------------------------------- notification */
+
+static void check_notify(int fd)
+{
+	struct trace t = { 0 };
+	struct timespec to = { .tv_sec = 60 };
+	sigset_t set;
+	siginfo_t si;
+	int r, sig, fl;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGIO);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, 4096);
+	fl = fcntl(fd, F_GETFL);
+	r = r || fcntl(fd, F_SETOWN, getpid()) < 0 ||
+	    fcntl(fd, F_SETFL, fl | O_ASYNC) < 0;
+	r = r || start(fd, &t);
+	/* 200 events of 32 bytes overflow one 4 KiB buffer on CPU 0. */
+	r = r || emit(fd, 200, 1, 16);
+	sig = r ? -1 : sigtimedwait(&set, &si, &to);
+	check(sig == SIGIO, "SIGIO when a buffer fills", "r %d sig %d", r, sig);
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		check(poll(&p, 1, 60000) == 1 && (p.revents & POLLIN),
+		      "poll readable when a buffer fills", "revents %#x",
+		      p.revents);
+	}
+	fcntl(fd, F_SETFL, fl);
+	r = stop_and_collect(fd, &t);
+	check(!r, "read after SIGIO", "r %d", r);
+	trace_free(&t);
+	/* Drain any SIGIO left pending. */
+	to.tv_sec = 0;
+	while (sigtimedwait(&set, &si, &to) == SIGIO)
+		;
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	/* A blocked read() returns once the trace stops. */
+	r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, 65536);
+	r = r || start(fd, &t);
+	if (!r) {
+		int pipefd[2], st;
+		pid_t pid;
+		char c;
+
+		if (pipe(pipefd))
+			return;
+		pid = fork();
+		if (pid == 0) {
+			static uint8_t buf[1 << 17];
+			ssize_t n;
+
+			write(pipefd[1], "r", 1);
+			n = read(fd, buf, sizeof(buf)); /* blocks: nothing ready */
+			_exit(n > 0 ? 0 : 1);
+		}
+		read(pipefd[0], &c, 1);
+		usleep(100000); /* only makes it likely the child sleeps in read */
+		r = xioctl(fd, LTT_IOC_STOP, NULL);
+		waitpid(pid, &st, 0);
+		check(!r && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "blocked read returns the final blocks at STOP", "st %#x", st);
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	xioctl(fd, LTT_IOC_RESET, NULL);
+}
+
+/* -------------------------------------------------------------- filters */
+
+struct filter_seen {
+	uint64_t by_id[8]; /* user events by id 0..7 */
+	uint64_t size8;    /* custom records without details */
+	uint64_t bad_payload;
+};
+
+static void on_filter_record(const struct tp_record *r, void *arg)
+{
+	struct filter_seen *f = arg;
+	const struct ltt_ev_custom *c = r->details;
+
+	if (r->hdr->event != LTT_EV_CUSTOM)
+		return;
+	if (r->hdr->size == 8) {
+		f->size8++;
+		return;
+	}
+	if (c->id < 8)
+		f->by_id[c->id]++;
+	if (c->length != 5 || memcmp(c->data, "hello", 5) ||
+	    r->hdr->size != 8 + 8 + 8 || c->data[5] || c->data[6] || c->data[7])
+		f->bad_payload++;
+}
+
+/*
+ * Run one filter scenario: a child that becomes (setpgid, setgid, setuid
+ * as asked) a distinct process writes user event 1, the parent writes
+ * user event 2; @setup configures the filter knowing the child's pid.
+ */
+enum { CH_PGRP = 1, CH_UID = 2, CH_GID = 4 };
+
+static int filter_run(int fd, int child_flags, uint64_t events, uint64_t details,
+		      int (*setup)(int fd, pid_t child), struct filter_seen *f)
+{
+	int to_child[2], to_parent[2], r, st;
+	struct trace t = { 0 };
+	struct tp_result res;
+	pid_t pid;
+	char c;
+
+	memset(f, 0, sizeof(*f));
+	if (pipe(to_child) || pipe(to_parent))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		if (child_flags & CH_PGRP)
+			setpgid(0, 0);
+		if (child_flags & CH_GID)
+			setresgid(2000, 2000, 2000);
+		if (child_flags & CH_UID)
+			setresuid(1000, 1000, 1000);
+		write(to_parent[1], "r", 1);
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		r = user_event(fd, 1, "hello", 5);
+		write(to_parent[1], r ? "e" : "d", 1);
+		_exit(0);
+	}
+	read(to_parent[0], &c, 1);
+	r = configure(fd, events, details, 65536);
+	r = r || setup(fd, pid);
+	r = r || start(fd, &t);
+	write(to_child[1], "g", 1);
+	read(to_parent[0], &c, 1);
+	if (c != 'd')
+		r = r ? r : -EIO;
+	r = r || user_event(fd, 2, "hello", 5);
+	waitpid(pid, &st, 0);
+	r = r || stop_and_collect(fd, &t);
+	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+			   on_filter_record, f, &res))
+		r = -EPROTO;
+	trace_free(&t);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	return r;
+}
+
+static int setup_none(int fd, pid_t child)
+{
+	return 0;
+}
+
+static int setup_pid(int fd, pid_t child)
+{
+	return set_s32(fd, LTT_IOC_TRACK_PID, child);
+}
+
+static int setup_pgrp(int fd, pid_t child)
+{
+	return set_s32(fd, LTT_IOC_TRACK_PGRP, child);
+}
+
+static int setup_uid(int fd, pid_t child)
+{
+	return set_s64(fd, LTT_IOC_TRACK_UID, 1000);
+}
+
+static int setup_gid(int fd, pid_t child)
+{
+	return set_s64(fd, LTT_IOC_TRACK_GID, 2000);
+}
+
+static int setup_pid_uid0(int fd, pid_t child)
+{
+	return set_s32(fd, LTT_IOC_TRACK_PID, child) ||
+	       set_s64(fd, LTT_IOC_TRACK_UID, 0);
+}
+
+static int setup_parent(int fd, pid_t child)
+{
+	return set_s32(fd, LTT_IOC_TRACK_PID, getpid());
+}
+
+static void check_filters(int fd)
+{
+	const uint64_t custom = LTT_EV_BIT(LTT_EV_CUSTOM);
+	struct filter_seen f;
+	int r;
+
+	r = filter_run(fd, 0, custom, custom, setup_none, &f);
+	check(!r && f.by_id[1] == 1 && f.by_id[2] == 1 && !f.bad_payload,
+	      "no filter: user events of both processes, payload intact",
+	      "r %d child %llu parent %llu bad %llu", r,
+	      (unsigned long long)f.by_id[1], (unsigned long long)f.by_id[2],
+	      (unsigned long long)f.bad_payload);
+	r = filter_run(fd, 0, LTT_EV_MASK_ALL & ~custom, custom, setup_none, &f);
+	check(!r && !f.by_id[1] && !f.by_id[2] && !f.size8,
+	      "event mask without CUSTOM: no user event", "r %d", r);
+	r = filter_run(fd, 0, custom, LTT_EV_MASK_ALL & ~custom, setup_none, &f);
+	check(!r && f.size8 == 2 && !f.by_id[1] && !f.by_id[2],
+	      "details mask without CUSTOM: records of size 8", "r %d size8 %llu",
+	      r, (unsigned long long)f.size8);
+	r = filter_run(fd, 0, custom, custom, setup_pid, &f);
+	check(!r && f.by_id[1] == 1 && !f.by_id[2], "PID filter: only the child",
+	      "r %d child %llu parent %llu", r, (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2]);
+	r = filter_run(fd, 0, custom, custom, setup_parent, &f);
+	check(!r && !f.by_id[1] && f.by_id[2] == 1, "PID filter: only the parent",
+	      "r %d child %llu parent %llu", r, (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2]);
+	r = filter_run(fd, CH_PGRP, custom, custom, setup_pgrp, &f);
+	check(!r && f.by_id[1] == 1 && !f.by_id[2],
+	      "PGRP filter: only the child's process group",
+	      "r %d child %llu parent %llu", r, (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2]);
+	r = filter_run(fd, CH_UID, custom, custom, setup_uid, &f);
+	check(!r && f.by_id[1] == 1 && !f.by_id[2], "UID filter: only uid 1000",
+	      "r %d child %llu parent %llu", r, (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2]);
+	r = filter_run(fd, CH_GID, custom, custom, setup_gid, &f);
+	check(!r && f.by_id[1] == 1 && !f.by_id[2], "GID filter: only gid 2000",
+	      "r %d child %llu parent %llu", r, (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2]);
+	r = filter_run(fd, CH_UID, custom, custom, setup_pid_uid0, &f);
+	check(!r && !f.by_id[1] && !f.by_id[2],
+	      "PID and UID filters must both match", "r %d child %llu parent %llu",
+	      r, (unsigned long long)f.by_id[1], (unsigned long long)f.by_id[2]);
+}
+
+/* ---------------------------------------------- kernel events, filtered */
+
+struct kernel_seen {
+	pid_t child;
+	uint64_t syscalls_child, getppid_child, syscalls_other;
+	uint64_t sched_with_child, sched_without_child;
+	uint64_t other_pid_events, events;
+	uint64_t sched_size8, sched_full;
+};
+
+static void on_kernel_record(const struct tp_record *r, void *arg)
+{
+	struct kernel_seen *k = arg;
+	const struct ltt_record_header *h = r->hdr;
+
+	if (h->event == LTT_EV_TRACE_START)
+		return;
+	k->events++;
+	if (h->event == LTT_EV_SCHEDCHANGE) {
+		if (h->size == 8) {
+			k->sched_size8++;
+			return;
+		}
+		const struct ltt_ev_schedchange *s = r->details;
+
+		k->sched_full++;
+		if (s->in == k->child || s->out == k->child)
+			k->sched_with_child++;
+		else
+			k->sched_without_child++;
+		return;
+	}
+	if (h->event == LTT_EV_PROCESS && h->size >= 16 &&
+	    ((const struct ltt_ev_process *)r->details)->pid == k->child)
+		return; /* concerns the child */
+	if (r->pid != k->child) {
+		k->other_pid_events++;
+		return;
+	}
+	if (h->event == LTT_EV_SYSCALL_ENTRY) {
+		k->syscalls_child++;
+		if (h->size >= 16 &&
+		    ((const struct ltt_ev_syscall_entry *)r->details)->nr ==
+			    SYS_getppid)
+			k->getppid_child++;
+	}
+}
+
+/* A child doing 100 getppid() and a few sleeps; trace it with @setup. */
+static int kernel_run(int fd, uint64_t events, uint64_t details, bool filter,
+		      struct kernel_seen *k)
+{
+	struct trace t = { 0 };
+	struct tp_result res;
+	int to_child[2], to_parent[2], r, st;
+	pid_t pid;
+	char c;
+
+	memset(k, 0, sizeof(*k));
+	if (pipe(to_child) || pipe(to_parent))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 100; i++)
+			syscall(SYS_getppid);
+		for (int i = 0; i < 5; i++)
+			usleep(1000);
+		write(to_parent[1], "d", 1);
+		_exit(0);
+	}
+	k->child = pid;
+	r = configure(fd, events, details, 1 << 20);
+	if (filter)
+		r = r || set_s32(fd, LTT_IOC_TRACK_PID, pid);
+	r = r || start(fd, &t);
+	write(to_child[1], "g", 1);
+	read(to_parent[0], &c, 1);
+	for (int i = 0; i < 50; i++)
+		syscall(SYS_getppid); /* the parent's own: filtered out */
+	waitpid(pid, &st, 0);
+	r = r || stop_and_collect(fd, &t);
+	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+			   on_kernel_record, k, &res)) {
+		note("parse: %s", res.error);
+		r = -EPROTO;
+	}
+	if (!r && res.lost_total)
+		note("kernel events: %llu lost", (unsigned long long)res.lost_total);
+	trace_free(&t);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	return r;
+}
+
+static void check_kernel_events(int fd)
+{
+	const uint64_t ev = LTT_EV_MASK_CORE | LTT_EV_BIT(LTT_EV_PROCESS);
+	struct kernel_seen k;
+	int r;
+
+	r = kernel_run(fd, ev, LTT_EV_MASK_ALL, true, &k);
+	note("pid filter: %llu events, child syscalls %llu (getppid %llu), sched with child %llu, without %llu, other-pid events %llu",
+	     (unsigned long long)k.events, (unsigned long long)k.syscalls_child,
+	     (unsigned long long)k.getppid_child,
+	     (unsigned long long)k.sched_with_child,
+	     (unsigned long long)k.sched_without_child,
+	     (unsigned long long)k.other_pid_events);
+	if (!r && k.syscalls_child == 0) {
+		printf("skip - kernel events: the facility delivered no syscall\n");
+		return;
+	}
+	check(!r && k.getppid_child >= 100,
+	      "kernel events: every getppid of the tracked child recorded",
+	      "r %d getppid %llu", r, (unsigned long long)k.getppid_child);
+	check(!r && k.sched_with_child > 0 && k.sched_without_child == 0,
+	      "kernel events: schedchanges in/out of the tracked task kept, no other",
+	      "with %llu without %llu", (unsigned long long)k.sched_with_child,
+	      (unsigned long long)k.sched_without_child);
+	check(!r && k.other_pid_events == 0,
+	      "kernel events: nothing attributed to an untracked task",
+	      "%llu", (unsigned long long)k.other_pid_events);
+	r = kernel_run(fd, ev & ~(LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+				  LTT_EV_BIT(LTT_EV_SYSCALL_EXIT)),
+		       LTT_EV_MASK_ALL & ~LTT_EV_BIT(LTT_EV_SCHEDCHANGE), true, &k);
+	check(!r && k.syscalls_child == 0 && k.sched_size8 > 0 && k.sched_full == 0,
+	      "kernel events: event mask drops syscalls, details mask trims schedchange",
+	      "r %d syscalls %llu size8 %llu full %llu", r,
+	      (unsigned long long)k.syscalls_child,
+	      (unsigned long long)k.sched_size8, (unsigned long long)k.sched_full);
+}
+
+/* A trace left idle shows heartbeats on every online CPU. */
+static void check_heartbeat(int fd)
+{
+	struct trace t = { 0 };
+	struct tp_result res;
+	bool all = true;
+	int r;
+
+	r = configure(fd, 0, 0, 65536);
+	r = r || start(fd, &t);
+	sleep(3); /* the default heartbeat is 250 ms */
+	r = r || stop_and_collect(fd, &t);
+	r = r || tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, NULL,
+			  NULL, &res);
+	for (unsigned int c = 0; c < ncpus_online; c++)
+		if (!res.heartbeats[c])
+			all = false;
+	check(!r && all, "heartbeats on every CPU of an idle trace", "r %d", r);
+	trace_free(&t);
+}
+
+/* -------------------------------------------------- reader killed */
+
+static void check_sigkill(void)
+{
+	int pipefd[2], st, fd, r;
+	struct trace t = { 0 };
+	struct tp_result res;
+	struct test_seen s;
+	pid_t pid;
+	char c;
+
+	for (int mode = 0; mode < 2; mode++) {
+		if (pipe(pipefd))
+			return;
+		pid = fork();
+		if (pid == 0) {
+			static uint8_t buf[1 << 16];
+
+			fd = open_dev();
+			if (fd < 0 || configure(fd, LTT_EV_MASK_ALL, LTT_EV_MASK_ALL, 8192) ||
+			    start(fd, &t))
+				_exit(1);
+			write(pipefd[1], "s", 1);
+			if (mode == 0)
+				emit(fd, 1ULL << 40, 0, 16); /* until killed */
+			for (;;)
+				read(fd, buf, sizeof(buf));
+		}
+		close(pipefd[1]);
+		r = read(pipefd[0], &c, 1);
+		close(pipefd[0]);
+		usleep(200000); /* let it trace a little; not a condition */
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		check(r == 1 && WIFSIGNALED(st),
+		      mode ? "reader killed in read()" : "reader killed in TEST_EMIT",
+		      "r %d st %#x", r, st);
+		fd = open_dev();
+		test_seen_init(&s, 16);
+		r = fd < 0 ? -EBUSY :
+			     configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL,
+				       65536);
+		r = r || start(fd, &t) || emit(fd, 1000, 0, 16) ||
+		    stop_and_collect(fd, &t);
+		r = r || tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+				  on_test_record, &s, &res);
+		uint64_t total = 0;
+		for (unsigned int cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
+			total += s.count[cpu];
+		check(!r && total == 1000 * ncpus_online && !s.gaps,
+		      mode ? "new trace after a reader killed in read()" :
+			     "new trace after a reader killed in TEST_EMIT",
+		      "r %d events %llu", r, (unsigned long long)total);
+		trace_free(&t);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* ------------------------------------------------------------ modes */
+
+static int mode_check(void)
+{
+	int fd = open_dev();
+
+	if (fd < 0) {
+		check(false, "open /dev/tracer", "%s", strerror(errno));
+		goto out;
+	}
+	check(true, "open /dev/tracer", " ");
+	check_ioctls(fd);
+	check_emit(fd, "2 CPUs, buffers suffice", 3000, 65536, 16, true);
+	check_emit(fd, "max payload, buffers suffice", 100, 65536, LTT_CUSTOM_MAX,
+		   true);
+	check_emit(fd, "odd payload, buffers suffice", 1000, 65536, 17, true);
+	check_emit(fd, "2 CPUs, small buffers", 20000, 4096, 16, false);
+	check_emit(fd, "2 CPUs, 64 KiB buffers", 200000, 65536, 40, false);
+	check_emit_with_reader(fd);
+	check_notify(fd);
+	check_filters(fd);
+	check_kernel_events(fd);
+	check_heartbeat(fd);
+	close(fd);
+	check_sigkill();
+out:
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/* Trace core events and drain until killed. */
+static int mode_hold(void)
+{
+	static uint8_t buf[1 << 20];
+	struct trace t = { 0 };
+	int fd = open_dev();
+
+	if (fd < 0 || configure(fd, LTT_EV_MASK_ALL, LTT_EV_MASK_ALL, 65536) ||
+	    start(fd, &t))
+		return 1;
+	printf("holding\n");
+	fflush(stdout);
+	for (;;)
+		if (read(fd, buf, sizeof(buf)) < 0 && errno != EINTR)
+			return 1;
+}
+
+static void syscall_loop(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+static int mode_load(long n)
+{
+	syscall_loop(n);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Fork a child that drains @fd until EOF; return its pid. */
+static pid_t drain(int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static uint8_t buf[4 << 20];
+
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+static int mode_bench(int reps)
+{
+	enum { NEV = 200000 };
+	const long loops = 200000;
+	double one[32], two[32], plain[32], traced[32];
+	struct trace t = { 0 };
+	struct ltt_lost_counts lc;
+	uint64_t lost_traced = 0, lost_emit = 0;
+	int fd = open_dev(), r = 0;
+
+	if (fd < 0)
+		return 1;
+	if (reps > 32)
+		reps = 32;
+	syscall_loop(loops); /* warm up */
+	for (int i = 0; i < reps && !r; i++) {
+		for (int cpus = 1; cpus <= 2 && !r; cpus++) {
+			double t0, t1;
+
+			r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL,
+				      8 << 20);
+			r = r || start(fd, &t);
+			t0 = now_ns();
+			r = r || emit(fd, NEV, cpus == 1 ? 1 : 3, 16);
+			t1 = now_ns();
+			r = r || xioctl(fd, LTT_IOC_STOP, NULL) ||
+			    xioctl(fd, LTT_IOC_GET_LOST, &lc);
+			lost_emit += lc.total;
+			(cpus == 1 ? one : two)[i] = (t1 - t0) / NEV;
+		}
+		{
+			double t0 = now_ns();
+
+			syscall_loop(loops);
+			plain[i] = (now_ns() - t0) / loops;
+		}
+		{
+			double t0, t1;
+			pid_t reader;
+
+			r = r || configure(fd, LTT_EV_MASK_CORE, LTT_EV_MASK_ALL,
+					   1 << 20);
+			r = r || start(fd, &t);
+			reader = drain(fd);
+			t0 = now_ns();
+			syscall_loop(loops);
+			t1 = now_ns();
+			r = r || xioctl(fd, LTT_IOC_STOP, NULL);
+			waitpid(reader, NULL, 0);
+			r = r || xioctl(fd, LTT_IOC_GET_LOST, &lc);
+			lost_traced += lc.total;
+			traced[i] = (t1 - t0) / loops;
+		}
+	}
+	xioctl(fd, LTT_IOC_RESET, NULL);
+	close(fd);
+	if (r) {
+		printf("bench: failed (%s)\n", strerror(-r));
+		return 1;
+	}
+	double m1 = median(one, reps), m2 = median(two, reps);
+	double mp = median(plain, reps), mt = median(traced, reps);
+
+	printf("bench-module: %d repetitions, medians; clock %s\n", reps,
+	       t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock" : "TSC");
+	printf("bench-module: test mode, 1 CPU logging : %8.1f ns/event (%d events per run)\n",
+	       m1, NEV);
+	printf("bench-module: test mode, 2 CPUs logging: %8.1f ns/event per CPU (%d events per CPU per run)\n",
+	       m2, NEV);
+	printf("bench-module: lost in test-mode runs: %llu\n",
+	       (unsigned long long)lost_emit);
+	printf("bench-module: getppid loop untraced    : %8.1f ns/iteration\n", mp);
+	printf("bench-module: getppid loop core events : %8.1f ns/iteration (lost %llu)\n",
+	       mt, (unsigned long long)lost_traced);
+	printf("bench-module: slowdown traced/untraced : %8.3f (%+.1f%%)\n", mt / mp,
+	       (mt / mp - 1) * 100);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "check";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("LTT_DEVICE"))
+		dev = getenv("LTT_DEVICE");
+	ncpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!strcmp(mode, "check"))
+		return mode_check();
+	if (!strcmp(mode, "hold"))
+		return mode_hold();
+	if (!strcmp(mode, "load"))
+		return mode_load(argc > 2 ? atol(argv[2]) : 1000000);
+	if (!strcmp(mode, "bench"))
+		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
+	fprintf(stderr, "usage: %s check|hold|load N|bench [REPS]\n", argv[0]);
+	return 2;
+}
