@@ -1,0 +1,33 @@
+# Trace module targets (included by the top Makefile).
+#   make module        build module/ against the patched kernel (KERNELDIR
+#                      overrides: any 6.1 tree with the ltt patches, prepared
+#                      for out-of-tree modules); prints the .ko path
+#   make module-debug  the same against the debug kernel
+#   make module-test   the static in-guest test program
+#   make bench-module  ns per logged event and the syscall-loop slowdown,
+#                      measured inside the QEMU guest
+.PHONY: module module-debug module-test bench-module
+
+LTT_MOD_OUT = $(BUILD)/module
+LTT_MODTEST = $(LTT_MOD_OUT)/ltt_modtest
+LTT_MODTEST_SRC = tests/module/ltt_modtest.c tests/module/trace_parse.c
+LTT_MODTEST_CFLAGS = -static -O2 -g -Wall -Wextra -Wno-unused-parameter \
+	-Wno-unused-result -Iinclude
+
+module:
+	@kdir='$(KERNELDIR)'; \
+	if [ -z "$$kdir" ]; then kdir=$$(scripts/build-kernel.sh | tail -n 1) || exit 1; fi; \
+	module/build.sh "$$kdir" $(LTT_MOD_OUT)/ltt
+
+module-debug:
+	@kdir=$$(scripts/build-kernel.sh --debug | tail -n 1) || exit 1; \
+	module/build.sh "$$kdir" $(LTT_MOD_OUT)/debug
+
+$(LTT_MODTEST): $(LTT_MODTEST_SRC) tests/module/trace_parse.h include/ltt/abi.h include/ltt/events.h
+	@mkdir -p $(dir $@)
+	gcc $(LTT_MODTEST_CFLAGS) -o $@ $(LTT_MODTEST_SRC)
+
+module-test: $(LTT_MODTEST)
+
+bench-module: module $(LTT_MODTEST)
+	@tests/module/run-vm.sh bench

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# usage: module/build.sh KDIR OUTDIR
+# Builds ltt_tracer.ko against the kernel build KDIR (a tree prepared for
+# out-of-tree modules, e.g. the one scripts/build-kernel.sh prints) in
+# OUTDIR, from a copy of module/, so the source tree stays clean. Prints the
+# path of the .ko last.
+set -euo pipefail
+[[ $# == 2 ]] || { echo "usage: $0 KDIR OUTDIR" >&2; exit 2; }
+kdir=$1 out=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+[[ -f $kdir/Makefile ]] || { echo "module/build.sh: $kdir is not a kernel build directory" >&2; exit 1; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# Copy only what changed so incremental builds stay incremental.
+for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h; do
+	cmp -s "$f" "$out/$(basename "$f")" || cp "$f" "$out/"
+done
+make -s -C "$kdir" M="$out" LTT_INCLUDE="$repo/include" modules >&2
+echo "$out/ltt_tracer.ko"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# usage: tests/module/run-vm.sh check|bench [--debug] [--out DIR]
+# Builds the trace module against the cached patched kernel (the debug one
+# with --debug; KERNELDIR overrides the normal one), builds the static test
+# program, boots the kernel in QEMU (scripts/qemu-run.sh) and runs
+# tests/module/guest.sh MODE inside. Results land in DIR (default
+# $BUILD/module/vm-MODE[-debug]): results.txt, bench.txt, dmesg.txt,
+# console.log. `bench` prints bench.txt. Exit status: qemu-run.sh's.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo" || exit 203
+build=${BUILD:-build}
+mode=${1:-check}
+shift || true
+debug=0 out=
+while (($#)); do
+	case $1 in
+	--debug) debug=1 ;;
+	--out) out=$2; shift ;;
+	*) echo "run-vm.sh: unknown argument '$1'" >&2; exit 203 ;;
+	esac
+	shift
+done
+variant=ltt flag=() qflag=()
+if ((debug)); then variant=debug flag=(--debug) qflag=(--debug); fi
+out=${out:-$build/module/vm-$mode$( ((debug)) && echo -debug)}
+
+if ((!debug)) && [[ -n ${KERNELDIR:-} ]]; then
+	kdir=$KERNELDIR
+	qflag=(--kernel "$KERNELDIR")
+else
+	kdir=$(scripts/build-kernel.sh "${flag[@]}" | tail -n 1) || {
+		echo "run-vm.sh: kernel build failed" >&2; exit 203; }
+fi
+ko=$(module/build.sh "$kdir" "$build/module/$variant" | tail -n 1) || {
+	echo "run-vm.sh: module build failed" >&2; exit 203; }
+make -s BUILD="$build" module-test >&2 || exit 203
+
+rm -rf "$out"
+mkdir -p "$out"
+timeout=1500
+((debug)) && timeout=3000
+scripts/qemu-run.sh "${qflag[@]}" --timeout $timeout --mem 1G --out "$out" \
+	--add "$ko:/t/" --add "$build/module/ltt_modtest:/t/" \
+	--add tests/module/guest.sh:/t/ -- sh /t/guest.sh "$mode" /t
+rc=$?
+if [[ $mode == bench ]]; then
+	cat "$out/bench.txt" 2>/dev/null || echo "run-vm.sh: no bench.txt (qemu-run status $rc)"
+fi
+exit $rc

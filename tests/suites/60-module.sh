@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The trace module in the QEMU guest, on the patched kernel and on the debug
+# kernel (lockdep, KASAN, ...): every ioctl, filters, test-mode counts and
+# order, lost accounting, SIGIO/poll/read, a reader killed mid-trace,
+# unload under load. The guest program reports one line per check; each
+# becomes a check here, prefixed by the kernel variant. A console with a
+# kernel warning fails the run (scripts/qemu-run.sh exits 200).
+# LTT_SKIP_VM=1 skips the suite (no QEMU on the machine).
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+source "$repo/tests/lib/sh-test.sh"
+cd "$repo" || exit 1
+build=${BUILD:-build}
+
+if [[ -n ${LTT_SKIP_VM:-} ]]; then
+	t_skip "module suite" "LTT_SKIP_VM is set"
+	t_summary
+	exit
+fi
+
+mkdir -p "$build/module"
+for variant in ltt debug; do
+	flag=()
+	[[ $variant == debug ]] && flag=(--debug)
+	out=$build/module/vm-check-$variant
+	tests/module/run-vm.sh check "${flag[@]}" --out "$out" >"$build/module-$variant.log" 2>&1
+	rc=$?
+	if [[ -f $out/results.txt ]]; then
+		while IFS= read -r line; do
+			case $line in
+			"ok - "*) t_pass "[$variant] ${line#ok - }" ;;
+			"FAIL - "*) rest=${line#FAIL - }; t_fail "[$variant] ${rest%%: *}" "${rest#*: }" ;;
+			"skip - "*) rest=${line#skip - }; t_skip "[$variant] ${rest%%: *}" "${rest#*: }" ;;
+			"# "*) echo "       $line" ;;
+			esac
+		done <"$out/results.txt"
+	fi
+	case $rc in
+	0) t_pass "[$variant] guest finished, kernel console clean" ;;
+	200) t_fail "[$variant] kernel console clean" \
+		"$(grep -E 'WARNING|BUG|lockdep|KASAN|circular|stall|sleeping|Oops' "$out/console.log" 2>/dev/null | head -n 5)" ;;
+	*) t_fail "[$variant] guest run (status $rc)" "$(tail -n 5 "$build/module-$variant.log")" ;;
+	esac
+done
+t_summary
