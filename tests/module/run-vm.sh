@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# usage: tests/module/run-vm.sh check|bench [--debug] [--out DIR]
+# usage: tests/module/run-vm.sh check|bench [--debug] [--out DIR] [--no-build]
 # Builds the trace module against the cached patched kernel (the debug one
 # with --debug; KERNELDIR overrides the normal one), builds the static test
 # program, boots the kernel in QEMU (scripts/qemu-run.sh) and runs
 # tests/module/guest.sh MODE inside. Results land in DIR (default
 # $BUILD/module/vm-MODE[-debug]): results.txt, bench.txt, dmesg.txt,
-# console.log. `bench` prints bench.txt. Exit status: qemu-run.sh's.
+# console.log. `bench` prints bench.txt. Exit status: qemu-run.sh's; 205
+# with --no-build when the kernel is not in the cache (or the harness is
+# missing) rather than building it.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo" || exit 203
 build=${BUILD:-build}
 mode=${1:-check}
 shift || true
-debug=0 out=
+debug=0 out= nobuild=0
 while (($#)); do
 	case $1 in
 	--debug) debug=1 ;;
+	--no-build) nobuild=1 ;;
 	--out) out=$2; shift ;;
 	*) echo "run-vm.sh: unknown argument '$1'" >&2; exit 203 ;;
 	esac
@@ -25,9 +28,17 @@ variant=ltt flag=() qflag=()
 if ((debug)); then variant=debug flag=(--debug) qflag=(--debug); fi
 out=${out:-$build/module/vm-$mode$( ((debug)) && echo -debug)}
 
+if [[ ! -x scripts/qemu-run.sh || ! -x scripts/build-kernel.sh ]]; then
+	echo "run-vm.sh: scripts/qemu-run.sh or scripts/build-kernel.sh missing" >&2
+	exit 205
+fi
 if ((!debug)) && [[ -n ${KERNELDIR:-} ]]; then
 	kdir=$KERNELDIR
 	qflag=(--kernel "$KERNELDIR")
+elif ((nobuild)); then
+	kdir=$(scripts/build-kernel.sh "${flag[@]}" --print-dir 2>/dev/null | tail -n 1) || {
+		echo "run-vm.sh: the $variant kernel is not built (make kernel${flag:+-debug})" >&2
+		exit 205; }
 else
 	kdir=$(scripts/build-kernel.sh "${flag[@]}" | tail -n 1) || {
 		echo "run-vm.sh: kernel build failed" >&2; exit 203; }
