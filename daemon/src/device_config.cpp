@@ -1,0 +1,48 @@
+#include "device_config.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace ltt::daemon {
+
+ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
+    ltt_config c;
+    std::memset(&c, 0, sizeof c);
+    std::uint64_t events = o.events.value_or(LTT_EV_MASK_ALL);
+    if (o.details && o.events)
+        events |= *o.details;
+    events &= LTT_EV_MASK_ALL;
+    c.event_mask = events;
+    c.details_mask = o.details ? (*o.details & events) : events;
+    c.buffer_size = o.bufferSize.value_or(LTT_BUFFER_DEFAULT);
+    c.record_cpuid = o.recordCpuid ? 1 : 0;
+    c.pid = -1;
+    c.pgrp = -1;
+    if (o.pid) {
+        c.filters |= LTT_FILTER_PID;
+        c.pid = *o.pid;
+    }
+    if (o.pgrp) {
+        c.filters |= LTT_FILTER_PGRP;
+        c.pgrp = *o.pgrp;
+    } else if (o.trackCommand && commandPgrp) {
+        c.filters |= LTT_FILTER_PGRP;
+        c.pgrp = *commandPgrp;
+    }
+    if (o.uid) {
+        c.filters |= LTT_FILTER_UID;
+        c.uid = *o.uid;
+    }
+    if (o.gid) {
+        c.filters |= LTT_FILTER_GID;
+        c.gid = *o.gid;
+    }
+    c.syscall_depth = o.syscallDepth.value_or(0);
+    if (o.syscallLower || o.syscallUpper) {
+        c.syscall_range.lower = o.syscallLower.value_or(0);
+        c.syscall_range.upper = o.syscallUpper.value_or(std::numeric_limits<std::uint64_t>::max());
+    }
+    return c;
+}
+
+} // namespace ltt::daemon

@@ -1,0 +1,606 @@
+// tracedaemon's command line. A hand-written parser rather than getopt_long:
+// getopt's permutation loses the position of "--" (which separates the files
+// from the COMMAND), its global state makes it awkward to test, and its error
+// messages cannot say what a valid value looks like.
+#include "options.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <ltt/abi.h>
+
+#ifndef LTT_DAEMON_VERSION
+#define LTT_DAEMON_VERSION "0.0.0"
+#endif
+
+namespace ltt::daemon {
+
+namespace {
+
+struct EventName {
+    const char* name;
+    std::uint64_t mask;
+};
+
+constexpr std::uint64_t bit(int ev) {
+    return LTT_EV_BIT(ev);
+}
+
+// LTT 0.9's names first, then the ABI's, then groups. Case-insensitive.
+constexpr EventName kEventNames[] = {
+    {"START", 0}, // TRACE_START is always recorded
+    {"SYS_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
+    {"SYS_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
+    {"TRAP_ENTRY", bit(LTT_EV_TRAP_ENTRY)},
+    {"TRAP_EXIT", bit(LTT_EV_TRAP_EXIT)},
+    {"IRQ_ENTRY", bit(LTT_EV_IRQ_ENTRY)},
+    {"IRQ_EXIT", bit(LTT_EV_IRQ_EXIT)},
+    {"SCHED", bit(LTT_EV_SCHEDCHANGE)},
+    {"KTIMER", bit(LTT_EV_KERNEL_TIMER)},
+    {"SIRQ", bit(LTT_EV_SOFT_IRQ)},
+    {"PROCESS", bit(LTT_EV_PROCESS)},
+    {"FS", bit(LTT_EV_FILE_SYSTEM)},
+    {"TIMER", bit(LTT_EV_TIMER)},
+    {"MEM", bit(LTT_EV_MEMORY)},
+    {"SOCKET", bit(LTT_EV_SOCKET)},
+    {"IPC", bit(LTT_EV_IPC)},
+    {"NET", bit(LTT_EV_NETWORK)},
+    {"CUSTOM", bit(LTT_EV_CUSTOM)},
+    {"SYSCALL_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
+    {"SYSCALL_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
+    {"SCHEDCHANGE", bit(LTT_EV_SCHEDCHANGE)},
+    {"KERNEL_TIMER", bit(LTT_EV_KERNEL_TIMER)},
+    {"SOFT_IRQ", bit(LTT_EV_SOFT_IRQ)},
+    {"SOFTIRQ", bit(LTT_EV_SOFT_IRQ)},
+    {"BH", bit(LTT_EV_SOFT_IRQ)},
+    {"FILE_SYSTEM", bit(LTT_EV_FILE_SYSTEM)},
+    {"MEMORY", bit(LTT_EV_MEMORY)},
+    {"NETWORK", bit(LTT_EV_NETWORK)},
+    {"USER", bit(LTT_EV_CUSTOM)},
+    {"SYSCALL", bit(LTT_EV_SYSCALL_ENTRY) | bit(LTT_EV_SYSCALL_EXIT)},
+    {"TRAP", bit(LTT_EV_TRAP_ENTRY) | bit(LTT_EV_TRAP_EXIT)},
+    {"IRQ", bit(LTT_EV_IRQ_ENTRY) | bit(LTT_EV_IRQ_EXIT)},
+    {"CORE", LTT_EV_MASK_CORE},
+    {"ALL", LTT_EV_MASK_ALL},
+    {"NONE", 0},
+};
+
+bool equalsNoCase(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::toupper(static_cast<unsigned char>(x)) ==
+                      std::toupper(static_cast<unsigned char>(y));
+           });
+}
+
+template <class Int> std::optional<Int> parseInteger(std::string_view s, bool allowHex) {
+    int base = 10;
+    if (allowHex && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s.remove_prefix(2);
+        base = 16;
+    }
+    if (s.empty() || s[0] == '-' || s[0] == '+')
+        return std::nullopt;
+    Int v{};
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (ec != std::errc() || p != s.data() + s.size())
+        return std::nullopt;
+    return v;
+}
+
+// The option table: one row per long option, with its short letter if any.
+enum class Opt {
+    Duration,
+    BufferSize,
+    DaemonBuffer,
+    Events,
+    Details,
+    Cpuid,
+    Pid,
+    Pgrp,
+    Gid,
+    Uid,
+    SyscallShort, // -s{d,l,u}VALUE
+    SyscallDepth,
+    SyscallLower,
+    SyscallUpper,
+    SyscallRange,
+    TrackCommand,
+    Device,
+    FlushInterval,
+    Defaults,
+    Quiet,
+    Help,
+    Version,
+};
+
+struct OptSpec {
+    const char* longName; // nullptr: short only
+    char shortName;       // 0: long only
+    bool hasArg;
+    Opt opt;
+};
+
+constexpr OptSpec kOptions[] = {
+    {"duration", 't', true, Opt::Duration},
+    {"buffer-size", 'b', true, Opt::BufferSize},
+    {"daemon-buffer", 'B', true, Opt::DaemonBuffer},
+    {"events", 'e', true, Opt::Events},
+    {"event", 0, true, Opt::Events},
+    {"details", 'D', true, Opt::Details},
+    {"cpuid", 'c', false, Opt::Cpuid},
+    {"pid", 'P', true, Opt::Pid},
+    {"pgrp", 'G', true, Opt::Pgrp},
+    {"gid", 'g', true, Opt::Gid},
+    {"uid", 'u', true, Opt::Uid},
+    {nullptr, 's', true, Opt::SyscallShort},
+    {"syscall-depth", 0, true, Opt::SyscallDepth},
+    {"syscall-lower", 0, true, Opt::SyscallLower},
+    {"syscall-upper", 0, true, Opt::SyscallUpper},
+    {"syscall-range", 0, true, Opt::SyscallRange},
+    {"track-command", 'T', false, Opt::TrackCommand},
+    {"device", 0, true, Opt::Device},
+    {"flush-interval", 0, true, Opt::FlushInterval},
+    {"defaults", 'd', false, Opt::Defaults},
+    {"quiet", 'q', false, Opt::Quiet},
+    {"help", 'h', false, Opt::Help},
+    {"version", 'V', false, Opt::Version},
+};
+
+class Parser {
+public:
+    explicit Parser(std::span<const std::string_view> args) : args_m(args) {}
+
+    ParseResult run() {
+        std::vector<std::string_view> positional;
+        std::size_t i = 0;
+        for (; i < args_m.size(); ++i) {
+            std::string_view a = args_m[i];
+            if (a == "--") {
+                for (++i; i < args_m.size(); ++i)
+                    o_m.command.emplace_back(args_m[i]);
+                if (o_m.command.empty())
+                    return fail("'--' must be followed by a COMMAND to trace");
+                break;
+            }
+            if (a.starts_with("--")) {
+                if (!longOption(a, i))
+                    return fail();
+            } else if (a.size() > 1 && a[0] == '-') {
+                if (!shortOptions(a, i))
+                    return fail();
+            } else {
+                positional.push_back(a);
+            }
+        }
+        if (o_m.action != Options::Action::Trace)
+            return ParseResult{o_m, {}};
+        if (positional.size() < 2)
+            return fail(positional.empty() ? "missing TRACEFILE and PROCFILE"
+                                           : "missing PROCFILE after TRACEFILE");
+        if (positional.size() > 3)
+            return fail("too many arguments: '" + std::string(positional[3]) +
+                        "' (usage: [DEVICE] TRACEFILE PROCFILE [-- COMMAND ARGS])");
+        std::size_t p = 0;
+        if (positional.size() == 3)
+            o_m.device = positional[p++];
+        o_m.traceFile = positional[p++];
+        o_m.procFile = positional[p++];
+        if (o_m.traceFile == o_m.procFile)
+            return fail("TRACEFILE and PROCFILE are the same file: " + o_m.traceFile);
+        if (o_m.trackCommand && o_m.command.empty())
+            return fail("--track-command (-T) needs a COMMAND after '--'");
+        if (o_m.trackCommand && o_m.pgrp)
+            return fail("--track-command (-T) sets the process-group filter itself; drop -G");
+        if (o_m.syscallLower && o_m.syscallUpper && *o_m.syscallLower >= *o_m.syscallUpper)
+            return fail("syscall IP range is empty: lower bound " + hex(*o_m.syscallLower) +
+                        " is not below upper bound " + hex(*o_m.syscallUpper));
+        return ParseResult{o_m, {}};
+    }
+
+private:
+    static std::string hex(std::uint64_t v) {
+        char buf[24];
+        auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+        (void)ec;
+        return "0x" + std::string(buf, p);
+    }
+
+    ParseResult fail(std::string message = {}) {
+        if (!message.empty())
+            error_m = std::move(message);
+        return ParseResult{std::nullopt, error_m};
+    }
+
+    bool bad(std::string message) {
+        error_m = std::move(message);
+        return false;
+    }
+
+    bool longOption(std::string_view a, std::size_t& i) {
+        std::string_view body = a.substr(2);
+        std::optional<std::string_view> value;
+        if (auto eq = body.find('='); eq != std::string_view::npos) {
+            value = body.substr(eq + 1);
+            body = body.substr(0, eq);
+        }
+        const OptSpec* spec = nullptr;
+        for (const auto& s : kOptions)
+            if (s.longName && body == s.longName)
+                spec = &s;
+        if (!spec)
+            return bad("unknown option '--" + std::string(body) + "' (see --help)");
+        std::string name = "--" + std::string(body);
+        if (!spec->hasArg) {
+            if (value)
+                return bad("option '" + name + "' takes no value");
+            return apply(*spec, name, {});
+        }
+        if (!value) {
+            if (i + 1 >= args_m.size())
+                return bad("option '" + name + "' needs a value");
+            value = args_m[++i];
+        }
+        return apply(*spec, name, *value);
+    }
+
+    bool shortOptions(std::string_view a, std::size_t& i) {
+        for (std::size_t k = 1; k < a.size(); ++k) {
+            const OptSpec* spec = nullptr;
+            for (const auto& s : kOptions)
+                if (s.shortName == a[k])
+                    spec = &s;
+            std::string name = std::string("-") + a[k];
+            if (!spec)
+                return bad("unknown option '" + name + "' (see --help)");
+            if (!spec->hasArg) {
+                if (!apply(*spec, name, {}))
+                    return false;
+                continue;
+            }
+            std::string_view value = a.substr(k + 1);
+            if (value.empty()) {
+                if (i + 1 >= args_m.size())
+                    return bad("option '" + name + "' needs a value");
+                value = args_m[++i];
+            }
+            return apply(*spec, name, value);
+        }
+        return true;
+    }
+
+    template <class Int>
+    bool id(std::string_view v, const std::string& name, const char* what, Int lo, Int hi,
+            std::optional<Int>& out) {
+        auto n = parseInteger<std::int64_t>(v, false);
+        if (!n || *n < static_cast<std::int64_t>(lo) || *n > static_cast<std::int64_t>(hi))
+            return bad("invalid " + std::string(what) + " '" + std::string(v) + "' for " + name +
+                       ": expected an integer from " + std::to_string(lo) + " to " +
+                       std::to_string(hi));
+        out = static_cast<Int>(*n);
+        return true;
+    }
+
+    bool address(std::string_view v, const std::string& name, std::optional<std::uint64_t>& out) {
+        auto n = parseInteger<std::uint64_t>(v, true);
+        if (!n)
+            return bad("invalid address '" + std::string(v) + "' for " + name +
+                       ": expected a number such as 0x400000");
+        out = *n;
+        return true;
+    }
+
+    bool depth(std::string_view v, const std::string& name) {
+        auto n = parseInteger<std::uint32_t>(v, false);
+        if (!n || *n > LTT_SYSCALL_DEPTH_MAX)
+            return bad("invalid syscall IP depth '" + std::string(v) + "' for " + name +
+                       ": expected 0 to " + std::to_string(LTT_SYSCALL_DEPTH_MAX));
+        o_m.syscallDepth = *n;
+        return true;
+    }
+
+    bool events(std::string_view v, const std::string& name, std::optional<std::uint64_t>& out) {
+        std::string badName;
+        auto mask = parseEventList(v, &badName);
+        if (!mask)
+            return bad("unknown event '" + badName + "' for " + name +
+                       "; known events: " + eventNameHelp());
+        out = out.value_or(0) | *mask;
+        return true;
+    }
+
+    bool apply(const OptSpec& spec, const std::string& name, std::string_view v) {
+        switch (spec.opt) {
+        case Opt::Duration: {
+            auto d = parseDuration(v);
+            if (!d)
+                return bad("invalid duration '" + std::string(v) + "' for " + name +
+                           ": use e.g. -ts30, -tu500000, --duration 30s, 1.5s, 500ms");
+            o_m.duration = *d;
+            return true;
+        }
+        case Opt::BufferSize: {
+            auto s = parseSize(v);
+            if (!s || *s < LTT_BUFFER_MIN || *s > LTT_BUFFER_MAX)
+                return bad("invalid buffer size '" + std::string(v) + "' for " + name +
+                           ": expected " + std::to_string(LTT_BUFFER_MIN) + " to " +
+                           std::to_string(LTT_BUFFER_MAX) + " bytes (suffixes K, M)");
+            o_m.bufferSize = static_cast<std::uint32_t>(*s);
+            return true;
+        }
+        case Opt::DaemonBuffer: {
+            auto s = parseSize(v);
+            constexpr std::uint64_t maxDaemon = 1ull << 30;
+            if (!s || *s < LTT_BUFFER_MIN || *s > maxDaemon)
+                return bad("invalid daemon buffer size '" + std::string(v) + "' for " + name +
+                           ": expected " + std::to_string(LTT_BUFFER_MIN) + " bytes to 1G");
+            o_m.daemonBuffer = *s;
+            return true;
+        }
+        case Opt::Events:
+            return events(v, name, o_m.events);
+        case Opt::Details:
+            return events(v, name, o_m.details);
+        case Opt::Cpuid:
+            o_m.recordCpuid = true;
+            return true;
+        case Opt::Pid:
+            return id<std::int32_t>(v, name, "PID", 1, std::numeric_limits<std::int32_t>::max(),
+                                    o_m.pid);
+        case Opt::Pgrp:
+            return id<std::int32_t>(v, name, "process group", 1,
+                                    std::numeric_limits<std::int32_t>::max(), o_m.pgrp);
+        case Opt::Uid:
+            return id<std::uint32_t>(v, name, "UID", 0, 0xfffffffeu, o_m.uid);
+        case Opt::Gid:
+            return id<std::uint32_t>(v, name, "GID", 0, 0xfffffffeu, o_m.gid);
+        case Opt::SyscallShort:
+            if (v.size() >= 2 && v[0] == 'd')
+                return depth(v.substr(1), name + "d");
+            if (v.size() >= 2 && v[0] == 'l')
+                return address(v.substr(1), name + "l", o_m.syscallLower);
+            if (v.size() >= 2 && v[0] == 'u')
+                return address(v.substr(1), name + "u", o_m.syscallUpper);
+            return bad("invalid value '" + std::string(v) + "' for " + name +
+                       ": use -sdDEPTH, -slLOWER or -suUPPER (e.g. -sd2, -sl0x400000)");
+        case Opt::SyscallDepth:
+            return depth(v, name);
+        case Opt::SyscallLower:
+            return address(v, name, o_m.syscallLower);
+        case Opt::SyscallUpper:
+            return address(v, name, o_m.syscallUpper);
+        case Opt::SyscallRange: {
+            auto dash = v.find_first_of("-:");
+            if (dash == std::string_view::npos)
+                return bad("invalid range '" + std::string(v) + "' for " + name +
+                           ": expected LOWER-UPPER, e.g. 0x400000-0x500000");
+            return address(v.substr(0, dash), name, o_m.syscallLower) &&
+                   address(v.substr(dash + 1), name, o_m.syscallUpper);
+        }
+        case Opt::TrackCommand:
+            o_m.trackCommand = true;
+            return true;
+        case Opt::Device:
+            if (v.empty())
+                return bad("option '" + name + "' needs a device path");
+            o_m.device = v;
+            return true;
+        case Opt::FlushInterval: {
+            if (v == "0") {
+                o_m.flushInterval = std::chrono::milliseconds(0);
+                return true;
+            }
+            auto d = parseDuration(v);
+            if (!d || *d < std::chrono::milliseconds(10))
+                return bad("invalid flush interval '" + std::string(v) + "' for " + name +
+                           ": expected 0 (off) or at least 10ms, e.g. 500ms, 2s");
+            o_m.flushInterval = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+            return true;
+        }
+        case Opt::Defaults: // LTT's -d: we always set the whole configuration
+            return true;
+        case Opt::Quiet:
+            o_m.quiet = true;
+            return true;
+        case Opt::Help:
+            o_m.action = Options::Action::Help;
+            return true;
+        case Opt::Version:
+            if (o_m.action != Options::Action::Help)
+                o_m.action = Options::Action::Version;
+            return true;
+        }
+        return bad("internal error: unhandled option " + name);
+    }
+
+    std::span<const std::string_view> args_m;
+    Options o_m;
+    std::string error_m;
+};
+
+} // namespace
+
+ParseResult parseCommandLine(std::span<const std::string_view> args) {
+    return Parser(args).run();
+}
+
+ParseResult parseCommandLine(int argc, char** argv) {
+    std::vector<std::string_view> args;
+    for (int i = 1; i < argc; ++i)
+        args.emplace_back(argv[i]);
+    return parseCommandLine(args);
+}
+
+std::optional<std::chrono::microseconds> parseDuration(std::string_view text) {
+    using namespace std::chrono;
+    double unitUs = 1e6;
+    std::string_view number = text;
+    // LTT's prefix form: s30, u500000, and m250 for milliseconds.
+    if (!text.empty() && (text[0] == 's' || text[0] == 'u' || text[0] == 'm') && text.size() > 1 &&
+        std::isdigit(static_cast<unsigned char>(text[1]))) {
+        unitUs = text[0] == 's' ? 1e6 : text[0] == 'm' ? 1e3 : 1.0;
+        number = text.substr(1);
+    } else {
+        std::size_t end = 0;
+        while (end < text.size() &&
+               (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+            ++end;
+        number = text.substr(0, end);
+        std::string_view unit = text.substr(end);
+        if (unit.empty() || unit == "s" || unit == "sec")
+            unitUs = 1e6;
+        else if (unit == "ms")
+            unitUs = 1e3;
+        else if (unit == "us")
+            unitUs = 1.0;
+        else if (unit == "min")
+            unitUs = 60e6;
+        else if (unit == "h")
+            unitUs = 3600e6;
+        else
+            return std::nullopt;
+    }
+    if (number.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos)
+        return std::nullopt;
+    double v = 0;
+    auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc() || p != number.data() + number.size())
+        return std::nullopt;
+    double us = std::round(v * unitUs);
+    if (!(us >= 1.0) || us > 1e15) // one microsecond to ~30 years
+        return std::nullopt;
+    return microseconds(static_cast<std::int64_t>(us));
+}
+
+std::optional<std::uint64_t> parseSize(std::string_view text) {
+    std::size_t end = 0;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])))
+        ++end;
+    if (end == 0)
+        return std::nullopt;
+    auto n = parseInteger<std::uint64_t>(text.substr(0, end), false);
+    if (!n)
+        return std::nullopt;
+    std::string suffix(text.substr(end));
+    for (char& c : suffix)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    int shift = 0;
+    if (suffix.empty() || suffix == "B")
+        shift = 0;
+    else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+        shift = 10;
+    else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+        shift = 20;
+    else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+        shift = 30;
+    else
+        return std::nullopt;
+    if (*n > (std::numeric_limits<std::uint64_t>::max() >> shift))
+        return std::nullopt;
+    return *n << shift;
+}
+
+std::optional<std::uint64_t> parseEventList(std::string_view text, std::string* bad) {
+    std::uint64_t mask = 0;
+    bool any = false;
+    while (true) {
+        auto comma = text.find(',');
+        std::string_view name = text.substr(0, comma);
+        if (!name.empty()) {
+            const EventName* found = nullptr;
+            for (const auto& e : kEventNames)
+                if (equalsNoCase(name, e.name))
+                    found = &e;
+            if (!found) {
+                if (bad)
+                    *bad = name;
+                return std::nullopt;
+            }
+            mask |= found->mask;
+            any = true;
+        }
+        if (comma == std::string_view::npos)
+            break;
+        text.remove_prefix(comma + 1);
+    }
+    if (!any) {
+        if (bad)
+            *bad = "";
+        return std::nullopt;
+    }
+    return mask;
+}
+
+std::string eventNameHelp() {
+    std::string out;
+    for (const auto& e : kEventNames) {
+        if (!out.empty())
+            out += ',';
+        out += e.name;
+    }
+    return out;
+}
+
+std::string usageText() {
+    return R"(Usage: tracedaemon [OPTIONS] [DEVICE] TRACEFILE PROCFILE [-- COMMAND [ARGS...]]
+
+Configures the trace module (DEVICE, default /dev/tracer), starts tracing,
+writes the system's state to PROCFILE and the events to TRACEFILE until the
+duration elapses, SIGINT/SIGTERM arrives, or COMMAND exits.
+
+Options (LTT's short forms; values may be attached, as in -ts30):
+  -t, --duration TIME      stop after TIME: -ts30 (seconds), -tu500000 (us),
+                           -tm250 (ms), or 30s, 1.5s, 500ms, 250us, 2min
+  -b, --buffer-size SIZE   size of each of the module's per-CPU buffers
+                           (4K..64M, default 1M; suffixes K, M)
+  -B, --daemon-buffer SIZE size of each half of the daemon's double buffer
+                           (default: 4M, or two of the module's largest blocks)
+  -e, --events LIST        record only these events (repeatable, comma lists)
+  -D, --details LIST       record the details of these events only; events
+                           named here are recorded too (default: details of
+                           every recorded event)
+  -c, --cpuid              record the CPU id (LTT option; the CPU is always in
+                           each block header)
+  -P, --pid PID            record only events of process PID
+  -G, --pgrp PGRP          record only events of process group PGRP
+  -u, --uid UID            record only events of user UID
+  -g, --gid GID            record only events of group GID
+  -sdDEPTH, --syscall-depth DEPTH
+                           syscall IP: the return address DEPTH frames up
+                           (0: the syscall instruction; max 16)
+  -slADDR, -suADDR, --syscall-lower ADDR, --syscall-upper ADDR,
+  --syscall-range LOWER-UPPER
+                           syscall IP: the first return address in the range
+  -T, --track-command      with -- COMMAND: record only COMMAND's process
+                           group (COMMAND and its children)
+      --device PATH        the trace device (default /dev/tracer)
+      --flush-interval T   write a partly filled buffer at least every T
+                           (default 1s; 0 = only full buffers)
+  -d, --defaults           accepted for LTT compatibility (the whole
+                           configuration is always set)
+  -q, --quiet              print only warnings and errors
+  -h, --help               show this help
+  -V, --version            show the version and the module ABI it speaks
+
+Events (case-insensitive; LTT names, ABI names and groups):
+  SYS_ENTRY SYS_EXIT TRAP_ENTRY TRAP_EXIT IRQ_ENTRY IRQ_EXIT SCHED KTIMER
+  SIRQ PROCESS FS TIMER MEM SOCKET IPC NET CUSTOM; SYSCALL TRAP IRQ
+  (entry and exit); CORE (the paper's core events); ALL (default); NONE
+  (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
+
+Exit status: 0 when the trace was written (with -- COMMAND: COMMAND's exit
+status), 1 on a runtime error, 2 on a usage error.
+
+Example: tracedaemon -ts30 out.trace out.proc
+         tracedaemon -e sched,syscall,process out.trace out.proc -- make
+)";
+}
+
+std::string versionText() {
+    return "tracedaemon " LTT_DAEMON_VERSION " (ltt ABI " + std::to_string(LTT_ABI_MAJOR) + "." +
+           std::to_string(LTT_ABI_MINOR) + ", trace format " + std::to_string(LTT_FILE_VERSION) +
+           ")\n";
+}
+
+} // namespace ltt::daemon

@@ -1,0 +1,80 @@
+// Command line of tracedaemon: LTT's short options (-ts30, -tu500000, -b, -e,
+// -D, -c, -P, -G, -g, -u, -sd/-sl/-su) and a long option for each. Parsing is
+// pure (no I/O) so every accepted and refused argument is unit-tested; the
+// mapping to the module's configuration is in device_config.hpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ltt::daemon {
+
+inline constexpr const char* kDefaultDevice = "/dev/tracer";
+
+struct Options {
+    enum class Action { Trace, Help, Version };
+    Action action = Action::Trace;
+
+    std::string device = kDefaultDevice;
+    std::string traceFile;
+    std::string procFile;
+    std::vector<std::string> command; // after "--": trace this command
+
+    std::optional<std::chrono::microseconds> duration;
+    std::optional<std::uint32_t> bufferSize;   // module buffer, bytes
+    std::optional<std::uint64_t> daemonBuffer; // each half of ours, bytes
+
+    // Events to record and events whose details to record (bits over
+    // enum ltt_event_id); unset means "all selectable events".
+    std::optional<std::uint64_t> events;
+    std::optional<std::uint64_t> details;
+
+    bool recordCpuid = false;
+    std::optional<std::int32_t> pid;
+    std::optional<std::int32_t> pgrp;
+    std::optional<std::uint32_t> uid;
+    std::optional<std::uint32_t> gid;
+    bool trackCommand = false; // filter on the command's process group
+
+    std::optional<std::uint32_t> syscallDepth;
+    std::optional<std::uint64_t> syscallLower;
+    std::optional<std::uint64_t> syscallUpper;
+
+    // Commit a partly filled daemon buffer at least this often, so a killed
+    // daemon loses little; 0 = only full buffers (and at the end).
+    std::chrono::milliseconds flushInterval{1000};
+    bool quiet = false;
+};
+
+struct ParseResult {
+    std::optional<Options> options; // set on success
+    std::string error;              // otherwise: one line, no program prefix
+};
+
+// argv without the program name.
+ParseResult parseCommandLine(std::span<const std::string_view> args);
+ParseResult parseCommandLine(int argc, char** argv);
+
+// Pieces, exposed for tests and for the wrappers' error messages.
+// "30" "30s" "1.5s" "500ms" "250us" "2min" "1h", LTT's "s30" "u500000", and
+// "m250" (milliseconds). Zero or negative durations are refused.
+std::optional<std::chrono::microseconds> parseDuration(std::string_view text);
+// "65536", "64K", "64KiB", "1M", "2MB", "1G": powers of 1024.
+std::optional<std::uint64_t> parseSize(std::string_view text);
+// Event names, comma-separated, case-insensitive: LTT's (SYS_ENTRY, SCHED,
+// FS, ...), the ABI's (SYSCALL_ENTRY, SCHEDCHANGE, FILE_SYSTEM, ...), groups
+// (syscall, trap, irq, CORE, ALL) and NONE. On an unknown name returns
+// nullopt and that name in *bad.
+std::optional<std::uint64_t> parseEventList(std::string_view text, std::string* bad);
+// Comma-separated list of every accepted event name, for --help and errors.
+std::string eventNameHelp();
+
+std::string usageText();
+std::string versionText();
+
+} // namespace ltt::daemon

@@ -1,0 +1,449 @@
+#include "trace_session.hpp"
+
+#include "block_stats.hpp"
+#include "command_child.hpp"
+#include "commit_buffer.hpp"
+#include "device_config.hpp"
+#include "proc_snapshot.hpp"
+#include "unique_fd.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <ltt/proc_file.hpp>
+#include <ltt/trace_writer.hpp>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <system_error>
+#include <unistd.h>
+
+#ifndef LTT_DAEMON_VERSION
+#define LTT_DAEMON_VERSION "0.0.0"
+#endif
+
+namespace ltt::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSignals[] = {SIGIO, SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+
+// Blocks the daemon's signals (before any thread or child exists) and reads
+// them from a signalfd. On destruction consumes what is still pending, so a
+// late SIGIO cannot kill the process, and restores the old mask.
+class SignalGuard {
+public:
+    SignalGuard() {
+        sigemptyset(&set_m);
+        for (int s : kSignals)
+            sigaddset(&set_m, s);
+        if (::pthread_sigmask(SIG_BLOCK, &set_m, &old_m) != 0)
+            throw std::system_error(errno, std::generic_category(), "sigprocmask");
+        fd_m.reset(::signalfd(-1, &set_m, SFD_CLOEXEC | SFD_NONBLOCK));
+        if (!fd_m) {
+            int e = errno;
+            ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
+            throw std::system_error(e, std::generic_category(), "signalfd");
+        }
+    }
+    ~SignalGuard() {
+        fd_m.reset();
+        timespec zero{0, 0};
+        while (::sigtimedwait(&set_m, nullptr, &zero) > 0) {
+        }
+        ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
+    }
+    SignalGuard(const SignalGuard&) = delete;
+    SignalGuard& operator=(const SignalGuard&) = delete;
+
+    int fd() const { return fd_m.get(); }
+    const sigset_t& oldMask() const { return old_m; }
+
+private:
+    sigset_t set_m, old_m;
+    UniqueFd fd_m;
+};
+
+UniqueFd makeTimer() {
+    UniqueFd fd(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    if (!fd)
+        throw std::system_error(errno, std::generic_category(), "timerfd_create");
+    return fd;
+}
+
+timespec toTimespec(std::chrono::nanoseconds ns) {
+    timespec ts;
+    ts.tv_sec = static_cast<time_t>(ns.count() / 1000000000);
+    ts.tv_nsec = static_cast<long>(ns.count() % 1000000000);
+    return ts;
+}
+
+double cpuSecondsNow() {
+    rusage ru;
+    if (::getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// Creates (without truncating) an output file, so an unwritable path fails
+// before the module is started.
+void checkWritable(const std::string& path, const char* what) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::system_error(errno, std::generic_category(),
+                                std::string("cannot create ") + what + " " + path);
+    ::close(fd);
+}
+
+// STOPs the module if the session leaves early (an error after START).
+class StopOnExit {
+public:
+    explicit StopOnExit(TraceDevice& dev) : dev_m(&dev) {}
+    ~StopOnExit() {
+        if (dev_m)
+            dev_m->control(LTT_IOC_STOP, nullptr);
+    }
+    void dismiss() { dev_m = nullptr; }
+    StopOnExit(const StopOnExit&) = delete;
+    StopOnExit& operator=(const StopOnExit&) = delete;
+
+private:
+    TraceDevice* dev_m;
+};
+
+const char* signalName(int sig) {
+    switch (sig) {
+    case SIGINT:
+        return "SIGINT";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGHUP:
+        return "SIGHUP";
+    default:
+        return "a signal";
+    }
+}
+
+class Session {
+public:
+    Session(const Options& o, std::ostream& out, const SessionEnv& env)
+        : o_m(o), out_m(out), env_m(env) {}
+
+    SessionSummary run();
+
+private:
+    enum class Drain { Empty, More, End };
+
+    void say(const std::string& line) {
+        if (!o_m.quiet)
+            out_m << "tracedaemon: " << line << '\n';
+    }
+    void warn(const std::string& line) { out_m << "tracedaemon: " << line << '\n'; }
+
+    Drain drain(bool unbounded);
+    void loop();
+    void finish();
+    void report();
+
+    const Options& o_m;
+    std::ostream& out_m;
+    const SessionEnv& env_m;
+    SessionSummary sum_m;
+
+    std::unique_ptr<SignalGuard> signals_m;
+    std::unique_ptr<TraceDevice> dev_m;
+    std::unique_ptr<CommandChild> child_m;
+    std::unique_ptr<TraceWriter> writer_m;
+    std::unique_ptr<CommitBuffer> buffer_m;
+    ltt_trace_info info_m{};
+    ltt_config config_m{};
+    std::size_t maxBlock_m = 0;
+    BlockStats stats_m;
+    bool warnedMalformed_m = false;
+    Clock::time_point start_m, stop_m, lastRotate_m;
+    std::size_t tasks_m = 0;
+    bool commandForwarded_m = false;
+};
+
+Session::Drain Session::drain(bool unbounded) {
+    // Bounded per wake-up so a flood of blocks cannot starve the signals;
+    // the loop polls again at once when this returns More.
+    const std::size_t budget = 8 * buffer_m->capacity();
+    std::size_t got = 0;
+    while (true) {
+        auto space = buffer_m->space();
+        if (space.size() < maxBlock_m) {
+            buffer_m->rotate();
+            lastRotate_m = Clock::now();
+            space = buffer_m->space();
+        }
+        long n = dev_m->readBlocks(space);
+        if (n > 0) {
+            auto chunk = space.first(static_cast<std::size_t>(n));
+            if (!stats_m.scan(chunk) && !warnedMalformed_m) {
+                warnedMalformed_m = true;
+                warn("warning: the module returned a malformed block (" + stats_m.lastProblem() +
+                     "); writing it anyway");
+            }
+            buffer_m->commit(chunk.size());
+            got += chunk.size();
+            if (!unbounded && got >= budget)
+                return Drain::More;
+            continue;
+        }
+        if (n == 0)
+            return Drain::End;
+        if (n == -EAGAIN)
+            return Drain::Empty;
+        throw DeviceError(dev_m->path() + ": read failed: " + std::strerror(static_cast<int>(-n)),
+                          static_cast<int>(-n));
+    }
+}
+
+void Session::loop() {
+    UniqueFd deadline, tick = makeTimer();
+    if (o_m.duration) {
+        deadline = makeTimer();
+        itimerspec its{};
+        its.it_value = toTimespec(start_m.time_since_epoch() + *o_m.duration);
+        if (::timerfd_settime(deadline.get(), TFD_TIMER_ABSTIME, &its, nullptr) != 0)
+            throw std::system_error(errno, std::generic_category(), "timerfd_settime");
+    }
+    // The tick drains whatever a lost wake-up left behind and commits a
+    // partly filled buffer every flush interval.
+    auto tickEvery = o_m.flushInterval.count() ? std::chrono::nanoseconds(o_m.flushInterval)
+                                               : std::chrono::nanoseconds(std::chrono::seconds(1));
+    itimerspec its{};
+    its.it_value = toTimespec(tickEvery);
+    its.it_interval = its.it_value;
+    if (::timerfd_settime(tick.get(), 0, &its, nullptr) != 0)
+        throw std::system_error(errno, std::generic_category(), "timerfd_settime");
+
+    bool more = true; // drain at once: blocks may be ready since START
+    while (true) {
+        pollfd fds[3] = {
+            {signals_m->fd(), POLLIN, 0}, {tick.get(), POLLIN, 0}, {deadline.get(), POLLIN, 0}};
+        int r = ::poll(fds, deadline ? 3 : 2, more ? 0 : -1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            throw std::system_error(errno, std::generic_category(), "poll");
+        }
+        bool wake = more;
+        if (fds[0].revents & POLLIN) {
+            signalfd_siginfo si;
+            while (::read(signals_m->fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+                int sig = static_cast<int>(si.ssi_signo);
+                if (sig == SIGIO) {
+                    wake = true;
+                } else if (sig == SIGCHLD) {
+                    if (child_m && child_m->reap()) {
+                        sum_m.reason = StopReason::CommandExited;
+                        return;
+                    }
+                } else if (child_m && !child_m->ended() && !commandForwarded_m) {
+                    // First stop signal while tracing a command: pass it on
+                    // (unless the terminal already sent it to the command's
+                    // process group) and trace until the command exits.
+                    commandForwarded_m = true;
+                    bool fromTty = si.ssi_code == SI_KERNEL && !child_m->ownGroup();
+                    if (!fromTty)
+                        ::kill(child_m->pid(), sig);
+                    say(std::string("got ") + signalName(sig) +
+                        "; tracing until the command exits (send it again to stop now)");
+                } else {
+                    say(std::string("got ") + signalName(sig) + ", stopping");
+                    sum_m.reason = StopReason::Signal;
+                    return;
+                }
+            }
+        }
+        if (deadline && (fds[2].revents & POLLIN)) {
+            sum_m.reason = StopReason::Duration;
+            return;
+        }
+        if (fds[1].revents & POLLIN) {
+            std::uint64_t expirations;
+            ssize_t n = ::read(tick.get(), &expirations, sizeof expirations);
+            (void)n;
+            wake = true;
+            if (o_m.flushInterval.count() && buffer_m->pending() &&
+                Clock::now() - lastRotate_m >= o_m.flushInterval) {
+                buffer_m->rotate();
+                lastRotate_m = Clock::now();
+            }
+        }
+        more = false;
+        if (wake) {
+            Drain d = drain(false);
+            if (d == Drain::More)
+                more = true;
+            if (d == Drain::End) {
+                warn("warning: the module ended the trace by itself");
+                sum_m.reason = StopReason::EndOfTrace;
+                return;
+            }
+        }
+    }
+}
+
+void Session::finish() {
+    // STOP flushes the partial blocks; read until the module says "end".
+    if (sum_m.reason != StopReason::EndOfTrace) {
+        stopTracing(*dev_m);
+        stop_m = Clock::now();
+        auto giveUp = Clock::now() + env_m.endTimeout;
+        while (true) {
+            Drain d = drain(true);
+            if (d == Drain::End)
+                break;
+            if (Clock::now() >= giveUp) {
+                warn("warning: the module did not signal the end of the trace within " +
+                     std::to_string(env_m.endTimeout.count()) +
+                     " ms after STOP; the trace may lack its final blocks");
+                break;
+            }
+            dev_m->waitReadable(std::chrono::milliseconds(50));
+        }
+    } else {
+        stop_m = Clock::now();
+    }
+    buffer_m->flush();
+    sum_m.commits = buffer_m->commits();
+    sum_m.stalls = buffer_m->stalls();
+    writer_m->close();
+    sum_m.bytesWritten = writer_m->bytesWritten();
+}
+
+void Session::report() {
+    ltt_lost_counts lc;
+    bool haveModule = lostCounts(*dev_m, lc);
+    LossReport loss =
+        makeLossReport(stats_m, haveModule ? &lc : nullptr, config_m.buffer_size, info_m.ncpus);
+    sum_m.lostEvents = loss.totalLost;
+    sum_m.suggestedBuffer = loss.suggestedBuffer;
+    sum_m.blocks = stats_m.totalBlocks();
+    sum_m.tracedSeconds = std::chrono::duration<double>(stop_m - start_m).count();
+
+    const char* why = sum_m.reason == StopReason::Duration        ? "duration reached"
+                      : sum_m.reason == StopReason::Signal        ? "stopped by signal"
+                      : sum_m.reason == StopReason::CommandExited ? "command exited"
+                                                                  : "module ended the trace";
+    char line[512];
+    std::snprintf(line, sizeof line, "traced %.3f s (%s): %s in %llu blocks to %s, %zu tasks to %s",
+                  sum_m.tracedSeconds, why, formatBytes(sum_m.bytesWritten).c_str(),
+                  static_cast<unsigned long long>(sum_m.blocks), o_m.traceFile.c_str(), tasks_m,
+                  o_m.procFile.c_str());
+    say(line);
+    std::string text = loss.text();
+    if (loss.totalLost) {
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            auto nl = text.find('\n', pos);
+            warn(text.substr(pos, nl - pos));
+            pos = nl + 1;
+        }
+    } else {
+        say("no events lost");
+    }
+    double mib = static_cast<double>(sum_m.bytesWritten) / (1 << 20);
+    std::snprintf(line, sizeof line,
+                  "daemon CPU time %.3f s (%.1f ms per MiB written); %llu commits, %llu stalls",
+                  sum_m.cpuSeconds, mib > 0 ? 1000.0 * sum_m.cpuSeconds / mib : 0.0,
+                  static_cast<unsigned long long>(sum_m.commits),
+                  static_cast<unsigned long long>(sum_m.stalls));
+    say(line);
+}
+
+SessionSummary Session::run() {
+    double cpuStart = cpuSecondsNow();
+    try {
+        signals_m = std::make_unique<SignalGuard>();
+        dev_m = env_m.openDevice(o_m.device);
+        checkAbi(*dev_m);
+        if (!o_m.command.empty())
+            child_m =
+                std::make_unique<CommandChild>(o_m.command, o_m.trackCommand, signals_m->oldMask());
+        config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
+        configureDevice(*dev_m, config_m);
+        checkWritable(o_m.traceFile, "trace file");
+        checkWritable(o_m.procFile, "proc file");
+        dev_m->enableSigio();
+
+        startTracing(*dev_m);
+        start_m = lastRotate_m = Clock::now();
+        StopOnExit stopGuard(*dev_m);
+        info_m = traceInfo(*dev_m);
+        if ((info_m.abi_version >> 16) != LTT_ABI_MAJOR)
+            throw DeviceError(dev_m->path() + ": trace info reports ABI " +
+                                  abiVersionString(info_m.abi_version),
+                              EPROTO);
+        maxBlock_m = info_m.max_block ? info_m.max_block : config_m.buffer_size;
+        writer_m = std::make_unique<TraceWriter>(
+            o_m.traceFile, makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION));
+        std::size_t capacity =
+            o_m.daemonBuffer ? *o_m.daemonBuffer : std::max<std::size_t>(4u << 20, 2 * maxBlock_m);
+        if (capacity < maxBlock_m) {
+            warn("warning: daemon buffer " + formatBytes(capacity) +
+                 " is smaller than the module's largest block; using " + formatBytes(maxBlock_m));
+            capacity = maxBlock_m;
+        }
+        buffer_m = std::make_unique<CommitBuffer>(*writer_m, capacity);
+
+        ProcSnapshot snap = takeProcSnapshot(env_m.procRoot);
+        tasks_m = snap.tasks.size();
+        writeProcFile(o_m.procFile, snap);
+
+        if (child_m) {
+            if (int e = child_m->release()) {
+                warn("cannot execute " + o_m.command[0] + ": " + std::strerror(e));
+                sum_m.reason = StopReason::CommandExited;
+                child_m->reap();
+            }
+        }
+        if (!o_m.duration && !child_m)
+            say("tracing until SIGINT or SIGTERM");
+        if (!(child_m && child_m->ended()))
+            loop();
+        finish();
+        stopGuard.dismiss();
+        sum_m.cpuSeconds = cpuSecondsNow() - cpuStart;
+        report();
+        sum_m.exitCode = 0;
+        if (child_m) {
+            if (auto st = child_m->reap())
+                sum_m.exitCode = CommandChild::exitCode(*st);
+            else
+                say("the command (pid " + std::to_string(child_m->pid()) +
+                    ") is still running; not waiting for it");
+        }
+    } catch (const std::exception& e) {
+        warn(e.what());
+        if (writer_m && writer_m->bytesWritten() > 0)
+            warn("the trace in " + o_m.traceFile + " is valid up to its last whole block");
+        sum_m.exitCode = 1;
+        sum_m.reason = StopReason::Error;
+    }
+    // Close the device before the signal mask is restored (no late SIGIO).
+    buffer_m.reset();
+    dev_m.reset();
+    return sum_m;
+}
+
+} // namespace
+
+SessionSummary runTraceSession(const Options& options, std::ostream& messages,
+                               const SessionEnv& env) {
+    Session s(options, messages, env);
+    SessionSummary r = s.run();
+    return r;
+}
+
+} // namespace ltt::daemon

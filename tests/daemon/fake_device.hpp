@@ -1,0 +1,212 @@
+// A trace module stand-in for the daemon's unit tests: records every ioctl,
+// answers the ABI and trace-info requests, and serves prepared blocks through
+// readBlocks() with the real device's rules (whole blocks only, EAGAIN when
+// none is ready, 0 once stopped and drained). A producer thread can add
+// blocks and raise SIGIO, as the module does when a buffer fills.
+#pragma once
+
+#include "trace_device.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <ltt/abi.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <signal.h>
+#include <unistd.h>
+#include <vector>
+
+namespace ltt::daemon::testing {
+
+using Bytes = std::vector<std::byte>;
+
+template <class T> void put(Bytes& b, const T& v) {
+    auto p = reinterpret_cast<const std::byte*>(&v);
+    b.insert(b.end(), p, p + sizeof v);
+}
+
+// One well-formed block: BLOCK_START, [LOST], `events` CUSTOM records of 24
+// bytes (test payload: seq, cpu), BLOCK_END.
+inline Bytes makeBlock(unsigned cpu, unsigned sequence, unsigned events, std::uint64_t lost = 0,
+                       std::uint64_t startTsc = 1000, bool final = false) {
+    Bytes b;
+    std::uint32_t length = 48 + (lost ? 24 : 0) + events * 24 + 24;
+    put(b, ltt_record_header{0, LTT_EV_BLOCK_START, 0, 48});
+    ltt_block_start bs{};
+    bs.magic = LTT_BLOCK_MAGIC;
+    bs.length = length;
+    bs.start_tsc = startTsc;
+    bs.lost = lost;
+    bs.sequence = sequence;
+    bs.cpu = static_cast<__u16>(cpu);
+    bs.flags = final ? LTT_BLOCK_F_FINAL : 0;
+    bs.pid = 0;
+    put(b, bs);
+    unsigned records = 2;
+    if (lost) {
+        put(b, ltt_record_header{0, LTT_EV_LOST, 0, 24});
+        put(b, ltt_ev_lost{lost, startTsc});
+        ++records;
+    }
+    for (unsigned i = 0; i < events; ++i) {
+        put(b, ltt_record_header{i + 1, LTT_EV_CUSTOM, 0, 24});
+        put(b, ltt_test_payload{i, cpu, 0});
+        ++records;
+    }
+    put(b, ltt_record_header{events + 1, LTT_EV_BLOCK_END, 0, 24});
+    put(b, ltt_block_end{startTsc + events + 1, records, 0});
+    return b;
+}
+
+struct FakeState {
+    std::mutex mutex;
+    std::vector<unsigned long> requests;   // every ioctl, in order
+    std::map<unsigned long, Bytes> args;   // last argument of each ioctl
+    std::map<unsigned long, int> failWith; // ioctl -> errno to return
+    std::uint32_t abi = LTT_ABI_VERSION;
+    unsigned ncpus = 2;
+    std::uint32_t maxBlock = 4096;
+    bool started = false;
+    bool stopped = false;
+    bool sigio = false;
+    bool endAfterStop = true;  // false: never report the end (EAGAIN forever)
+    std::deque<Bytes> ready;   // blocks read() can return
+    std::vector<Bytes> onStop; // blocks that STOP flushes
+    Bytes served;              // everything read() returned, in order
+    ltt_lost_counts lost{};
+    bool lostSupported = true;
+    long readError = 0; // -errno to return from read() once started
+
+    void add(Bytes block) {
+        std::lock_guard lock(mutex);
+        ready.push_back(std::move(block));
+    }
+    std::size_t count(unsigned long req) {
+        std::lock_guard lock(mutex);
+        std::size_t n = 0;
+        for (auto r : requests)
+            n += r == req;
+        return n;
+    }
+    template <class T> T arg(unsigned long req) {
+        std::lock_guard lock(mutex);
+        T v{};
+        auto it = args.find(req);
+        if (it != args.end())
+            std::memcpy(&v, it->second.data(), std::min(sizeof v, it->second.size()));
+        return v;
+    }
+};
+
+class FakeDevice final : public TraceDevice {
+public:
+    FakeDevice(std::shared_ptr<FakeState> s, std::string path = "/dev/faketracer")
+        : s_m(std::move(s)), path_m(std::move(path)) {}
+
+    const std::string& path() const override { return path_m; }
+
+    int control(unsigned long req, void* arg) override {
+        std::lock_guard lock(s_m->mutex);
+        s_m->requests.push_back(req);
+        if (auto it = s_m->failWith.find(req); it != s_m->failWith.end())
+            return -it->second;
+        std::size_t size = _IOC_SIZE(req);
+        if (arg && (_IOC_DIR(req) & _IOC_WRITE)) {
+            auto p = static_cast<const std::byte*>(arg);
+            s_m->args[req] = Bytes(p, p + size);
+        }
+        switch (req) {
+        case LTT_IOC_GET_ABI_VERSION:
+            *static_cast<__u32*>(arg) = s_m->abi;
+            return 0;
+        case LTT_IOC_START:
+            s_m->started = true;
+            return 0;
+        case LTT_IOC_STOP:
+            if (!s_m->stopped)
+                for (auto& b : s_m->onStop)
+                    s_m->ready.push_back(b);
+            s_m->stopped = true;
+            return 0;
+        case LTT_IOC_GET_TRACE_INFO: {
+            if (!s_m->started)
+                return -EINVAL;
+            ltt_trace_info info{};
+            info.abi_version = s_m->abi;
+            info.ncpus = s_m->ncpus;
+            info.tsc_khz = 2000000;
+            info.anchor_tsc = 1000;
+            info.anchor_realtime_ns = 1700000000000000000ull;
+            info.anchor_monotonic_ns = 5000000000ull;
+            info.flags = LTT_TRACE_F_TSC_RELIABLE;
+            info.max_block = s_m->maxBlock;
+            auto cfg = [&](unsigned long r) {
+                auto it = s_m->args.find(r);
+                return it == s_m->args.end() ? Bytes{} : it->second;
+            };
+            if (auto b = cfg(LTT_IOC_SET_BUFFER_SIZE); b.size() == 4)
+                std::memcpy(&info.config.buffer_size, b.data(), 4);
+            if (auto b = cfg(LTT_IOC_SET_EVENT_MASK); b.size() == 8)
+                std::memcpy(&info.config.event_mask, b.data(), 8);
+            if (auto b = cfg(LTT_IOC_SET_DETAILS_MASK); b.size() == 8)
+                std::memcpy(&info.config.details_mask, b.data(), 8);
+            *static_cast<ltt_trace_info*>(arg) = info;
+            return 0;
+        }
+        case LTT_IOC_GET_LOST:
+            if (!s_m->lostSupported)
+                return -ENOTTY;
+            *static_cast<ltt_lost_counts*>(arg) = s_m->lost;
+            return 0;
+        default:
+            return 0;
+        }
+    }
+
+    long readBlocks(std::span<std::byte> buf) override {
+        std::lock_guard lock(s_m->mutex);
+        if (s_m->readError && s_m->started)
+            return s_m->readError;
+        std::size_t n = 0;
+        while (!s_m->ready.empty() && n + s_m->ready.front().size() <= buf.size()) {
+            const Bytes& b = s_m->ready.front();
+            std::memcpy(buf.data() + n, b.data(), b.size());
+            s_m->served.insert(s_m->served.end(), b.begin(), b.end());
+            n += b.size();
+            s_m->ready.pop_front();
+        }
+        if (n)
+            return static_cast<long>(n);
+        if (!s_m->ready.empty())
+            return -EINVAL; // buffer smaller than one block
+        if (s_m->stopped && s_m->endAfterStop)
+            return 0;
+        return -EAGAIN;
+    }
+
+    void enableSigio() override {
+        std::lock_guard lock(s_m->mutex);
+        s_m->sigio = true;
+    }
+
+    bool waitReadable(std::chrono::milliseconds timeout) override {
+        ::usleep(static_cast<useconds_t>(std::min<long long>(timeout.count(), 20) * 1000));
+        std::lock_guard lock(s_m->mutex);
+        return !s_m->ready.empty() || (s_m->stopped && s_m->endAfterStop);
+    }
+
+private:
+    std::shared_ptr<FakeState> s_m;
+    std::string path_m;
+};
+
+// A SessionEnv opener that hands out one FakeDevice over `state`.
+inline auto fakeOpener(std::shared_ptr<FakeState> state) {
+    return [state](const std::string& path) -> std::unique_ptr<TraceDevice> {
+        return std::make_unique<FakeDevice>(state, path);
+    };
+}
+
+} // namespace ltt::daemon::testing

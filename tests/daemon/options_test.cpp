@@ -1,0 +1,242 @@
+// tracedaemon's command line: every option in its LTT and long form, and the
+// message of every refused argument.
+#include "options.hpp"
+
+#include <gtest/gtest.h>
+#include <initializer_list>
+#include <ltt/abi.h>
+
+using namespace ltt::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+ParseResult parse(std::initializer_list<std::string_view> args) {
+    std::vector<std::string_view> v(args);
+    return parseCommandLine(v);
+}
+
+Options ok(std::initializer_list<std::string_view> args) {
+    auto r = parse(args);
+    EXPECT_TRUE(r.options) << r.error;
+    return r.options.value_or(Options{});
+}
+
+std::string err(std::initializer_list<std::string_view> args) {
+    auto r = parse(args);
+    EXPECT_FALSE(r.options);
+    return r.error;
+}
+
+} // namespace
+
+TEST(Options, FilesAndDefaults) {
+    Options o = ok({"out.trace", "out.proc"});
+    EXPECT_EQ(o.action, Options::Action::Trace);
+    EXPECT_EQ(o.device, "/dev/tracer");
+    EXPECT_EQ(o.traceFile, "out.trace");
+    EXPECT_EQ(o.procFile, "out.proc");
+    EXPECT_FALSE(o.duration);
+    EXPECT_FALSE(o.bufferSize);
+    EXPECT_FALSE(o.events);
+    EXPECT_FALSE(o.details);
+    EXPECT_TRUE(o.command.empty());
+    EXPECT_EQ(o.flushInterval, 1000ms);
+}
+
+TEST(Options, DeviceAsFirstOfThreePositionals) {
+    Options o = ok({"/dev/mytracer", "a.trace", "a.proc"});
+    EXPECT_EQ(o.device, "/dev/mytracer");
+    EXPECT_EQ(o.traceFile, "a.trace");
+    EXPECT_EQ(ok({"--device", "/dev/x", "a", "b"}).device, "/dev/x");
+    EXPECT_EQ(ok({"--device=/dev/y", "a", "b"}).device, "/dev/y");
+}
+
+TEST(Options, LttDurations) {
+    EXPECT_EQ(ok({"-ts30", "a", "b"}).duration, 30s);
+    EXPECT_EQ(ok({"-tu500000", "a", "b"}).duration, 500ms);
+    EXPECT_EQ(ok({"-tm250", "a", "b"}).duration, 250ms);
+    EXPECT_EQ(ok({"-t", "s2", "a", "b"}).duration, 2s);
+    EXPECT_EQ(ok({"-t5", "a", "b"}).duration, 5s);
+}
+
+TEST(Options, LongDurations) {
+    EXPECT_EQ(ok({"--duration", "30s", "a", "b"}).duration, 30s);
+    EXPECT_EQ(ok({"--duration=1.5s", "a", "b"}).duration, 1500ms);
+    EXPECT_EQ(ok({"--duration", "500ms", "a", "b"}).duration, 500ms);
+    EXPECT_EQ(ok({"--duration", "250us", "a", "b"}).duration, 250us);
+    EXPECT_EQ(ok({"--duration", "2min", "a", "b"}).duration, 120s);
+    EXPECT_EQ(ok({"--duration", "1h", "a", "b"}).duration, 3600s);
+    EXPECT_EQ(ok({"--duration", "7", "a", "b"}).duration, 7s);
+}
+
+TEST(Options, BadDurations) {
+    for (auto bad : {"abc", "0", "0s", "-5", "5x", "s", "1.2.3s", "", "0.0000001s"}) {
+        auto r = parse({"--duration", bad, "a", "b"});
+        EXPECT_FALSE(r.options) << bad;
+        EXPECT_NE(r.error.find("invalid duration '" + std::string(bad) + "' for --duration"),
+                  std::string::npos)
+            << r.error;
+    }
+    EXPECT_NE(err({"-tx5", "a", "b"}).find("invalid duration 'x5' for -t: use e.g. -ts30"),
+              std::string::npos);
+}
+
+TEST(Options, BufferSizes) {
+    EXPECT_EQ(ok({"-b", "65536", "a", "b"}).bufferSize, 65536u);
+    EXPECT_EQ(ok({"-b64K", "a", "b"}).bufferSize, 65536u);
+    EXPECT_EQ(ok({"--buffer-size", "2M", "a", "b"}).bufferSize, 2u << 20);
+    EXPECT_EQ(ok({"--buffer-size=1MiB", "a", "b"}).bufferSize, 1u << 20);
+    EXPECT_EQ(ok({"-B", "16M", "a", "b"}).daemonBuffer, 16u << 20);
+    EXPECT_NE(err({"-b", "100", "a", "b"})
+                  .find("invalid buffer size '100' for -b: expected 4096 to 67108864 bytes"),
+              std::string::npos);
+    EXPECT_NE(err({"-b", "128M", "a", "b"}).find("invalid buffer size '128M'"), std::string::npos);
+    EXPECT_NE(err({"-b", "1X", "a", "b"}).find("invalid buffer size '1X'"), std::string::npos);
+    EXPECT_NE(err({"--daemon-buffer", "2G", "a", "b"}).find("invalid daemon buffer size '2G'"),
+              std::string::npos);
+}
+
+TEST(Options, EventsAndDetails) {
+    Options o = ok({"-e", "SCHED", "-e", "sys_entry,SYS_EXIT", "a", "b"});
+    EXPECT_EQ(o.events, LTT_EV_BIT(LTT_EV_SCHEDCHANGE) | LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+                            LTT_EV_BIT(LTT_EV_SYSCALL_EXIT));
+    EXPECT_EQ(ok({"--events", "sched,syscall,process,fs", "a", "b"}).events,
+              LTT_EV_BIT(LTT_EV_SCHEDCHANGE) | LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+                  LTT_EV_BIT(LTT_EV_SYSCALL_EXIT) | LTT_EV_BIT(LTT_EV_PROCESS) |
+                  LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
+    EXPECT_EQ(ok({"-eCORE", "a", "b"}).events, LTT_EV_MASK_CORE);
+    EXPECT_EQ(ok({"-e", "all", "a", "b"}).events, LTT_EV_MASK_ALL);
+    EXPECT_EQ(ok({"-D", "FS", "a", "b"}).details, LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
+    EXPECT_EQ(ok({"--details", "NONE", "a", "b"}).details, 0u);
+    EXPECT_EQ(ok({"--event", "irq", "a", "b"}).events,
+              LTT_EV_BIT(LTT_EV_IRQ_ENTRY) | LTT_EV_BIT(LTT_EV_IRQ_EXIT));
+    // Every name in the help list is accepted.
+    std::string names = eventNameHelp();
+    std::size_t pos = 0;
+    while (pos <= names.size()) {
+        auto comma = names.find(',', pos);
+        std::string name = names.substr(pos, comma - pos);
+        std::string bad;
+        EXPECT_TRUE(parseEventList(name, &bad)) << name;
+        if (comma == std::string::npos)
+            break;
+        pos = comma + 1;
+    }
+}
+
+TEST(Options, UnknownEventNamesTheEventAndTheKnownOnes) {
+    std::string e = err({"-e", "sched,bogus", "a", "b"});
+    EXPECT_NE(e.find("unknown event 'bogus' for -e; known events: START,SYS_ENTRY"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(err({"-D", "nope", "a", "b"}).find("unknown event 'nope' for -D"), std::string::npos);
+    EXPECT_NE(err({"--events", ",", "a", "b"}).find("unknown event '' for --events"),
+              std::string::npos);
+}
+
+TEST(Options, Filters) {
+    Options o = ok({"-P", "42", "-G7", "--uid", "1000", "-g", "0", "-c", "a", "b"});
+    EXPECT_EQ(o.pid, 42);
+    EXPECT_EQ(o.pgrp, 7);
+    EXPECT_EQ(o.uid, 1000u);
+    EXPECT_EQ(o.gid, 0u);
+    EXPECT_TRUE(o.recordCpuid);
+    EXPECT_EQ(ok({"--pid=9", "--pgrp", "3", "--gid=5", "-u0", "--cpuid", "a", "b"}).pid, 9);
+    EXPECT_NE(err({"-P", "0", "a", "b"})
+                  .find("invalid PID '0' for -P: expected an integer from 1 to 2147483647"),
+              std::string::npos);
+    EXPECT_NE(err({"-P", "-3", "a", "b"}).find("invalid PID '-3'"), std::string::npos);
+    EXPECT_NE(err({"--pgrp", "x", "a", "b"}).find("invalid process group 'x' for --pgrp"),
+              std::string::npos);
+    EXPECT_NE(err({"-u", "root", "a", "b"}).find("invalid UID 'root' for -u"), std::string::npos);
+    EXPECT_NE(err({"-g", "4294967295", "a", "b"}).find("invalid GID '4294967295'"),
+              std::string::npos);
+}
+
+TEST(Options, SyscallIpDepthAndRange) {
+    Options o = ok({"-sd2", "-sl0x400000", "-su0x500000", "a", "b"});
+    EXPECT_EQ(o.syscallDepth, 2u);
+    EXPECT_EQ(o.syscallLower, 0x400000u);
+    EXPECT_EQ(o.syscallUpper, 0x500000u);
+    Options l = ok({"--syscall-range", "0x1000-0x2000", "--syscall-depth", "16", "a", "b"});
+    EXPECT_EQ(l.syscallLower, 0x1000u);
+    EXPECT_EQ(l.syscallUpper, 0x2000u);
+    EXPECT_EQ(l.syscallDepth, 16u);
+    EXPECT_EQ(ok({"--syscall-lower", "4096", "a", "b"}).syscallLower, 4096u);
+    EXPECT_NE(
+        err({"-sd17", "a", "b"}).find("invalid syscall IP depth '17' for -sd: expected 0 to 16"),
+        std::string::npos);
+    EXPECT_NE(err({"-sx1", "a", "b"}).find("use -sdDEPTH, -slLOWER or -suUPPER"),
+              std::string::npos);
+    EXPECT_NE(err({"-slzz", "a", "b"}).find("invalid address 'zz' for -sl"), std::string::npos);
+    EXPECT_NE(err({"--syscall-range", "0x10", "a", "b"}).find("expected LOWER-UPPER"),
+              std::string::npos);
+    EXPECT_NE(err({"--syscall-range", "0x20-0x10", "a", "b"})
+                  .find("syscall IP range is empty: lower bound 0x20 is not below upper bound "
+                        "0x10"),
+              std::string::npos);
+}
+
+TEST(Options, Command) {
+    Options o = ok({"-T", "a.trace", "a.proc", "--", "ls", "-l", "--", "x"});
+    EXPECT_TRUE(o.trackCommand);
+    EXPECT_EQ(o.command, (std::vector<std::string>{"ls", "-l", "--", "x"}));
+    // Options after the files but before "--" still count.
+    Options p = ok({"a.trace", "a.proc", "-ts1", "--", "true"});
+    EXPECT_EQ(p.duration, 1s);
+    EXPECT_EQ(p.command, (std::vector<std::string>{"true"}));
+    EXPECT_NE(err({"a", "b", "--"}).find("'--' must be followed by a COMMAND"), std::string::npos);
+    EXPECT_NE(err({"-T", "a", "b"}).find("--track-command (-T) needs a COMMAND after '--'"),
+              std::string::npos);
+    EXPECT_NE(err({"-T", "-G", "5", "a", "b", "--", "ls"}).find("drop -G"), std::string::npos);
+}
+
+TEST(Options, ClusteredFlags) {
+    Options o = ok({"-cqd", "a", "b"});
+    EXPECT_TRUE(o.recordCpuid);
+    EXPECT_TRUE(o.quiet);
+    Options p = ok({"-cts3", "a", "b"}); // -c, then -t with "s3"
+    EXPECT_TRUE(p.recordCpuid);
+    EXPECT_EQ(p.duration, 3s);
+}
+
+TEST(Options, PositionalErrors) {
+    EXPECT_EQ(err({}), "missing TRACEFILE and PROCFILE");
+    EXPECT_EQ(err({"a.trace"}), "missing PROCFILE after TRACEFILE");
+    EXPECT_NE(err({"a", "b", "c", "d"}).find("too many arguments: 'd'"), std::string::npos);
+    EXPECT_EQ(err({"same", "same"}), "TRACEFILE and PROCFILE are the same file: same");
+}
+
+TEST(Options, UnknownAndMalformedOptions) {
+    EXPECT_EQ(err({"-x", "a", "b"}), "unknown option '-x' (see --help)");
+    EXPECT_EQ(err({"--frobnicate", "a", "b"}), "unknown option '--frobnicate' (see --help)");
+    EXPECT_EQ(err({"a", "b", "-b"}), "option '-b' needs a value");
+    EXPECT_EQ(err({"a", "b", "--pid"}), "option '--pid' needs a value");
+    EXPECT_EQ(err({"--cpuid=1", "a", "b"}), "option '--cpuid' takes no value");
+    EXPECT_NE(err({"--flush-interval", "1ms", "a", "b"}).find("at least 10ms"), std::string::npos);
+    EXPECT_EQ(ok({"--flush-interval", "0", "a", "b"}).flushInterval, 0ms);
+    EXPECT_EQ(ok({"--flush-interval", "250ms", "a", "b"}).flushInterval, 250ms);
+}
+
+TEST(Options, HelpAndVersionNeedNoFiles) {
+    EXPECT_EQ(ok({"--help"}).action, Options::Action::Help);
+    EXPECT_EQ(ok({"-h"}).action, Options::Action::Help);
+    EXPECT_EQ(ok({"-V"}).action, Options::Action::Version);
+    EXPECT_EQ(ok({"--version", "--help"}).action, Options::Action::Help);
+    EXPECT_NE(usageText().find("Usage: tracedaemon [OPTIONS] [DEVICE] TRACEFILE PROCFILE"),
+              std::string::npos);
+    EXPECT_NE(versionText().find("ltt ABI 1.0"), std::string::npos);
+}
+
+TEST(Options, SizeAndDurationParsers) {
+    EXPECT_EQ(parseSize("0"), 0u);
+    EXPECT_EQ(parseSize("4k"), 4096u);
+    EXPECT_EQ(parseSize("1g"), 1ull << 30);
+    EXPECT_FALSE(parseSize("k"));
+    EXPECT_FALSE(parseSize("99999999999999999999"));
+    EXPECT_FALSE(parseSize("20000000000G"));
+    EXPECT_EQ(parseDuration("u1"), 1us);
+    EXPECT_FALSE(parseDuration("s"));
+    EXPECT_FALSE(parseDuration("5 s"));
+}

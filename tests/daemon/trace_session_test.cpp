@@ -1,0 +1,386 @@
+// Whole sessions against the fake module: the ioctl sequence, the file's
+// contents (header + every block served, byte for byte), the stop
+// conditions (duration, SIGTERM, command exit), SIGIO-driven draining, the
+// lost-events report, crash consistency under SIGKILL, and the failures.
+#include "fake_device.hpp"
+#include "trace_session.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+#include <ltt/proc_file.hpp>
+#include <signal.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace ltt;
+using namespace ltt::daemon;
+using namespace ltt::daemon::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Files {
+    std::string dir = ::testing::TempDir();
+    std::string trace, proc;
+    explicit Files(const std::string& name)
+        : trace(dir + "/" + name + ".trace"), proc(dir + "/" + name + ".proc") {
+        std::remove(trace.c_str());
+        std::remove(proc.c_str());
+    }
+    ~Files() {
+        std::remove(trace.c_str());
+        std::remove(proc.c_str());
+    }
+};
+
+Bytes readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> v((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Bytes b(v.size());
+    std::memcpy(b.data(), v.data(), v.size());
+    return b;
+}
+
+Options opts(const Files& f, std::initializer_list<std::string_view> extra,
+             std::initializer_list<std::string_view> command = {}) {
+    std::vector<std::string_view> v(extra);
+    v.push_back(f.trace);
+    v.push_back(f.proc);
+    if (command.size()) {
+        v.push_back("--");
+        v.insert(v.end(), command);
+    }
+    auto r = parseCommandLine(v);
+    EXPECT_TRUE(r.options) << r.error;
+    return r.options.value_or(Options{});
+}
+
+SessionEnv fakeEnv(std::shared_ptr<FakeState> s) {
+    SessionEnv env;
+    env.openDevice = fakeOpener(std::move(s));
+    env.endTimeout = 300ms;
+    return env;
+}
+
+// Signals the fake's producer thread raises must be blocked in every thread,
+// as the daemon blocks them in its own.
+class BlockedSignals {
+public:
+    BlockedSignals() {
+        sigemptyset(&set_m);
+        for (int s : {SIGIO, SIGINT, SIGTERM, SIGHUP, SIGCHLD})
+            sigaddset(&set_m, s);
+        pthread_sigmask(SIG_BLOCK, &set_m, &old_m);
+    }
+    ~BlockedSignals() {
+        timespec zero{0, 0};
+        while (sigtimedwait(&set_m, nullptr, &zero) > 0) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
+    }
+
+private:
+    sigset_t set_m, old_m;
+};
+
+void expectHeaderThenServed(const Files& f, FakeState& s) {
+    Bytes file = readAll(f.trace);
+    ASSERT_GE(file.size(), sizeof(ltt_file_header));
+    ltt_file_header h;
+    std::memcpy(&h, file.data(), sizeof h);
+    EXPECT_EQ(std::memcmp(h.magic, LTT_FILE_MAGIC, 8), 0);
+    EXPECT_EQ(h.endian, LTT_ENDIAN_MARK);
+    EXPECT_EQ(h.header_size, sizeof(ltt_file_header));
+    EXPECT_EQ(h.ncpus, s.ncpus);
+    EXPECT_EQ(h.tsc_khz, 2000000u);
+    EXPECT_EQ(h.max_block, s.maxBlock);
+    EXPECT_EQ(std::string(h.producer).rfind("tracedaemon ", 0), 0u) << h.producer;
+    std::lock_guard lock(s.mutex);
+    ASSERT_EQ(file.size() - sizeof h, s.served.size());
+    EXPECT_EQ(std::memcmp(file.data() + sizeof h, s.served.data(), s.served.size()), 0);
+}
+
+} // namespace
+
+TEST(TraceSession, DurationIsHonouredAndEveryBlockIsWritten) {
+    Files f("duration");
+    auto s = std::make_shared<FakeState>();
+    for (unsigned i = 0; i < 40; ++i)
+        s->add(makeBlock(i % 2, i / 2, 50));
+    s->onStop = {makeBlock(0, 20, 3, 0, 5000, true), makeBlock(1, 20, 1, 0, 5000, true)};
+    std::ostringstream msg;
+    auto t0 = std::chrono::steady_clock::now();
+    SessionSummary r = runTraceSession(opts(f, {"-tu300000", "-e", "sched"}), msg, fakeEnv(s));
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(r.reason, StopReason::Duration);
+    EXPECT_NEAR(r.tracedSeconds, 0.3, 0.1);
+    EXPECT_LT(took, 1.0);
+    EXPECT_EQ(r.blocks, 42u);
+    expectHeaderThenServed(f, *s);
+
+    // The call sequence of include/ltt/abi.h.
+    auto& q = s->requests;
+    ASSERT_FALSE(q.empty());
+    EXPECT_EQ(q.front(), LTT_IOC_GET_ABI_VERSION);
+    auto pos = [&](unsigned long req) { return std::find(q.begin(), q.end(), req) - q.begin(); };
+    EXPECT_LT(pos(LTT_IOC_SET_EVENT_MASK), pos(LTT_IOC_START));
+    EXPECT_LT(pos(LTT_IOC_SET_BUFFER_SIZE), pos(LTT_IOC_START));
+    EXPECT_LT(pos(LTT_IOC_START), pos(LTT_IOC_GET_TRACE_INFO));
+    EXPECT_LT(pos(LTT_IOC_GET_TRACE_INFO), pos(LTT_IOC_STOP));
+    EXPECT_LT(pos(LTT_IOC_STOP), pos(LTT_IOC_GET_LOST));
+    EXPECT_TRUE(s->sigio);
+    EXPECT_EQ(s->arg<__u64>(LTT_IOC_SET_EVENT_MASK), LTT_EV_BIT(LTT_EV_SCHEDCHANGE));
+
+    // The .proc snapshot was written and names this process.
+    ProcParseError err;
+    auto snap = readProcFile(f.proc, &err);
+    ASSERT_TRUE(snap) << err.str();
+    bool me = std::any_of(snap->tasks.begin(), snap->tasks.end(),
+                          [](const ProcTask& t) { return t.pid == ::getpid(); });
+    EXPECT_TRUE(me);
+
+    std::string m = msg.str();
+    EXPECT_NE(m.find("tracedaemon: traced 0."), std::string::npos) << m;
+    EXPECT_NE(m.find("(duration reached)"), std::string::npos) << m;
+    EXPECT_NE(m.find("in 42 blocks"), std::string::npos) << m;
+    EXPECT_NE(m.find("no events lost"), std::string::npos) << m;
+    EXPECT_NE(m.find("ms per MiB written"), std::string::npos) << m;
+}
+
+TEST(TraceSession, SigioDrainsAndSigtermStopsCleanly) {
+    Files f("sigio");
+    auto s = std::make_shared<FakeState>();
+    BlockedSignals blocked;
+    std::atomic<bool> done{false};
+    std::atomic<unsigned> produced{0};
+    // Flush and tick every 60 s: only SIGIO can wake the drain.
+    std::thread module([&] {
+        while (!s->started)
+            std::this_thread::sleep_for(1ms);
+        for (unsigned i = 0; i < 200; ++i) {
+            s->add(makeBlock(i % 2, i / 2, 20));
+            ++produced;
+            if (i % 10 == 9) {
+                ::kill(::getpid(), SIGIO);
+                std::this_thread::sleep_for(5ms);
+            }
+        }
+        // Wait until the daemon drained everything, then ask it to stop.
+        for (int k = 0; k < 2000; ++k) {
+            {
+                std::lock_guard lock(s->mutex);
+                if (s->ready.empty())
+                    break;
+            }
+            std::this_thread::sleep_for(1ms);
+        }
+        ::kill(::getpid(), SIGTERM);
+        done = true;
+    });
+    std::ostringstream msg;
+    auto t0 = std::chrono::steady_clock::now();
+    SessionSummary r = runTraceSession(opts(f, {"--flush-interval", "60s"}), msg, fakeEnv(s));
+    module.join();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(r.reason, StopReason::Signal);
+    EXPECT_LT(took, 5.0);
+    EXPECT_EQ(r.blocks, 200u);
+    expectHeaderThenServed(f, *s);
+    EXPECT_NE(msg.str().find("got SIGTERM, stopping"), std::string::npos) << msg.str();
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+}
+
+TEST(TraceSession, LostEventsAreReportedWithABufferSize) {
+    Files f("lost");
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 0, 100));
+    s->add(makeBlock(1, 0, 100));
+    s->add(makeBlock(1, 1, 100, 3000));
+    s->lost.ncpus = 2;
+    s->lost.per_cpu[1] = 3000;
+    s->lost.recorded[0] = 102;
+    s->lost.recorded[1] = 205;
+    s->lost.total = 3000;
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-tu100000", "-b", "16K", "-q"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(r.lostEvents, 3000u);
+    // ~23.6 bytes per record * 3000 + 16 KiB -> 128 KiB.
+    EXPECT_EQ(r.suggestedBuffer, 128u << 10);
+    std::string m = msg.str();
+    EXPECT_NE(m.find("tracedaemon: 3000 events lost"), std::string::npos) << m;
+    EXPECT_NE(m.find("tracedaemon:   cpu 1: 3000 lost, 205 recorded, largest loss 3000 events"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("trace with -b 128K"), std::string::npos) << m;
+    EXPECT_EQ(m.find("no events lost"), std::string::npos);
+    EXPECT_EQ(m.find("traced "), std::string::npos) << "quiet mode prints only warnings";
+}
+
+TEST(TraceSession, CommandIsTracedFromItsStartAndItsStatusReturned) {
+    Files f("command");
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 0, 10));
+    std::string marker = ::testing::TempDir() + "/command.pid";
+    std::remove(marker.c_str());
+    std::string script = "echo $$ > " + marker + "; exit 3";
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-T"}, {"/bin/sh", "-c", script}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 3) << msg.str();
+    EXPECT_EQ(r.reason, StopReason::CommandExited);
+    EXPECT_NE(msg.str().find("(command exited)"), std::string::npos) << msg.str();
+
+    int pid = 0;
+    std::ifstream(marker) >> pid;
+    ASSERT_GT(pid, 0);
+    // The module was configured for the command's process group before the
+    // command ran, and the command is in the snapshot (held before exec).
+    EXPECT_EQ(s->arg<__s32>(LTT_IOC_TRACK_PGRP), pid);
+    ProcParseError err;
+    auto snap = readProcFile(f.proc, &err);
+    ASSERT_TRUE(snap) << err.str();
+    auto it = std::find_if(snap->tasks.begin(), snap->tasks.end(),
+                           [&](const ProcTask& t) { return t.pid == pid; });
+    ASSERT_NE(it, snap->tasks.end());
+    EXPECT_EQ(it->pgrp, pid);
+    expectHeaderThenServed(f, *s);
+    std::remove(marker.c_str());
+}
+
+TEST(TraceSession, CommandThatCannotRun) {
+    Files f("noexec");
+    auto s = std::make_shared<FakeState>();
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {}, {"/nonexistent/program", "x"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 127);
+    EXPECT_NE(msg.str().find("cannot execute /nonexistent/program: No such file or directory"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+}
+
+TEST(TraceSession, DeviceBusyOrMissingFailsBeforeAnyFile) {
+    Files f("busy");
+    SessionEnv env;
+    env.openDevice = [](const std::string& path) -> std::unique_ptr<TraceDevice> {
+        throw DeviceError("cannot open " + path +
+                              ": Device or resource busy. The trace device "
+                              "is in use",
+                          EBUSY);
+    };
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, env);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(msg.str().find("tracedaemon: cannot open /dev/tracer: Device or resource busy"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_FALSE(std::ifstream(f.trace).good());
+    EXPECT_FALSE(std::ifstream(f.proc).good());
+}
+
+TEST(TraceSession, AbiMismatchStopsBeforeConfiguring) {
+    Files f("abi");
+    auto s = std::make_shared<FakeState>();
+    s->abi = 2u << 16;
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(msg.str().find("speaks ltt ABI 2.0 but this tracedaemon speaks 1.0"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_EQ(s->requests.size(), 1u);
+    EXPECT_FALSE(std::ifstream(f.trace).good());
+}
+
+TEST(TraceSession, UnwritableTraceFileFailsBeforeStart) {
+    auto s = std::make_shared<FakeState>();
+    Options o;
+    o.traceFile = "/nonexistent-dir/x.trace";
+    o.procFile = "/nonexistent-dir/x.proc";
+    o.duration = 1s;
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(o, msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(msg.str().find("cannot create trace file /nonexistent-dir/x.trace: No such file or "
+                             "directory"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_EQ(s->count(LTT_IOC_START), 0u);
+}
+
+TEST(TraceSession, ReadErrorStopsTheModuleAndSaysTheFileIsValid) {
+    Files f("readerr");
+    auto s = std::make_shared<FakeState>();
+    s->readError = -EIO;
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-ts5"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(msg.str().find("/dev/tracer: read failed: Input/output error"), std::string::npos)
+        << msg.str();
+    EXPECT_NE(msg.str().find("is valid up to its last whole block"), std::string::npos);
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+}
+
+TEST(TraceSession, ModuleThatNeverEndsTheTraceIsNotWaitedForever) {
+    Files f("noend");
+    auto s = std::make_shared<FakeState>();
+    s->endAfterStop = false;
+    s->add(makeBlock(0, 0, 5));
+    std::ostringstream msg;
+    auto t0 = std::chrono::steady_clock::now();
+    SessionSummary r = runTraceSession(opts(f, {"-tu50000"}), msg, fakeEnv(s));
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_LT(took, 2.0);
+    EXPECT_NE(msg.str().find("did not signal the end of the trace within 300 ms"),
+              std::string::npos)
+        << msg.str();
+    expectHeaderThenServed(f, *s);
+}
+
+TEST(TraceSession, SigkillLeavesWholeBlocksOnFile) {
+    // In a child: a module that produces blocks without end, flushed every
+    // 50 ms. Killed with SIGKILL, the file must be the header followed by
+    // whole blocks (a cut last block is the only allowed defect).
+    Files f("sigkill");
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        auto s = std::make_shared<FakeState>();
+        std::thread module([s] {
+            for (unsigned i = 0;; ++i) {
+                s->add(makeBlock(i % 2, i / 2, 100));
+                std::this_thread::sleep_for(1ms);
+            }
+        });
+        module.detach();
+        std::ostringstream msg;
+        runTraceSession(opts(f, {"--flush-interval", "50ms"}), msg, fakeEnv(s));
+        ::_exit(0);
+    }
+    std::this_thread::sleep_for(600ms);
+    ::kill(pid, SIGKILL);
+    int st;
+    ::waitpid(pid, &st, 0);
+    ASSERT_TRUE(WIFSIGNALED(st));
+    Bytes file = readAll(f.trace);
+    ASSERT_GT(file.size(), sizeof(ltt_file_header)) << "nothing was committed in 600 ms";
+    std::size_t off = sizeof(ltt_file_header), blocks = 0;
+    while (off + 48 <= file.size()) {
+        ltt_block_start bs;
+        std::memcpy(&bs, file.data() + off + 8, sizeof bs);
+        ASSERT_EQ(bs.magic, LTT_BLOCK_MAGIC) << "at offset " << off;
+        if (off + bs.length > file.size())
+            break; // the cut last block
+        off += bs.length;
+        ++blocks;
+    }
+    EXPECT_GT(blocks, 10u);
+}

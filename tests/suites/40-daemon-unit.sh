@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tracedaemon on the host: the GoogleTest unit tests (options, configuration
+# mapping, /proc snapshot, block accounting, whole sessions against a fake
+# module), then the real binary's command-line errors and the wrappers'.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/lib/sh-test.sh"
+build=${BUILD:-build}
+[[ $build == /* ]] || build=$root/$build
+bin=$build/bin
+td=$bin/tracedaemon
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [[ -x $bin/tracedaemon_test ]]; then
+	t_gtest "$bin/tracedaemon_test"
+else
+	t_fail "tracedaemon_test built" "missing $bin/tracedaemon_test (is libgtest-dev installed?)"
+fi
+
+if [[ ! -x $td ]]; then
+	t_fail "tracedaemon built" "missing $td"
+	t_summary
+	exit
+fi
+
+# Statically linked: it runs in the busybox guest.
+t_check "tracedaemon is static" bash -c "! readelf -l '$td' | grep -q INTERP"
+
+t_run_expect "--help" 0 '^Usage: tracedaemon \[OPTIONS\] \[DEVICE\] TRACEFILE PROCFILE' "$td" --help
+t_run_expect "--version" 0 '^tracedaemon [0-9.]+ \(ltt ABI 1\.0, trace format 1\)' "$td" --version
+t_run_expect "no arguments" 2 'tracedaemon: missing TRACEFILE and PROCFILE' "$td"
+t_run_expect "unknown option" 2 "tracedaemon: unknown option '-x'" "$td" -x a b
+t_run_expect "bad duration" 2 "invalid duration 'soon' for --duration" "$td" --duration soon a b
+t_run_expect "bad -t" 2 "invalid duration 'x' for -t" "$td" -tx a b
+t_run_expect "bad buffer size" 2 "invalid buffer size '12' for -b: expected 4096 to 67108864" "$td" -b 12 a b
+t_run_expect "unknown event" 2 "unknown event 'bogus' for -e; known events: " "$td" -e bogus a b
+t_run_expect "bad PID" 2 "invalid PID 'abc' for -P" "$td" -P abc a b
+t_run_expect "bad syscall depth" 2 "invalid syscall IP depth '99' for -sd" "$td" -sd99 a b
+t_run_expect "missing value" 2 "option '--uid' needs a value" "$td" a b --uid
+t_run_expect "empty command" 2 "'--' must be followed by a COMMAND" "$td" a b --
+t_run_expect "usage hint" 2 "Try 'tracedaemon --help'" "$td" -x
+t_run_expect "device missing" 1 "cannot open $tmp/tracer: No such file or directory.*trace module" \
+	"$td" --device "$tmp/tracer" "$tmp/a.trace" "$tmp/a.proc"
+t_check "no files left when the device is missing" test ! -e "$tmp/a.trace" -a ! -e "$tmp/a.proc"
+t_run_expect "not a trace device" 1 "/dev/null does not answer the ltt ABI version request.*not an ltt trace device" \
+	"$td" /dev/null "$tmp/a.trace" "$tmp/a.proc"
+t_run_expect "not a character device" 1 "is not a character device" \
+	"$td" /etc/hostname "$tmp/a.trace" "$tmp/a.proc"
+
+# The wrappers check their arguments before starting anything.
+t_run_expect "trace: usage" 2 'usage: trace SECONDS NAME' "$root/scripts/trace"
+t_run_expect "trace: bad SECONDS" 2 "trace: SECONDS must be a positive number, not 'abc'" "$root/scripts/trace" abc out
+t_run_expect "trace: bad NAME" 2 "trace: NAME must be a file name prefix" "$root/scripts/trace" 5 -x
+t_run_expect "tracecore: usage" 2 'usage: tracecore SECONDS NAME' "$root/scripts/tracecore" 5
+t_run_expect "trace: runs tracedaemon with the duration and files" 1 \
+	"cannot open $tmp/tracer: No such file" \
+	env TRACEDAEMON="$td" "$root/scripts/trace" 2 "$tmp/out" --device "$tmp/tracer"
+t_run_expect "tracecore: passes -e CORE" 2 "unknown option '-Z'" \
+	env TRACEDAEMON="$td" "$root/scripts/tracecore" 2 "$tmp/out" -Z
+
+# make install puts the daemon and the wrappers under DESTDIR/PREFIX.
+if make -s -C "$root" install BUILD="$build" DESTDIR="$tmp/dest" PREFIX=/opt/ltt >"$tmp/install.log" 2>&1; then
+	t_check "make install" test -x "$tmp/dest/opt/ltt/bin/tracedaemon" -a -x "$tmp/dest/opt/ltt/bin/trace" \
+		-a -x "$tmp/dest/opt/ltt/bin/tracecore" -a -x "$tmp/dest/opt/ltt/bin/tracecpuid"
+	t_run_expect "installed trace finds its tracedaemon" 1 "cannot open $tmp/tracer" \
+		"$tmp/dest/opt/ltt/bin/trace" 1 "$tmp/inst" --device "$tmp/tracer"
+else
+	t_fail "make install" "$(tail -n 5 "$tmp/install.log")"
+fi
+
+t_summary
