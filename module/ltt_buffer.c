@@ -77,6 +77,12 @@
 static DEFINE_PER_CPU(struct ltt_cpu, ltt_cpus);
 static u64 ltt_hb_period_ns;
 
+/* The state of a traced CPU, NULL for ids that are not possible CPUs. */
+static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
+{
+	return cpu_possible(cpu) ? per_cpu_ptr(&ltt_cpus, cpu) : NULL;
+}
+
 static inline struct ltt_record_header *ltt_hdr_at(struct ltt_cpu *c, u32 off)
 {
 	return c->buf[c->wr].data + off;
@@ -398,9 +404,11 @@ void ltt_buffers_finish(void)
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 		unsigned long flags;
 
+		if (!c)
+			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
 		ltt_finish_locked(c, ltt_clock());
 		raw_spin_unlock_irqrestore(&c->lock, flags);
@@ -463,10 +471,12 @@ ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr)
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, (*rr + i) % n);
+		struct ltt_cpu *c = ltt_cpu_state((*rr + i) % n);
 		int idx;
 		u32 len;
 
+		if (!c)
+			continue;
 		while ((idx = ltt_take_block(c, &len)) >= 0) {
 			if (len > count - done)
 				err = -EINVAL;
@@ -493,24 +503,14 @@ bool ltt_buffers_ready(void)
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
+		if (!c)
+			continue;
 		if (READ_ONCE(c->nready) || READ_ONCE(c->final_pending))
 			return true;
 	}
 	return false;
-}
-
-/**
- * ltt_buffers_drained() - has the reader taken every block?
- *
- * Only meaningful once the trace is stopped: then true means end of trace.
- *
- * Return: true when no CPU holds a block or a pending FINAL block.
- */
-bool ltt_buffers_drained(void)
-{
-	return !ltt_buffers_ready();
 }
 
 /**
@@ -524,9 +524,11 @@ void ltt_buffers_lost(struct ltt_lost_counts *lc)
 	lc->ncpus = ltt_ncpus;
 	lc->total = 0;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 		unsigned long flags;
 
+		if (!c)
+			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
 		lc->per_cpu[cpu] = c->lost_total +
 				   atomic_long_read(&c->nmi_lost);
@@ -548,9 +550,11 @@ void ltt_buffers_reset(u64 start)
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 		unsigned long flags;
 
+		if (!c)
+			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
 		c->buf[0].state = LTT_BUF_FREE;
 		c->buf[1].state = LTT_BUF_FREE;
@@ -584,8 +588,10 @@ void ltt_buffers_free(void)
 	int i;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
+		if (!c)
+			continue;
 		for (i = 0; i < 2; i++) {
 			vfree(c->buf[i].data);
 			c->buf[i].data = NULL;
@@ -613,8 +619,10 @@ int ltt_buffers_alloc(u32 size)
 	ltt_buffers_free();
 	ltt_run.buffer_size = size;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
+		if (!c)
+			continue;
 		for (i = 0; i < 2; i++) {
 			c->buf[i].data = vzalloc_node(size, cpu_to_node(cpu));
 			if (!c->buf[i].data) {
@@ -635,7 +643,7 @@ void ltt_buffer_init(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ltt_cpu *c = per_cpu_ptr(&ltt_cpus, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
 		raw_spin_lock_init(&c->lock);
 		c->cpu = cpu;

@@ -137,7 +137,6 @@ void ltt_heartbeat_stop(void);
 void ltt_buffers_finish(void);
 ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
 bool ltt_buffers_ready(void);
-bool ltt_buffers_drained(void);
 void ltt_buffers_lost(struct ltt_lost_counts *lc);
 
 /* The trace clock: TSC ticks, or local_clock() ns in fallback mode. */
