@@ -70,7 +70,8 @@
 
 static unsigned int heartbeat_ms = 250;
 module_param(heartbeat_ms, uint, 0444);
-MODULE_PARM_DESC(heartbeat_ms, "Interval of the per-CPU heartbeat (10..1000 ms)");
+MODULE_PARM_DESC(heartbeat_ms,
+		 "Interval of the per-CPU heartbeat (10..1000 ms, 0: none)");
 
 static char *clock = "auto";
 module_param(clock, charp, 0444);
@@ -429,7 +430,8 @@ static int ltt_start(void)
 		WRITE_ONCE(ltt_dev.state, LTT_IDLE);
 		return ret;
 	}
-	ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
+	if (heartbeat_ms)
+		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
 	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
 	return 0;
 }
@@ -772,7 +774,7 @@ static int __init ltt_init(void)
 	unsigned int cpu;
 	int ret;
 
-	if (heartbeat_ms < 10 || heartbeat_ms > 1000)
+	if (heartbeat_ms && (heartbeat_ms < 10 || heartbeat_ms > 1000))
 		return -EINVAL;
 	if (strcmp(clock, "auto") && strcmp(clock, "tsc") &&
 	    strcmp(clock, "local"))

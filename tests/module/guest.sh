@@ -84,5 +84,23 @@ wait $holder 2>/dev/null
 kill -KILL $load1 $load2
 wait $load1 $load2 2>/dev/null
 chk "rmmod after the load stops" rmmod ltt_tracer
+
+# The other clocks: the TSC forced (whatever its flags say), and local_clock
+# with no periodic heartbeat, where a 5 s gap overflows a 32-bit delta.
+if insmod "$ko" clock=tsc; then
+	ok "insmod clock=tsc"
+	LTT_TEST_PREFIX="clock=tsc: " "$mt" quick >>"$res" 2>&1
+	chk "rmmod (clock=tsc)" rmmod ltt_tracer
+else
+	fail "insmod clock=tsc" "refused"
+fi
+if insmod "$ko" clock=local heartbeat_ms=0; then
+	ok "insmod clock=local heartbeat_ms=0"
+	"$mt" gap >>"$res" 2>&1
+	chk "rmmod (heartbeat_ms=0)" rmmod ltt_tracer
+else
+	fail "insmod clock=local heartbeat_ms=0" "refused"
+fi
+sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
 dmesg >"$out/dmesg.txt"
 exit 0

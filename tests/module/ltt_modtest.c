@@ -5,6 +5,9 @@
  *
  *   ltt_modtest check      every functional check; prints "ok - NAME" or
  *                          "FAIL - NAME: why" per check, then a summary
+ *   ltt_modtest quick      the delivery checks only (for other clocks)
+ *   ltt_modtest gap        a CPU idle for longer than 32-bit deltas reach
+ *                          (load the module with heartbeat_ms=0 clock=local)
  *   ltt_modtest hold       open, start a core-event trace and read it until
  *                          killed (for the unload-under-load test)
  *   ltt_modtest load N     N iterations of a syscall-heavy loop
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,6 +41,7 @@
 #include "trace_parse.h"
 
 static const char *dev = "/dev/tracer";
+static const char *prefix = ""; /* $LTT_TEST_PREFIX, before every check name */
 static int passed, failed;
 static unsigned int ncpus_online;
 
@@ -46,10 +51,10 @@ static void check(bool ok, const char *name, const char *fmt, ...)
 
 	if (ok) {
 		passed++;
-		printf("ok - %s\n", name);
+		printf("ok - %s%s\n", prefix, name);
 	} else {
 		failed++;
-		printf("FAIL - %s: ", name);
+		printf("FAIL - %s%s: ", prefix, name);
 		va_start(ap, fmt);
 		vprintf(fmt, ap);
 		va_end(ap);
@@ -1073,6 +1078,66 @@ static void check_sigkill(void)
 
 /* ------------------------------------------------------------ modes */
 
+/*
+ * Two events on CPU 0 five seconds apart, no periodic heartbeat, ns clock:
+ * the second one's delta exceeds 32 bits, so a heartbeat must precede it.
+ */
+static int mode_gap(void)
+{
+	struct trace t = { 0 };
+	struct tp_result res;
+	struct filter_seen f;
+	cpu_set_t set;
+	int fd = open_dev(), r, pr = -1;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	r = fd < 0 ? -ENODEV : sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+	r = r || configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, 65536);
+	r = r || start(fd, &t) || user_event(fd, 1, "hello", 5);
+	if (!r)
+		sleep(5);
+	r = r || user_event(fd, 2, "hello", 5) || stop_and_collect(fd, &t);
+	memset(&f, 0, sizeof(f));
+	if (!r)
+		pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+			      on_filter_record, &f, &res);
+	check(!r && !pr && (t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK),
+	      "32-bit delta overflow: blocks valid", "r %d parse '%s' flags %#x",
+	      r, pr ? res.error : "", t.info.flags);
+	check(!r && !pr && f.by_id[1] == 1 && f.by_id[2] == 1 &&
+		      res.heartbeats[0] >= 1,
+	      "32-bit delta overflow: a heartbeat precedes the late event",
+	      "events %llu/%llu heartbeats %llu", (unsigned long long)f.by_id[1],
+	      (unsigned long long)f.by_id[2],
+	      (unsigned long long)(pr ? 0 : res.heartbeats[0]));
+	trace_free(&t);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+static int mode_quick(void)
+{
+	int fd = open_dev();
+
+	if (fd < 0) {
+		check(false, "open /dev/tracer", "%s", strerror(errno));
+	} else {
+		struct ltt_trace_info info;
+
+		if (!xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info))
+			note("clock: tsc_khz %llu flags %#x",
+			     (unsigned long long)info.tsc_khz, info.flags);
+		check_emit(fd, "2 CPUs, buffers suffice", 3000, 65536, 16, true);
+		check_emit(fd, "2 CPUs, small buffers", 20000, 4096, 16, false);
+		check_kernel_events(fd);
+		check_heartbeat(fd);
+		close(fd);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 static int mode_check(void)
 {
 	int fd = open_dev();
@@ -1244,15 +1309,22 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("LTT_DEVICE"))
 		dev = getenv("LTT_DEVICE");
+	if (getenv("LTT_TEST_PREFIX"))
+		prefix = getenv("LTT_TEST_PREFIX");
 	ncpus_online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (!strcmp(mode, "check"))
 		return mode_check();
+	if (!strcmp(mode, "quick"))
+		return mode_quick();
+	if (!strcmp(mode, "gap"))
+		return mode_gap();
 	if (!strcmp(mode, "hold"))
 		return mode_hold();
 	if (!strcmp(mode, "load"))
 		return mode_load(argc > 2 ? atol(argv[2]) : 1000000);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
-	fprintf(stderr, "usage: %s check|hold|load N|bench [REPS]\n", argv[0]);
+	fprintf(stderr, "usage: %s check|quick|gap|hold|load N|bench [REPS]\n",
+		argv[0]);
 	return 2;
 }
