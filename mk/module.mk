@@ -11,7 +11,9 @@
 LTT_MOD_OUT = $(BUILD)/module
 LTT_MODTEST = $(LTT_MOD_OUT)/ltt_modtest
 LTT_MODTEST_SRC = tests/module/ltt_modtest.c tests/module/trace_parse.c
-LTT_MODTEST_CFLAGS = -static -O2 -g -Wall -Wextra -Wno-unused-parameter \
+# Frame pointers and no sibling calls: the syscall-IP test walks user frames.
+LTT_MODTEST_CFLAGS = -static -O2 -g -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls -Wall -Wextra -Wno-unused-parameter \
 	-Wno-unused-result -Iinclude
 
 module:

@@ -959,7 +959,8 @@ static int kernel_run(int fd, uint64_t events, uint64_t details, bool filter,
 	return r;
 }
 
-static void check_kernel_events(int fd)
+/* Return false when the facility delivered no kernel event at all. */
+static bool check_kernel_events(int fd)
 {
 	const uint64_t ev = LTT_EV_MASK_CORE | LTT_EV_BIT(LTT_EV_PROCESS);
 	struct kernel_seen k;
@@ -974,7 +975,7 @@ static void check_kernel_events(int fd)
 	     (unsigned long long)k.other_pid_events);
 	if (!r && k.syscalls_child == 0) {
 		printf("skip - kernel events: the facility delivered no syscall\n");
-		return;
+		return false;
 	}
 	check(!r && k.getppid_child >= 100,
 	      "kernel events: every getppid of the tracked child recorded",
@@ -994,6 +995,118 @@ static void check_kernel_events(int fd)
 	      "r %d syscalls %llu size8 %llu full %llu", r,
 	      (unsigned long long)k.syscalls_child,
 	      (unsigned long long)k.sched_size8, (unsigned long long)k.sched_full);
+	return true;
+}
+
+/*
+ * Syscall IP policy (paper 3.1), applied by the facility with what START
+ * passes it. ip_caller(), in its own section, calls ip_leaf(), which makes
+ * the syscalls through libc's frameless syscall(): the syscall
+ * instruction's IP is in libc, one frame up is ip_caller(). The binary is
+ * built with frame pointers and without sibling calls.
+ */
+extern char __start_ltt_ip_test[], __stop_ltt_ip_test[];
+
+__attribute__((noinline)) static void ip_leaf(int n)
+{
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+__attribute__((noinline, section("ltt_ip_test"))) void ip_caller(int n)
+{
+	ip_leaf(n);
+	__asm__ volatile("" ::: "memory");
+}
+
+struct ip_seen {
+	pid_t child;
+	uint64_t in_section, outside, zero;
+};
+
+static void on_ip_record(const struct tp_record *r, void *arg)
+{
+	struct ip_seen *s = arg;
+	const struct ltt_ev_syscall_entry *e = r->details;
+
+	if (r->hdr->event != LTT_EV_SYSCALL_ENTRY || r->hdr->size < 24 ||
+	    r->pid != s->child || e->nr != SYS_getppid)
+		return;
+	if (!e->ip)
+		s->zero++;
+	else if (e->ip >= (uintptr_t)__start_ltt_ip_test &&
+		 e->ip < (uintptr_t)__stop_ltt_ip_test)
+		s->in_section++;
+	else
+		s->outside++;
+}
+
+static int ip_run(int fd, uint32_t depth, bool range, struct ip_seen *s)
+{
+	struct ltt_addr_range rg = { (uintptr_t)__start_ltt_ip_test,
+				     (uintptr_t)__stop_ltt_ip_test };
+	int to_child[2], to_parent[2], r, st;
+	struct trace t = { 0 };
+	struct tp_result res;
+	pid_t pid;
+	char c;
+
+	memset(s, 0, sizeof(*s));
+	if (pipe(to_child) || pipe(to_parent))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		if (read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		ip_caller(20);
+		write(to_parent[1], "d", 1);
+		_exit(0);
+	}
+	s->child = pid;
+	r = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+				  LTT_EV_BIT(LTT_EV_SCHEDCHANGE),
+		      LTT_EV_MASK_ALL, 1 << 20);
+	r = r || set_s32(fd, LTT_IOC_TRACK_PID, pid);
+	r = r || set_u32(fd, LTT_IOC_SET_SYSCALL_DEPTH, depth);
+	if (range)
+		r = r || xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg);
+	r = r || start(fd, &t);
+	write(to_child[1], "g", 1);
+	read(to_parent[0], &c, 1);
+	waitpid(pid, &st, 0);
+	r = r || stop_and_collect(fd, &t);
+	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+			   on_ip_record, s, &res))
+		r = -EPROTO;
+	trace_free(&t);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	return r;
+}
+
+static void check_syscall_ip(int fd)
+{
+	struct ip_seen s;
+	int r;
+
+	r = ip_run(fd, 0, false, &s);
+	check(!r && s.outside == 20 && !s.in_section && !s.zero,
+	      "syscall IP, depth 0: the syscall instruction (in libc)",
+	      "r %d outside %llu inside %llu zero %llu", r,
+	      (unsigned long long)s.outside, (unsigned long long)s.in_section,
+	      (unsigned long long)s.zero);
+	r = ip_run(fd, 1, false, &s);
+	check(!r && s.in_section == 20 && !s.outside,
+	      "syscall IP, depth 1: the caller one frame up",
+	      "r %d outside %llu inside %llu", r, (unsigned long long)s.outside,
+	      (unsigned long long)s.in_section);
+	r = ip_run(fd, 0, true, &s);
+	check(!r && s.in_section == 20 && !s.outside,
+	      "syscall IP, address range: the first frame inside it",
+	      "r %d outside %llu inside %llu", r, (unsigned long long)s.outside,
+	      (unsigned long long)s.in_section);
 }
 
 /* A trace left idle shows heartbeats on every online CPU. */
@@ -1157,7 +1270,8 @@ static int mode_check(void)
 	check_emit_with_reader(fd);
 	check_notify(fd);
 	check_filters(fd);
-	check_kernel_events(fd);
+	if (check_kernel_events(fd))
+		check_syscall_ip(fd);
 	check_heartbeat(fd);
 	close(fd);
 	check_sigkill();
