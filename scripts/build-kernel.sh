@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Build the ltt-patched Linux 6.1 kernel for the QEMU guest, cached outside
+# the repository. See --help.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: scripts/build-kernel.sh [VARIANT] [--print-dir] [-j N] [-v]
+
+Unpacks Debian's linux-source-6.1 tarball, applies kernel-patches/series,
+configures it for the QEMU guest (make tinyconfig + kernel-patches/config/
+guest.config) and builds bzImage and modules in a build directory (KDIR)
+that out-of-tree modules build against:  make -C "$KDIR" M=$PWD modules
+The result is cached in ${LTT_CACHE:-$HOME/.cache/ltt}, keyed by a hash of
+the series, the patches, the config fragments and this script; a warm run
+prints the path at once. The last line of output is always KDIR.
+
+VARIANT (one of):
+  (none)      CONFIG_LTT=y
+  --debug     + kernel-patches/config/debug.config: PROVE_LOCKING, PROVE_RCU,
+              DEBUG_ATOMIC_SLEEP, KASAN, DEBUG_ENTRY (objtool noinstr checks)
+  --no-ltt    the patched tree with CONFIG_LTT=n
+  --vanilla   the unpatched tree, same config (for make bench-kernel)
+
+Options:
+  --print-dir   print KDIR if that variant is built (exit 0), else exit 1
+                without building. KDIR/arch/x86/boot/bzImage is the kernel.
+  -j N          parallel jobs (default: $LTT_JOBS or 2)
+  -v            stream the build output (default: log to KDIR/build.log)
+
+Environment: LTT_CACHE (cache dir), LTT_KERNEL_TARBALL (default
+/usr/src/linux-source-6.1.tar.xz), LTT_JOBS. ccache is used when installed.
+EOF
+}
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+self=$repo/scripts/build-kernel.sh
+cache=${LTT_CACHE:-$HOME/.cache/ltt}
+tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${LTT_JOBS:-2}
+variant=ltt print_dir=0 verbose=0 flag=
+
+while (($#)); do
+	case $1 in
+	--debug) variant=debug flag=$1 ;;
+	--no-ltt) variant=noltt flag=$1 ;;
+	--vanilla) variant=vanilla flag=$1 ;;
+	--print-dir) print_dir=1 ;;
+	-j) jobs=$2; shift ;;
+	-j*) jobs=${1#-j} ;;
+	-v) verbose=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "build-kernel.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "build-kernel.sh: $*" >&2; exit 1; }
+
+pdir=$repo/kernel-patches
+cfgdir=$pdir/config
+[[ -f $pdir/series ]] || die "no $pdir/series"
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
+
+# Source key: the tarball's identity, the series and its patches, this
+# script. The vanilla tree ignores the patches.
+hash_files() { sha256sum "$@" | sha256sum | cut -c1-12; }
+tarball_id=$(stat -c '%n %s' "$tarball" 2>/dev/null) || die "no kernel tarball $tarball (apt-get install linux-source-6.1)"
+if [[ $variant == vanilla ]]; then
+	src_key=vanilla-$(printf '%s\n' "$tarball_id" | cat - "$self" | sha256sum | cut -c1-12)
+else
+	src_key=$(cd "$pdir" && printf '%s\n' "$tarball_id" | cat - series "${patches[@]}" "$self" | sha256sum | cut -c1-12)
+fi
+frags=("$cfgdir/guest.config")
+[[ $variant == debug ]] && frags+=("$cfgdir/debug.config")
+build_key=$(printf '%s %s\n' "$src_key" "$variant" | cat - "${frags[@]}" | sha256sum | cut -c1-12)
+srcdir=$cache/src-$src_key
+# The build dir sits directly inside the source tree so that Kbuild uses
+# relative paths (srctree := ..): ccache then hits across source trees.
+kdir=$srcdir/build-$variant-$build_key
+
+if ((print_dir)); then
+	if [[ -f $kdir/.ltt-built ]]; then
+		echo "$kdir"
+		exit 0
+	fi
+	echo "build-kernel.sh: the $variant kernel for the current series is not built; run scripts/build-kernel.sh $flag first" >&2
+	exit 1
+fi
+
+mkdir -p "$cache"
+if [[ -f $kdir/.ltt-built ]]; then
+	echo "kernel ($variant) is up to date"
+	echo "$kdir"
+	exit 0
+fi
+
+# Serialize concurrent builders of the same cache (several engineers and
+# make targets may ask at once).
+exec 9>"$cache/.build.lock"
+flock 9
+
+make_env=()
+if command -v ccache >/dev/null; then
+	export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
+	export CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	make_env=(CC="ccache gcc")
+fi
+
+# 1. Pristine unpack plus the series.
+if [[ ! -f $srcdir/.ltt-ready ]]; then
+	echo "unpacking $tarball into $srcdir"
+	rm -rf "$srcdir" "$srcdir.tmp"
+	mkdir -p "$srcdir.tmp"
+	tar -C "$srcdir.tmp" --strip-components=1 -xf "$tarball"
+	if [[ $variant != vanilla ]]; then
+		for p in "${patches[@]}"; do
+			echo "applying $p"
+			patch -d "$srcdir.tmp" -p1 -s --fuzz=0 --no-backup-if-mismatch -i "$pdir/$p" ||
+				die "$p does not apply"
+		done
+	fi
+	touch "$srcdir.tmp/.ltt-ready"
+	mv "$srcdir.tmp" "$srcdir"
+fi
+
+# 2. Configure: tinyconfig, then the fragments, then verify every option.
+mkdir -p "$kdir"
+log=$kdir/build.log
+: >"$log"
+run() {
+	if ((verbose)); then
+		"$@" 2>&1 | tee -a "$log"
+		return "${PIPESTATUS[0]}"
+	fi
+	"$@" >>"$log" 2>&1 || { tail -n 40 "$log" >&2; return 1; }
+}
+mk() { run make -C "$srcdir" O="$kdir" "${make_env[@]}" "$@"; }
+
+echo "configuring $variant kernel in $kdir (log: $log)"
+frag_all=$kdir/ltt-fragment.config
+cat "${frags[@]}" >"$frag_all"
+case $variant in
+noltt) echo '# CONFIG_LTT is not set' >>"$frag_all" ;;
+vanilla) sed -i '/^CONFIG_LTT=/d' "$frag_all" ;;
+esac
+mk tinyconfig || die "tinyconfig failed"
+run "$srcdir/scripts/kconfig/merge_config.sh" -m -O "$kdir" "$kdir/.config" "$frag_all" ||
+	die "merge_config failed"
+mk olddefconfig || die "olddefconfig failed"
+bad=0
+while read -r line; do
+	case $line in
+	'# CONFIG_'*' is not set')
+		opt=${line#\# }; opt=${opt%% *}
+		grep -q "^$opt=" "$kdir/.config" && { echo "config: $opt is set, want it unset" >&2; bad=1; } ;;
+	CONFIG_*)
+		grep -qxF -- "$line" "$kdir/.config" || { echo "config: want $line, got: $(grep "^${line%%=*}=\|${line%%=*} is not set" "$kdir/.config" || echo missing)" >&2; bad=1; } ;;
+	esac
+done <"$frag_all"
+((bad == 0)) || die "config fragment not satisfied (see above)"
+
+# 3. Build vmlinux, bzImage, modules and Module.symvers (what M= needs).
+echo "building $variant kernel with -j$jobs (log: $log)"
+start=$(date +%s)
+mk -j"$jobs" all || die "kernel build failed (log: $log)"
+[[ -f $kdir/arch/x86/boot/bzImage ]] || die "no bzImage after the build"
+echo "built in $(($(date +%s) - start)) s"
+touch "$kdir/.ltt-built"
+echo "$kdir"

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Build the ltt guest initramfs: busybox-static, an /init that mounts the
+# usual file systems and runs /ltt/cmd.sh, plus any files given with --add.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: scripts/mkinitramfs.sh -o OUT.cpio [--add HOSTPATH:GUESTPATH]... [--cmd-file FILE]
+
+Writes an uncompressed newc cpio archive with:
+  /bin/busybox (from busybox-static) and its applet links
+  /init        mounts proc, sys, devtmpfs, debugfs, tracefs, tmpfs /tmp,
+               creates /out, runs /ltt/cmd.sh as root (stdout and stderr to
+               the second serial port, /dev/ttyS1), prints
+               "LTT-GUEST-EXIT <status>" on the console, tars /out onto
+               /dev/vda (when present) and powers off
+  /ltt/cmd.sh  the command (--cmd-file; default: uname -a)
+  every --add HOSTPATH:GUESTPATH (files keep their mode; a directory is
+  copied recursively; GUESTPATH ending in / keeps the host file name)
+Used by scripts/qemu-run.sh; run alone to inspect the image.
+EOF
+}
+
+out= cmdfile=
+adds=()
+while (($#)); do
+	case $1 in
+	-o) out=$2; shift ;;
+	--add) adds+=("$2"); shift ;;
+	--cmd-file) cmdfile=$2; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "mkinitramfs.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ -n $out ]] || { usage >&2; exit 2; }
+
+busybox=${LTT_BUSYBOX:-$(command -v busybox || true)}
+[[ -x $busybox ]] || { echo "mkinitramfs.sh: no busybox (apt-get install busybox-static)" >&2; exit 1; }
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/ltt-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,out,root,etc,ltt,lib/modules}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[[ $applet == busybox ]] && continue
+	ln -sf busybox "$root/bin/$applet"
+done
+
+cat >"$root/init" <<'EOF'
+#!/bin/busybox sh
+# ltt guest init (scripts/mkinitramfs.sh)
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mkdir -p /out
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
+out=/dev/console
+[ -c /dev/ttyS1 ] && out=/dev/ttyS1
+echo "LTT-GUEST-READY"
+cd /
+sh /ltt/cmd.sh </dev/null >"$out" 2>&1
+rc=$?
+echo "LTT-GUEST-EXIT $rc"
+if [ -b /dev/vda ] && [ -n "$(ls -A /out)" ]; then
+	tar -C /out -cf /dev/vda . || echo "LTT-GUEST-OUT-FAILED"
+fi
+sync
+poweroff -f
+EOF
+chmod 755 "$root/init"
+
+if [[ -n $cmdfile ]]; then
+	cp "$cmdfile" "$root/ltt/cmd.sh"
+else
+	echo 'uname -a' >"$root/ltt/cmd.sh"
+fi
+
+for a in "${adds[@]}"; do
+	host=${a%%:*} guest=${a#*:}
+	[[ $a == *:* && -n $host && $guest == /* ]] || { echo "mkinitramfs.sh: --add wants HOSTPATH:/GUESTPATH, got '$a'" >&2; exit 2; }
+	[[ -e $host ]] || { echo "mkinitramfs.sh: --add: no such file $host" >&2; exit 1; }
+	[[ $guest == */ ]] && guest=$guest$(basename "$host")
+	mkdir -p "$root$(dirname "$guest")"
+	cp -a "$host" "$root$guest"
+done
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$out"

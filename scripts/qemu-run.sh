@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Boot the ltt kernel in QEMU (TCG), run one command inside, bring /out back.
+set -uo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: scripts/qemu-run.sh [options] [--] COMMAND...
+
+Boots a kernel in QEMU (software emulation, TCG) with an initramfs built
+from busybox-static plus the files given with --add, runs COMMAND (joined
+into one shell command line, run by busybox sh as root in /) and powers off.
+COMMAND's stdout and stderr come back on this script's stdout (through the
+guest's second serial port); the kernel console is saved to a log file.
+Default COMMAND: uname -a.
+
+Options:
+  --kernel PATH     a bzImage, or a build dir holding arch/x86/boot/bzImage
+                    (default: the cached build, scripts/build-kernel.sh
+                    --print-dir; with --debug the debug build)
+  --debug           use the cached debug kernel (lockdep, KASAN, ...)
+  --add HOST:GUEST  put HOST (file or directory, mode kept) at GUEST in the
+                    guest; repeatable. GUEST ending in / keeps the name.
+                    E.g. --add module/ltt.ko:/lib/ --add ./prog:/bin/prog
+  --out DIR         copy the guest's /out directory to DIR afterwards
+                    (through a virtio disk, /dev/vda, written as a tar)
+  --out-size SIZE   size of that disk (default 1G, sparse)
+  --disk SIZE       attach a blank scratch disk as /dev/vdb (e.g. for swap)
+  --log FILE        console log (default: DIR/console.log with --out, else
+                    a file under ${TMPDIR:-/tmp}; its path is printed on stderr)
+  --timeout SEC     kill QEMU after SEC seconds (default 600)
+  --smp N           vCPUs (default 2)
+  --mem SIZE        guest RAM (default 512M)
+  --append ARGS     extra kernel command line arguments
+  --allow-warnings  do not fail on kernel warnings in the console
+  -h, --help        this text
+
+Exit status:
+  0..199  COMMAND's exit status (the kernel console was clean)
+  200     the console shows a kernel WARNING, BUG, oops, panic, KASAN,
+          lockdep, RCU stall or hung-task report (message on stderr)
+  201     timeout
+  202     the guest never reported COMMAND's status (crash, no boot)
+  203     usage or setup error (no kernel, no QEMU, ...)
+  204     /out could not be brought back
+
+Inside the guest: proc, sysfs, devtmpfs, debugfs (/sys/kernel/debug),
+tracefs (/sys/kernel/tracing) and a tmpfs /tmp are mounted, lo is up, and
+/out is an empty directory on the (RAM) root file system.
+EOF
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+kernel= debug=0 out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
+append= allow_warn=0
+adds=()
+fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
+
+while (($#)); do
+	case $1 in
+	--kernel) kernel=$2; shift ;;
+	--debug) debug=1 ;;
+	--add) adds+=(--add "$2"); shift ;;
+	--out) out=$2; shift ;;
+	--out-size) out_size=$2; shift ;;
+	--disk) disk=$2; shift ;;
+	--log) log=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--append) append=$2; shift ;;
+	--allow-warnings) allow_warn=1 ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) fail 203 "unknown option '$1' (see --help)" ;;
+	*) break ;;
+	esac
+	shift || fail 203 "option needs an argument"
+done
+cmd=${*:-uname -a}
+
+if [[ -z $kernel ]]; then
+	flags=()
+	((debug)) && flags=(--debug)
+	kernel=$("$here/build-kernel.sh" --print-dir "${flags[@]}") ||
+		fail 203 "no cached kernel: run 'make kernel' (or scripts/build-kernel.sh ${flags[*]}) first"
+fi
+[[ -d $kernel ]] && kernel=$kernel/arch/x86/boot/bzImage
+[[ -f $kernel ]] || fail 203 "no kernel image at $kernel"
+command -v qemu-system-x86_64 >/dev/null || fail 203 "qemu-system-x86_64 not found"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ltt-qemu.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if [[ -z $log ]]; then
+	if [[ -n $out ]]; then
+		mkdir -p "$out" || fail 203 "cannot create $out"
+		log=$out/console.log
+	else
+		log=$(mktemp "${TMPDIR:-/tmp}/ltt-console.XXXXXX.log")
+	fi
+fi
+mkdir -p "$(dirname "$log")"
+: >"$log" || fail 203 "cannot write $log"
+
+printf '%s\n' "$cmd" >"$work/cmd.sh"
+"$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --cmd-file "$work/cmd.sh" "${adds[@]}" ||
+	fail 203 "initramfs build failed"
+truncate -s "$out_size" "$work/out.img" || fail 203 "bad --out-size $out_size"
+drives=(-drive "file=$work/out.img,if=virtio,format=raw,cache=unsafe")
+if [[ -n $disk ]]; then
+	truncate -s "$disk" "$work/scratch.img" || fail 203 "bad --disk $disk"
+	drives+=(-drive "file=$work/scratch.img,if=virtio,format=raw,cache=unsafe")
+fi
+
+echo "qemu-run.sh: booting $kernel (console log: $log)" >&2
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-machine pc -accel tcg -cpu max -smp "$smp" -m "$mem" \
+	-kernel "$kernel" -initrd "$work/initramfs.cpio" \
+	-append "console=ttyS0 loglevel=7 panic=-1 oops=panic rdinit=/init $append" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$log" -serial "file:$work/cmd.out" \
+	"${drives[@]}" </dev/null >"$work/qemu.out" 2>&1
+qrc=$?
+
+cat "$work/cmd.out" 2>/dev/null
+if ((qrc == 124 || qrc == 137)); then
+	echo "qemu-run.sh: timeout after ${timeout}s (console log: $log)" >&2
+	tail -n 20 "$log" >&2
+	exit 201
+fi
+if ((qrc != 0)); then
+	cat "$work/qemu.out" >&2
+fi
+
+# Kernel problems anywhere in the console fail the run.
+pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|INFO: (rcu|task .* blocked)|rcu_(sched|preempt) (self-)?detected stall|Call Trace:'
+if ((!allow_warn)) && grep -Eq "$pattern" "$log"; then
+	echo "qemu-run.sh: kernel problem reported in the console (log: $log):" >&2
+	grep -En -m 20 -A 3 "$pattern" "$log" >&2
+	exit 200
+fi
+
+status=$(grep -ao 'LTT-GUEST-EXIT [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+if [[ -z $status ]]; then
+	echo "qemu-run.sh: the guest never reported the command's status (qemu exit $qrc, log: $log)" >&2
+	tail -n 30 "$log" >&2
+	exit 202
+fi
+
+if [[ -n $out ]]; then
+	mkdir -p "$out"
+	if grep -aq LTT-GUEST-OUT-FAILED "$log"; then
+		echo "qemu-run.sh: the guest could not write /out" >&2
+		exit 204
+	fi
+	if [[ -n $(head -c 512 "$work/out.img" | tr -d '\0') ]]; then
+		tar -C "$out" -xf "$work/out.img" || fail 204 "cannot unpack /out into $out"
+	fi
+fi
+exit "$status"
