@@ -109,6 +109,7 @@ enum class Opt {
     TrackCommand,
     Device,
     FlushInterval,
+    TestEmit,
     Defaults,
     Quiet,
     Help,
@@ -142,6 +143,7 @@ constexpr OptSpec kOptions[] = {
     {"track-command", 'T', false, Opt::TrackCommand},
     {"device", 0, true, Opt::Device},
     {"flush-interval", 0, true, Opt::FlushInterval},
+    {"test-emit", 0, true, Opt::TestEmit},
     {"defaults", 'd', false, Opt::Defaults},
     {"quiet", 'q', false, Opt::Quiet},
     {"help", 'h', false, Opt::Help},
@@ -398,6 +400,21 @@ private:
             o_m.flushInterval = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
             return true;
         }
+        case Opt::TestEmit: {
+            // Decimal suffixes: a rate, not a size.
+            std::string_view num = v;
+            std::uint64_t mult = 1;
+            if (!num.empty() && (num.back() == 'k' || num.back() == 'K'))
+                mult = 1000, num.remove_suffix(1);
+            else if (!num.empty() && num.back() == 'M')
+                mult = 1000000, num.remove_suffix(1);
+            auto n = parseInteger<std::uint64_t>(num, false);
+            if (!n || *n == 0 || *n > 1000000000 / mult)
+                return bad("invalid event rate '" + std::string(v) + "' for " + name +
+                           ": expected events per second, e.g. 100000, 250k, 2M");
+            o_m.testEmitRate = *n * mult;
+            return true;
+        }
         case Opt::Defaults: // LTT's -d: we always set the whole configuration
             return true;
         case Opt::Quiet:
@@ -577,6 +594,9 @@ Options (LTT's short forms; values may be attached, as in -ts30):
       --device PATH        the trace device (default /dev/tracer)
       --flush-interval T   write a partly filled buffer at least every T
                            (default 1s; 0 = only full buffers)
+      --test-emit RATE     benchmark/test load: have the module's test mode
+                           emit RATE events/s (all CPUs together, e.g. 200k)
+                           while tracing; the count emitted is reported
   -d, --defaults           accepted for LTT compatibility (the whole
                            configuration is always set)
   -q, --quiet              print only warnings and errors

@@ -49,6 +49,10 @@ struct Options {
     // daemon loses little; 0 = only full buffers (and at the end).
     std::chrono::milliseconds flushInterval{1000};
     bool quiet = false;
+
+    // Benchmark and test load: events per second (all CPUs together) the
+    // daemon asks the module's test mode to emit while tracing (0 = none).
+    std::uint64_t testEmitRate = 0;
 };
 
 struct ParseResult {

@@ -5,6 +5,7 @@
 #include "commit_buffer.hpp"
 #include "device_config.hpp"
 #include "proc_snapshot.hpp"
+#include "test_emitter.hpp"
 #include "unique_fd.hpp"
 
 #include <algorithm>
@@ -162,6 +163,7 @@ private:
     std::unique_ptr<CommandChild> child_m;
     std::unique_ptr<TraceWriter> writer_m;
     std::unique_ptr<CommitBuffer> buffer_m;
+    std::unique_ptr<TestEmitter> emitter_m;
     ltt_trace_info info_m{};
     ltt_config config_m{};
     std::size_t maxBlock_m = 0;
@@ -295,6 +297,11 @@ void Session::loop() {
 }
 
 void Session::finish() {
+    if (emitter_m) {
+        sum_m.testEmitted = emitter_m->stop();
+        if (int e = emitter_m->error())
+            warn(std::string("warning: test mode emit failed: ") + std::strerror(e));
+    }
     // STOP flushes the partial blocks; read until the module says "end".
     if (sum_m.reason != StopReason::EndOfTrace) {
         stopTracing(*dev_m);
@@ -342,6 +349,12 @@ void Session::report() {
                   static_cast<unsigned long long>(sum_m.blocks), o_m.traceFile.c_str(), tasks_m,
                   o_m.procFile.c_str());
     say(line);
+    if (o_m.testEmitRate) {
+        std::snprintf(line, sizeof line, "test mode: %llu events emitted (%.0f/s requested)",
+                      static_cast<unsigned long long>(sum_m.testEmitted),
+                      static_cast<double>(o_m.testEmitRate));
+        say(line);
+    }
     std::string text = loss.text();
     if (loss.totalLost) {
         std::size_t pos = 0;
@@ -408,8 +421,15 @@ SessionSummary Session::run() {
                 child_m->reap();
             }
         }
+        if (child_m && !child_m->ended())
+            say("tracing command " + o_m.command[0] + " (pid " + std::to_string(child_m->pid()) +
+                ")");
         if (!o_m.duration && !child_m)
             say("tracing until SIGINT or SIGTERM");
+        if (o_m.testEmitRate)
+            emitter_m = std::make_unique<TestEmitter>(
+                *dev_m, o_m.testEmitRate,
+                static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
         if (!(child_m && child_m->ended()))
             loop();
         finish();
@@ -432,6 +452,7 @@ SessionSummary Session::run() {
         sum_m.reason = StopReason::Error;
     }
     // Close the device before the signal mask is restored (no late SIGIO).
+    emitter_m.reset();
     buffer_m.reset();
     dev_m.reset();
     return sum_m;

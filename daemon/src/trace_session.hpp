@@ -46,6 +46,7 @@ struct SessionSummary {
     double cpuSeconds = 0;
     std::uint64_t commits = 0;
     std::uint64_t stalls = 0;
+    std::uint64_t testEmitted = 0; // --test-emit: events the module was asked for
 };
 
 // Runs a session for `options` (action Trace). Messages go to `messages`,

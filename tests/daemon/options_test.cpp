@@ -219,6 +219,17 @@ TEST(Options, UnknownAndMalformedOptions) {
     EXPECT_EQ(ok({"--flush-interval", "250ms", "a", "b"}).flushInterval, 250ms);
 }
 
+TEST(Options, TestEmitRate) {
+    EXPECT_EQ(ok({"--test-emit", "250k", "a", "b"}).testEmitRate, 250000u);
+    EXPECT_EQ(ok({"--test-emit=2M", "a", "b"}).testEmitRate, 2000000u);
+    EXPECT_EQ(ok({"--test-emit", "1234", "a", "b"}).testEmitRate, 1234u);
+    EXPECT_EQ(ok({"a", "b"}).testEmitRate, 0u);
+    EXPECT_NE(err({"--test-emit", "0", "a", "b"}).find("invalid event rate '0' for --test-emit"),
+              std::string::npos);
+    EXPECT_NE(err({"--test-emit", "fast", "a", "b"}).find("invalid event rate 'fast'"),
+              std::string::npos);
+}
+
 TEST(Options, HelpAndVersionNeedNoFiles) {
     EXPECT_EQ(ok({"--help"}).action, Options::Action::Help);
     EXPECT_EQ(ok({"-h"}).action, Options::Action::Help);

@@ -384,3 +384,33 @@ TEST(TraceSession, SigkillLeavesWholeBlocksOnFile) {
     }
     EXPECT_GT(blocks, 10u);
 }
+
+TEST(TraceSession, TestEmitLoadKeepsItsRate) {
+    Files f("emit");
+    auto s = std::make_shared<FakeState>();
+    std::ostringstream msg;
+    SessionSummary r =
+        runTraceSession(opts(f, {"--test-emit", "100k", "-tu400000"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_GT(s->count(LTT_IOC_TEST_EMIT), 10u);
+    EXPECT_NEAR(static_cast<double>(r.testEmitted), 40000.0, 12000.0);
+    auto last = s->arg<ltt_test_emit>(LTT_IOC_TEST_EMIT);
+    EXPECT_EQ(last.cpu_mask, 0u);
+    EXPECT_EQ(last.payload, sizeof(ltt_test_payload));
+    EXPECT_NE(msg.str().find("test mode: " + std::to_string(r.testEmitted) + " events emitted"),
+              std::string::npos)
+        << msg.str();
+}
+
+TEST(TraceSession, TestEmitFailureIsReported) {
+    Files f("emitfail");
+    auto s = std::make_shared<FakeState>();
+    s->failWith[LTT_IOC_TEST_EMIT] = EINVAL;
+    std::ostringstream msg;
+    SessionSummary r =
+        runTraceSession(opts(f, {"--test-emit", "1000", "-tu100000"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_EQ(r.testEmitted, 0u);
+    EXPECT_NE(msg.str().find("warning: test mode emit failed: Invalid argument"), std::string::npos)
+        << msg.str();
+}
