@@ -48,7 +48,7 @@ std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
 }
 
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
-    : reader_m(reader) {
+    : reader_m(reader), syscallSlots_m(syscallTableSize()) {
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
     avail_m.syscalls = ev(LTT_EV_SYSCALL_ENTRY) && ev(LTT_EV_SYSCALL_EXIT);
@@ -75,14 +75,33 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     // Link children once every snapshot task exists (parents may be listed
     // after their children).
     for (std::uint32_t i = 1; i < processes_m.size(); ++i) {
-        auto it = live_m.find(processes_m[i].ppid);
-        if (it != live_m.end() && it->second != i && processes_m[i].ppid != 0)
-            processes_m[it->second].children.push_back(i);
+        const std::uint32_t parent = findLive(processes_m[i].ppid);
+        if (parent && parent - 1 != i && processes_m[i].ppid != 0)
+            processes_m[parent - 1].children.push_back(i);
     }
     state_m.resize(reader.ncpus());
     cpus_m.resize(reader.ncpus());
     for (auto& s : state_m)
         s.current = &processes_m[0];
+}
+
+constexpr std::int32_t kPidTableMax = 1 << 22;
+
+std::uint32_t TraceAnalysis::findLive(std::int32_t pid) const {
+    if (pid >= 0 && pid < kPidTableMax) [[likely]]
+        return static_cast<std::size_t>(pid) < pidTable_m.size() ? pidTable_m[pid] : 0;
+    auto it = pidOverflow_m.find(pid);
+    return it == pidOverflow_m.end() ? 0 : it->second;
+}
+
+void TraceAnalysis::setLive(std::int32_t pid, std::uint32_t index) {
+    if (pid >= 0 && pid < kPidTableMax) {
+        if (static_cast<std::size_t>(pid) >= pidTable_m.size())
+            pidTable_m.resize(std::max<std::size_t>(pid + 1, pidTable_m.size() * 2), 0);
+        pidTable_m[pid] = index + 1;
+    } else {
+        pidOverflow_m[pid] = index + 1;
+    }
 }
 
 Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::string& name) {
@@ -92,16 +111,15 @@ Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::s
     p.ppid = ppid;
     p.tgid = pid;
     p.name = name;
-    live_m[pid] = idx;
+    setLive(pid, idx);
     return p;
 }
 
 // The live instance of `pid`, created as "unknown" when the trace mentions a
 // task the snapshot did not list.
 Process& TraceAnalysis::live(std::int32_t pid) {
-    auto it = live_m.find(pid);
-    if (it != live_m.end())
-        return processes_m[it->second];
+    if (std::uint32_t i = findLive(pid))
+        return processes_m[i - 1];
     return create(pid, -1, "unknown");
 }
 
@@ -141,7 +159,7 @@ CpuStats TraceAnalysis::total() const {
 }
 
 // Charges the time since the CPU's previous record to its current task.
-void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
+inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
     CpuState& s = state_m[cpu];
     if (!s.started || ns <= s.lastNs)
         return;
@@ -293,12 +311,12 @@ void TraceAnalysis::add(const Event& e) {
         if (cur.pid == 0)
             break;
         ltt_ev_syscall_entry d;
-        std::uint32_t slot = syscallTableSize();
-        if (e.copyDetails(d) >= 12 && d.nr < syscallTableSize())
+        std::uint32_t slot = syscallSlots_m;
+        if (e.copyDetails(d) >= 12 && d.nr < syscallSlots_m)
             slot = d.nr;
         ++cur.stats.syscalls;
         if (cur.stats.syscallTable.empty())
-            cur.stats.syscallTable.resize(syscallTableSize() + 1);
+            cur.stats.syscallTable.resize(syscallSlots_m + 1);
         ++cur.stats.syscallTable[slot].count;
         cur.inSyscall = true;
         cur.syscallSlot = slot;
@@ -363,7 +381,7 @@ void TraceAnalysis::add(const Event& e) {
         switch (e.subtype) {
         case LTT_PROCESS_FORK:
         case LTT_PROCESS_KTHREAD: {
-            const std::uint32_t parentIdx = live_m.at(cur.pid);
+            const std::uint32_t parentIdx = findLive(cur.pid) - 1; // cur is live
             const std::string name = processes_m[parentIdx].name;
             Process& c = create(d.pid, cur.pid, name);
             c.kthread = e.subtype == LTT_PROCESS_KTHREAD || processes_m[parentIdx].kthread;
@@ -388,10 +406,10 @@ void TraceAnalysis::add(const Event& e) {
             break;
         }
         case LTT_PROCESS_WAKEUP: {
-            auto it = live_m.find(d.pid);
-            if (it == live_m.end())
+            const std::uint32_t i = findLive(d.pid);
+            if (!i)
                 break;
-            Process& p = processes_m[it->second];
+            Process& p = processes_m[i - 1];
             if ((p.off == Process::OffCpu::Sleeping || p.off == Process::OffCpu::IoWait) &&
                 !p.woken) {
                 p.woken = true;
@@ -407,9 +425,15 @@ void TraceAnalysis::add(const Event& e) {
     case LTT_EV_FILE_SYSTEM: {
         if (cur.pid == 0)
             break;
-        ltt_ev_file_system d;
-        const std::size_t n = e.copyDetails(d);
-        if (n < LTT_EV_FS_FIXED)
+        // Only EXEC needs the name: copy the fixed part alone (a whole
+        // ltt_ev_file_system is 272 bytes, too much for every read/write).
+        struct {
+            std::int32_t fd;
+            std::uint32_t aux;
+            std::int64_t arg;
+        } d;
+        static_assert(sizeof d == LTT_EV_FS_FIXED);
+        if (e.copyDetails(d) < LTT_EV_FS_FIXED)
             break;
         switch (e.subtype) {
         case LTT_FS_READ:
@@ -427,12 +451,14 @@ void TraceAnalysis::add(const Event& e) {
             cur.inBufWait = false;
             break;
         case LTT_FS_EXEC: {
+            ltt_ev_file_system x;
+            const std::size_t n = e.copyDetails(x);
             std::size_t len = 0;
             const std::size_t room = n - LTT_EV_FS_FIXED;
-            while (len < room && d.name[len])
+            while (len < room && x.name[len])
                 ++len;
             if (len)
-                cur.name = baseName(d.name, len);
+                cur.name = baseName(x.name, len);
             break;
         }
         default:

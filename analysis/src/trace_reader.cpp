@@ -78,8 +78,11 @@ MappedFile::~MappedFile() {
 }
 
 void MappedFile::adviseSequential() const {
-    if (data_m)
-        ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_SEQUENTIAL | MADV_WILLNEED);
+    if (data_m) {
+        // Two calls: madvise advice values are not flags.
+        ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_SEQUENTIAL);
+        ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_WILLNEED);
+    }
 }
 
 // ---------------------------------------------------------------- TraceReader
@@ -237,17 +240,7 @@ TraceCursor TraceReader::startCursor() const {
     for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
         auto& s = c.streams_m[cpu];
         s.blockPos = 0;
-        s.offset = 0;
-        if (cpuBlocks_m[cpu].empty()) {
-            s.nextTsc = kNone;
-            s.blockPos = 0;
-            continue;
-        }
-        const BlockInfo& b = blocks_m[cpuBlocks_m[cpu][0]];
-        s.base = b.startTsc;
-        s.pid = b.pid;
-        s.records = 0;
-        if (!c.peek(cpu))
+        if (!c.enterBlock(s, cpu) || !c.peek(cpu))
             return c;
     }
     c.index_m = static_cast<std::uint64_t>(-1); // next() yields event 0
@@ -295,6 +288,8 @@ void TraceReader::restore(TraceCursor& c, std::uint64_t k) const {
     c.streams_m.assign(checkpoints_m.begin() + k * n, checkpoints_m.begin() + (k + 1) * n);
     c.error_m.reset();
     c.pendingError_m.reset();
+    c.stopped_m = false;
+    c.lead_m = -1;
     c.index_m = k * kCheckpointInterval - 1; // wraps for k == 0; next() yields event k*interval
 }
 
@@ -302,7 +297,10 @@ TraceCursor TraceReader::atIndex(std::uint64_t index) const {
     buildIndex();
     TraceCursor c(this);
     if (index >= indexedEvents_m) {
-        c.streams_m.assign(header_m.ncpus, {});
+        TraceCursor::Stream done;
+        done.nextTsc = kNone;
+        done.blockPos = std::numeric_limits<std::uint32_t>::max();
+        c.streams_m.assign(header_m.ncpus, done);
         c.index_m = indexedEvents_m;
         return c;
     }
@@ -333,56 +331,72 @@ TraceCursor TraceReader::atTime(std::uint64_t ns) const {
 
 // ---------------------------------------------------------------- TraceCursor
 
+TraceCursor::TraceCursor(const TraceReader* reader)
+    : reader_m(reader), data_m(reader->file_m->bytes().data()) {}
+
 bool TraceCursor::fail(std::uint64_t offset, std::string message) {
     error_m = TraceError{reader_m->path_m, offset, std::move(message)};
     valid_m = false;
+    stopped_m = true;
     return false;
+}
+
+// Loads the frame of block `s.blockPos` of `cpu` (or marks the stream
+// exhausted).
+bool TraceCursor::enterBlock(Stream& s, std::uint16_t cpu) {
+    const auto& list = reader_m->cpuBlocks_m[cpu];
+    s.offset = 0;
+    s.records = 0;
+    if (s.blockPos >= list.size()) {
+        s.nextTsc = kNone;
+        return true;
+    }
+    const BlockInfo& b = reader_m->blocks_m[list[s.blockPos]];
+    s.blockOffset = b.offset;
+    s.endRecord = b.length - kEndRecord;
+    s.expected = b.records;
+    s.base = b.startTsc;
+    s.pid = b.pid;
+    return true;
 }
 
 // Decodes the header of stream `cpu`'s next record to learn its time, moving
 // to the CPU's next block when the current one is consumed. Validates the
-// record's frame; false (with error_m set) on corruption.
-bool TraceCursor::peek(std::uint16_t cpu) {
+// record's frame; false (with error_m set) on corruption. The block's first
+// and last records were validated when the file was opened.
+inline bool TraceCursor::peek(std::uint16_t cpu) {
     Stream& s = streams_m[cpu];
-    const auto& list = reader_m->cpuBlocks_m[cpu];
-    const auto bytes = reader_m->file_m->bytes();
+    const std::byte* data = data_m;
     for (;;) {
-        if (s.blockPos >= list.size()) {
-            s.nextTsc = kNone;
+        if (s.nextTsc == kNone && s.blockPos >= reader_m->cpuBlocks_m[cpu].size())
             return true;
-        }
-        const BlockInfo& b = reader_m->blocks_m[list[s.blockPos]];
-        if (s.offset >= b.length) {
+        if (s.offset > s.endRecord) {
             // Block consumed: the BLOCK_END record was the last one.
-            if (s.records != b.records)
-                return fail(b.offset + b.length - kEndRecord + sizeof(ltt_record_header) +
+            if (s.records != s.expected)
+                return fail(s.blockOffset + s.endRecord + sizeof(ltt_record_header) +
                                 offsetof(ltt_block_end, events),
                             "block holds " + std::to_string(s.records) +
-                                " records but BLOCK_END says " + std::to_string(b.records));
+                                " records but BLOCK_END says " + std::to_string(s.expected));
             ++s.blockPos;
-            s.offset = 0;
-            s.records = 0;
-            if (s.blockPos < list.size()) {
-                const BlockInfo& nb = reader_m->blocks_m[list[s.blockPos]];
-                s.base = nb.startTsc;
-                s.pid = nb.pid;
-            }
+            enterBlock(s, cpu);
+            if (s.nextTsc == kNone)
+                return true;
             continue;
         }
-        const std::uint64_t off = b.offset + s.offset;
-        auto h = readAt<ltt_record_header>(bytes, off);
-        const std::uint32_t endRec = b.length - kEndRecord;
-        if (s.offset != endRec && s.offset != 0) {
-            if (h.size < sizeof h || h.size % LTT_RECORD_ALIGN != 0)
+        const std::uint64_t off = s.blockOffset + s.offset;
+        std::memcpy(&s.next, data + off, sizeof s.next);
+        const ltt_record_header& h = s.next;
+        if (s.offset != s.endRecord && s.offset != 0) {
+            if (h.size < sizeof h || (h.size & (LTT_RECORD_ALIGN - 1)) != 0) [[unlikely]]
                 return fail(off + 6, "bad record size " + std::to_string(h.size));
-            if (s.offset + h.size > endRec)
+            if (s.offset + h.size > s.endRecord) [[unlikely]]
                 return fail(off + 6, "record of " + std::to_string(h.size) +
                                          " bytes runs past its block's BLOCK_END");
-            if (h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_BLOCK_END)
+            if (h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_BLOCK_END) [[unlikely]]
                 return fail(off + 4, "block structure record inside a block");
         }
         if (h.event == LTT_EV_HEARTBEAT && h.size >= sizeof h + sizeof(ltt_ev_heartbeat))
-            s.nextTsc = readAt<ltt_ev_heartbeat>(bytes, off + sizeof h).tsc;
+            s.nextTsc = readAt<ltt_ev_heartbeat>(reader_m->file_m->bytes(), off + sizeof h).tsc;
         else
             s.nextTsc = s.base + h.delta;
         return true;
@@ -390,56 +404,89 @@ bool TraceCursor::peek(std::uint16_t cpu) {
 }
 
 bool TraceCursor::next() {
-    if (pendingError_m) {
-        error_m = std::move(pendingError_m);
-        pendingError_m.reset();
-        valid_m = false;
-        return false;
-    }
-    if (error_m)
-        return false;
-    // k-way merge: the smallest next time wins, ties go to the lower CPU.
-    // A linear scan beats a heap for the handful of CPUs traces have.
-    std::uint64_t best = kNone;
-    int bestCpu = -1;
-    const int n = static_cast<int>(streams_m.size());
-    for (int cpu = 0; cpu < n; ++cpu) {
-        if (streams_m[cpu].nextTsc < best) {
-            best = streams_m[cpu].nextTsc;
-            bestCpu = cpu;
+    if (stopped_m) [[unlikely]] {
+        if (pendingError_m) {
+            error_m = std::move(pendingError_m);
+            pendingError_m.reset();
         }
-    }
-    if (bestCpu < 0) {
         valid_m = false;
-        ++index_m;
         return false;
+    }
+    // k-way merge: the smallest next time wins, ties go to the lower CPU.
+    // The winner keeps winning while it stays below the runner-up (`limit`),
+    // so the streams are only scanned when the lead changes; a linear scan
+    // beats a heap for the handful of CPUs traces have.
+    int bestCpu = lead_m;
+    const std::uint64_t leadTsc = bestCpu < 0 ? kNone : streams_m[bestCpu].nextTsc;
+    // (An exhausted lead has kNone, which must never count as a tie.)
+    if (leadTsc == kNone ||
+        !(leadTsc < limitTsc_m || (leadTsc == limitTsc_m && bestCpu < limitCpu_m))) {
+        std::uint64_t best = kNone, second = kNone;
+        int secondCpu = std::numeric_limits<int>::max();
+        bestCpu = -1;
+        const int n = static_cast<int>(streams_m.size());
+        for (int cpu = 0; cpu < n; ++cpu) {
+            const std::uint64_t t = streams_m[cpu].nextTsc;
+            if (t < best) {
+                second = best;
+                secondCpu = bestCpu < 0 ? std::numeric_limits<int>::max() : bestCpu;
+                best = t;
+                bestCpu = cpu;
+            } else if (t < second) {
+                second = t;
+                secondCpu = cpu;
+            }
+        }
+        if (bestCpu < 0) {
+            valid_m = false;
+            ++index_m;
+            return false;
+        }
+        lead_m = bestCpu;
+        limitTsc_m = second;
+        limitCpu_m = secondCpu;
     }
     Stream& s = streams_m[bestCpu];
-    const BlockInfo& b = reader_m->blocks_m[reader_m->cpuBlocks_m[bestCpu][s.blockPos]];
-    const auto bytes = reader_m->file_m->bytes();
-    const std::uint64_t off = b.offset + s.offset;
-    auto h = readAt<ltt_record_header>(bytes, off);
-    event_m.record = bytes.data() + off;
+    const std::uint64_t off = s.blockOffset + s.offset;
+    const ltt_record_header h = s.next;
+    const std::uint64_t tsc = s.nextTsc;
+    event_m.record = data_m + off;
     event_m.offset = off;
-    event_m.tsc = best;
+    event_m.tsc = tsc;
     event_m.cpu = static_cast<std::uint16_t>(bestCpu);
     event_m.size = h.size;
     event_m.id = h.event;
     event_m.subtype = h.subtype;
-    if (h.event == LTT_EV_HEARTBEAT) {
-        s.base = best;
+    if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
+        s.base = tsc;
     } else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
-        s.pid = readAt<ltt_ev_schedchange>(bytes, off + sizeof h).in;
+        ltt_ev_schedchange d;
+        std::memcpy(&d, data_m + off + sizeof h, sizeof d);
+        s.pid = d.in;
     }
     event_m.pid = s.pid;
     s.offset += h.size;
     ++s.records;
     ++index_m;
     valid_m = true;
+    // Common case inline: the next record is an ordinary one of this block.
+    if (s.offset < s.endRecord) [[likely]] {
+        const std::uint64_t noff = s.blockOffset + s.offset;
+        std::memcpy(&s.next, data_m + noff, sizeof s.next);
+        const std::uint16_t size = s.next.size;
+        const std::uint8_t ev = s.next.event;
+        if (size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+            s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
+            ev != LTT_EV_BLOCK_END) [[likely]] {
+            s.nextTsc = s.base + s.next.delta;
+            return true;
+        }
+    }
     if (!peek(static_cast<std::uint16_t>(bestCpu))) {
         // The current event is fine; the error stops the walk at the next step.
         pendingError_m = std::move(error_m);
         error_m.reset();
+        stopped_m = true;
         valid_m = true;
     }
     return true;

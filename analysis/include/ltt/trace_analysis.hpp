@@ -162,7 +162,13 @@ private:
     const TraceReader& reader_m;
     Availability avail_m;
     std::deque<Process> processes_m;                        // stable addresses
-    std::unordered_map<std::int32_t, std::uint32_t> live_m; // pid -> live instance
+    // pid -> index of its live instance + 1 (0: none). A flat table for the
+    // pids Linux hands out (pid_max <= 4M); a map for anything else.
+    std::vector<std::uint32_t> pidTable_m;
+    std::unordered_map<std::int32_t, std::uint32_t> pidOverflow_m;
+    std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
+    void setLive(std::int32_t pid, std::uint32_t index);
+    std::uint32_t syscallSlots_m = 0;
     std::vector<CpuState> state_m;
     std::vector<CpuStats> cpus_m;
     std::array<std::uint64_t, LTT_EV_MAX + 1> counts_m{}; // last: unknown ids

@@ -84,10 +84,14 @@ struct Event {
     // Copies the details into `out` (zero-filling what the record lacks:
     // masked details, older producers) and returns the bytes copied.
     template <class T> std::size_t copyDetails(T& out) const {
+        const std::size_t have = std::size_t(size) - sizeof(ltt_record_header);
+        if (have >= sizeof out) [[likely]] {
+            std::memcpy(&out, record + sizeof(ltt_record_header), sizeof out);
+            return sizeof out;
+        }
         std::memset(&out, 0, sizeof out);
-        std::size_t n = std::min(sizeof out, std::size_t(size) - sizeof(ltt_record_header));
-        std::memcpy(&out, record + sizeof(ltt_record_header), n);
-        return n;
+        std::memcpy(&out, record + sizeof(ltt_record_header), have);
+        return have;
     }
     // True when the record carries the whole detail structure T.
     template <class T> bool detailsAs(T& out) const { return copyDetails(out) == sizeof out; }
@@ -113,20 +117,33 @@ public:
 
 private:
     friend class TraceReader;
+    // One CPU's position. The current block's frame is cached here so the
+    // hot path never goes back to the block table.
     struct Stream {
-        std::uint32_t blockPos = 0; // index into the CPU's block list
-        std::uint32_t offset = 0;   // of the next record, from the block start
-        std::uint64_t base = 0;     // delta base (block start or last heartbeat)
-        std::uint64_t nextTsc = 0;  // time of the next record; UINT64_MAX: exhausted
+        std::uint64_t nextTsc = 0;     // time of the next record; UINT64_MAX: exhausted
+        std::uint64_t base = 0;        // delta base (block start or last heartbeat)
+        std::uint64_t blockOffset = 0; // file offset of the current block
+        ltt_record_header next{};      // header of the next record (peeked)
+        std::uint32_t blockPos = 0;    // index into the CPU's block list
+        std::uint32_t offset = 0;      // of the next record, from the block start
+        std::uint32_t endRecord = 0;   // offset of the block's BLOCK_END record
+        std::uint32_t records = 0;     // records consumed in the current block
+        std::uint32_t expected = 0;    // records BLOCK_END announces
         std::int32_t pid = 0;
-        std::uint32_t records = 0; // records consumed in the current block
     };
-    explicit TraceCursor(const TraceReader* reader) : reader_m(reader) {}
+    explicit TraceCursor(const TraceReader* reader);
     bool peek(std::uint16_t cpu);
+    bool enterBlock(Stream& s, std::uint16_t cpu);
     bool fail(std::uint64_t offset, std::string message);
 
     const TraceReader* reader_m;
+    const std::byte* data_m;       // the mapping
     std::vector<Stream> streams_m; // indexed by CPU
+    // Merge state: the stream in the lead and the runner-up's position.
+    int lead_m = -1;
+    int limitCpu_m = 0;
+    std::uint64_t limitTsc_m = 0;
+    bool stopped_m = false; // an error ends the walk
     Event event_m;
     std::uint64_t index_m = 0;
     bool valid_m = false;
