@@ -49,6 +49,8 @@ std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
 
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
     : reader_m(reader), syscallSlots_m(syscallTableSize()) {
+    anchorTsc_m = reader.header().anchor_tsc;
+    reader.nsConversion(&nsMult_m, &nsShift_m);
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
     avail_m.syscalls = ev(LTT_EV_SYSCALL_ENTRY) && ev(LTT_EV_SYSCALL_EXIT);
@@ -263,7 +265,13 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 void TraceAnalysis::add(const Event& e) {
-    const std::uint64_t ns = reader_m.nsFromAnchor(e.tsc);
+    // TraceReader::nsFromAnchor with the constants held here: the reader's
+    // header is a pointer chase away on every event.
+    const std::uint64_t ns =
+        e.tsc <= anchorTsc_m
+            ? 0
+            : static_cast<std::uint64_t>(
+                  (static_cast<unsigned __int128>(e.tsc - anchorTsc_m) * nsMult_m) >> nsShift_m);
     CpuState& s = state_m[e.cpu];
     CpuStats& cs = cpus_m[e.cpu];
     if (events_m == 0)
@@ -272,11 +280,10 @@ void TraceAnalysis::add(const Event& e) {
     ++events_m;
     ++counts_m[e.id < LTT_EV_MAX ? e.id : unsigned(LTT_EV_MAX)];
     ++cs.events;
-    if (!cs.seen) {
+    if (!cs.seen) [[unlikely]] {
         cs.seen = true;
         cs.firstNs = ns;
     }
-    cs.lastNs = std::max(cs.lastNs, ns);
 
     if (e.id == LTT_EV_BLOCK_START) {
         ltt_block_start bs;
@@ -471,6 +478,11 @@ void TraceAnalysis::add(const Event& e) {
     }
 }
 
+void TraceAnalysis::finish() {
+    for (std::size_t i = 0; i < cpus_m.size(); ++i)
+        cpus_m[i].lastNs = state_m[i].lastNs;
+}
+
 bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     reader_m.adviseSequential();
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
@@ -478,10 +490,16 @@ bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     TraceCursor c = reader_m.begin();
     for (; c.valid(); c.next()) {
         add(c.event());
-        if (progress && (++n & 0xfffff) == 0)
-            progress(static_cast<double>(n) / static_cast<double>(total));
+        if ((++n & 0x3ffff) == 0) [[unlikely]] {
+            // Memory must not grow with the trace: give back the pages
+            // every CPU has moved past.
+            reader_m.releaseBefore(c.lowestOffset());
+            if (progress)
+                progress(static_cast<double>(n) / static_cast<double>(total));
+        }
     }
     error_m = c.error();
+    finish();
     return !error_m;
 }
 

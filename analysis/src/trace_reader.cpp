@@ -85,6 +85,13 @@ void MappedFile::adviseSequential() const {
     }
 }
 
+void MappedFile::release(std::uint64_t below) const {
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    below = std::min<std::uint64_t>(below, size_m) / page * page;
+    if (data_m && below)
+        ::madvise(const_cast<std::byte*>(data_m), below, MADV_DONTNEED);
+}
+
 // ---------------------------------------------------------------- TraceReader
 
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, TraceError* error) {
@@ -158,6 +165,7 @@ bool TraceReader::scan(TraceError* error) {
     firstTsc_m = kNone;
     lastTsc_m = 0;
     std::uint64_t off = header_m.header_size;
+    std::uint64_t released = 0;
     while (off < size) {
         const std::uint64_t left = size - off;
         if (left < kStartRecord) {
@@ -226,9 +234,18 @@ bool TraceReader::scan(TraceError* error) {
         lastTsc_m = std::max(lastTsc_m, b.endTsc);
         off += bs.length;
         dataEnd_m = off;
+        // Touching each block's two ends faults in whole neighbourhoods of
+        // the mapping (fault-around): hand them back as the scan moves on, so
+        // opening a trace does not make it resident.
+        if (off - released >= (8u << 20)) {
+            file_m->release(off);
+            released = off;
+        }
     }
     if (dataEnd_m == 0)
         dataEnd_m = header_m.header_size;
+    if (released)
+        file_m->release(size);
     if (blocks_m.empty())
         firstTsc_m = lastTsc_m = header_m.anchor_tsc;
     return true;
@@ -490,6 +507,14 @@ bool TraceCursor::next() {
         valid_m = true;
     }
     return true;
+}
+
+std::uint64_t TraceCursor::lowestOffset() const {
+    std::uint64_t low = kNone;
+    for (const Stream& s : streams_m)
+        if (s.nextTsc != kNone)
+            low = std::min(low, s.blockOffset);
+    return low == kNone ? reader_m->dataEnd_m : low;
 }
 
 bool TraceCursor::prev() {

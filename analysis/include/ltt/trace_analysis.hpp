@@ -121,7 +121,9 @@ public:
     TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot);
 
     // Feeds one event; events must come in merged order (a TraceCursor walk).
+    // After feeding events by hand, call finish() before reading results.
     void add(const Event& event);
+    void finish();
     // Walks the whole trace. `progress` (may be empty) is called now and then
     // with the fraction done. Returns false when the walk stopped on
     // corruption: error() says where; the statistics cover what came before.
@@ -161,7 +163,7 @@ private:
 
     const TraceReader& reader_m;
     Availability avail_m;
-    std::deque<Process> processes_m;                        // stable addresses
+    std::deque<Process> processes_m; // stable addresses
     // pid -> index of its live instance + 1 (0: none). A flat table for the
     // pids Linux hands out (pid_max <= 4M); a map for anything else.
     std::vector<std::uint32_t> pidTable_m;
@@ -169,6 +171,8 @@ private:
     std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
     void setLive(std::int32_t pid, std::uint32_t index);
     std::uint32_t syscallSlots_m = 0;
+    std::uint64_t anchorTsc_m = 0, nsMult_m = 1;
+    unsigned nsShift_m = 0;
     std::vector<CpuState> state_m;
     std::vector<CpuStats> cpus_m;
     std::array<std::uint64_t, LTT_EV_MAX + 1> counts_m{}; // last: unknown ids

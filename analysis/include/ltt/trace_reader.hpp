@@ -46,6 +46,7 @@ public:
     std::span<const std::byte> bytes() const { return {data_m, size_m}; }
     // Hints the kernel that the mapping will be read front to back.
     void adviseSequential() const;
+    void release(std::uint64_t below) const;
 
 private:
     MappedFile() = default;
@@ -112,6 +113,9 @@ public:
     // Moves to the preceding event (via the checkpoint index); false before
     // the first event.
     bool prev();
+    // File offset below which this cursor will read nothing more while it
+    // walks forward (the oldest block any CPU is still in).
+    std::uint64_t lowestOffset() const;
     // Set when the walk stopped on corrupt data: the file, offset and cause.
     const std::optional<TraceError>& error() const { return error_m; }
 
@@ -189,6 +193,12 @@ public:
         return static_cast<std::uint64_t>(
             (static_cast<unsigned __int128>(tsc - header_m.anchor_tsc) * nsMult_m) >> nsShift_m);
     }
+    // The fixed-point constants of nsFromAnchor, for loops that keep them
+    // in registers.
+    void nsConversion(std::uint64_t* mult, unsigned* shift) const {
+        *mult = nsMult_m;
+        *shift = nsShift_m;
+    }
     // Absolute time, ns since the epoch.
     std::uint64_t realtimeNs(std::uint64_t tsc) const {
         return header_m.anchor_realtime_ns + nsFromAnchor(tsc);
@@ -211,6 +221,10 @@ public:
 
     std::span<const std::byte> bytes() const { return file_m->bytes(); }
     void adviseSequential() const { file_m->adviseSequential(); }
+    // Drops the mapping's pages below `offset` from this process (they are
+    // read again from the page cache if touched later), so a front-to-back
+    // walk keeps a bounded resident set however long the trace.
+    void releaseBefore(std::uint64_t offset) const { file_m->release(offset); }
 
 private:
     friend class TraceCursor;
