@@ -1,0 +1,49 @@
+#!/bin/sh
+# Runs inside the QEMU guest for `make demo`: loads the trace module, traces
+# the system for SECONDS while a representative workload runs, and leaves
+# demo.trace, demo.proc, the workload's log and the ps samples in /out.
+# usage: demo-guest.sh SECONDS   (workload programs in /opt/ltt/workloads)
+set -u
+secs=${1:-10}
+W=/opt/ltt/workloads
+log=/out/workload.log
+
+insmod /opt/ltt/ltt_tracer.ko || { echo "demo: cannot load the trace module" >&2; exit 1; }
+[ -c /dev/tracer ] || { echo "demo: /dev/tracer is missing after insmod" >&2; exit 1; }
+
+workload() {
+	sleep 1
+	echo "== shell pipeline"
+	cat /proc/cpuinfo /proc/meminfo /proc/interrupts | grep -ci 'mhz\|cpu' | wc -c
+	echo "== file I/O with fsync"
+	dd if=/dev/zero of=/tmp/demo.dat bs=64k count=64 conv=fsync 2>&1 | tail -n 1
+	echo "== fork tree with exec (depth 2, fanout 3)"
+	$W/wl_forktree 2 3 $W/wl_leaf
+	echo "== sleeping: 10 x 20 ms"
+	$W/wl_sleep 10 20
+	echo "== CPU-bound loop, 1 s"
+	$W/wl_cpu 1 /out/wl_cpu.json
+	echo "== pipe ping-pong, 2000 round trips"
+	$W/wl_pingpong 2000
+	echo "== sockets and SysV IPC"
+	$W/wl_sockets 200 4096
+	echo "== the paper's Figure 10 program (sched_yield loop), scaled 1/20"
+	$W/wl_fig10 20
+	if [ -b /dev/vdb ]; then
+		echo "== O_DIRECT reads from /dev/vdb"
+		$W/wl_odirect /dev/vdb 200
+	fi
+	echo "== done"
+}
+
+# ps's view of the same interval, for the Figure 8 comparison.
+$W/wl_pssample 2000 $((${secs%.*} / 2)) /out/ps-samples.txt &
+sampler=$!
+workload >"$log" 2>&1 &
+wl=$!
+cd /out && trace "$secs" demo
+rc=$?
+wait $wl
+wait $sampler
+rmmod ltt_tracer
+exit $rc
