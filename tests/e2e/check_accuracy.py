@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Accuracy checks of ltt's analysis against independent measurements.
+
+usage: check_accuracy.py OUTDIR BUILDDIR
+
+OUTDIR holds what tests/e2e/guest.sh left in the guest's /out: one trace per
+scenario plus the truth to hold it against, which never comes from our own
+code: the workload's arguments, the kernel's own accounting
+(/proc/PID/schedstat and /proc/PID/stat, read by the workload itself),
+strace -c, and the guest kernel's ftrace counters recorded over the same run.
+Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed".
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+OUT, BUILD = sys.argv[1], sys.argv[2]
+ANALYZE = os.path.join(BUILD, "bin", "traceanalyze")
+passed = failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok   - {name}" + (f" ({detail})" if detail else ""))
+    else:
+        failed += 1
+        print(f"FAIL - {name}" + (f": {detail}" if detail else ""))
+    return cond
+
+
+def within(a, b, rel):
+    return b != 0 and abs(a - b) <= rel * abs(b)
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def analyze(scn):
+    """traceanalyze --json of a scenario, or None (a failed check) on error."""
+    trace, proc = (os.path.join(OUT, f"{scn}.{ext}") for ext in ("trace", "proc"))
+    if not check(f"{scn}: trace and proc files were written",
+                 os.path.exists(trace) and os.path.exists(proc)):
+        return None
+    r = subprocess.run([ANALYZE, "--json", trace, proc], capture_output=True, text=True, timeout=300)
+    if not check(f"{scn}: traceanalyze --json succeeds", r.returncode == 0,
+                 f"exit {r.returncode}: {r.stderr.strip()[:300]}"):
+        return None
+    rep = json.loads(r.stdout)
+    # Every comparison below assumes nothing was lost; a loss makes the
+    # scenario invalid, which is a failure to report, not to hide.
+    check(f"{scn}: no lost events", rep["trace"]["lost_events"] == 0,
+          f"{rep['trace']['lost_events']} lost")
+    for status in ("status", "daemon.status"):
+        p = os.path.join(OUT, f"{scn}.{status}")
+        code = read(p).strip() if os.path.exists(p) else "missing"
+        check(f"{scn}: {status.replace('.', ' ')} is 0", code == "0", f"got {code}")
+    return rep
+
+
+def procs(rep, name):
+    return [p for p in rep["processes"] if p["name"] == name]
+
+
+def sc_counts(p):
+    return {s["name"]: s["count"] for s in (p.get("syscall_table") or [])}
+
+
+def sc_errors(p):
+    return {s["name"]: s["errors"] for s in (p.get("syscall_table") or [])}
+
+
+def dump_wakeups(scn):
+    """pid -> number of WAKEUP events targeting it, from the event dump."""
+    trace, proc = (os.path.join(OUT, f"{scn}.{ext}") for ext in ("trace", "proc"))
+    r = subprocess.run([ANALYZE, "-d", "-t", "process", trace, proc],
+                       capture_output=True, text=True, timeout=300)
+    return Counter(int(m) for m in re.findall(r"WAKEUP PID : (\d+)", r.stdout))
+
+
+def wakeups_of(rep, scn, p, cache={}):
+    if "wakeups" in p:
+        return p["wakeups"]
+    if scn not in cache:
+        cache[scn] = dump_wakeups(scn)
+    return cache[scn][p["pid"]]
+
+
+FTRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+[\d.]+:\s+(\w+):\s*(.*)$")
+
+
+def ftrace_counts(path):
+    """Per-pid counts from the guest's ftrace text: sys_enter by pid,
+    sched_switch by next_pid, sched_waking by woken pid."""
+    sys_enter, sched_in, waking = Counter(), Counter(), Counter()
+    for line in read(path).splitlines():
+        m = FTRACE_LINE.match(line)
+        if not m:
+            continue
+        pid, ev, rest = int(m.group(2)), m.group(3), m.group(4)
+        if ev == "sys_enter":
+            sys_enter[pid] += 1
+        elif ev == "sched_switch":
+            n = re.search(r"next_pid=(\d+)", rest)
+            if n:
+                sched_in[int(n.group(1))] += 1
+        elif ev == "sched_waking":
+            n = re.search(r"\bpid=(\d+)", rest)
+            if n:
+                waking[int(n.group(1))] += 1
+    overruns = sum(int(x) for x in re.findall(r"^overrun: (\d+)", read(path + ".stats"), re.M))
+    return sys_enter, sched_in, waking, overruns
+
+
+def compare_ftrace(scn, rep, plist):
+    path = os.path.join(OUT, f"{scn}.ftrace")
+    if not check(f"{scn}: ftrace output present", os.path.exists(path)):
+        return
+    sys_enter, sched_in, waking, overruns = ftrace_counts(path)
+    if not check(f"{scn}: ftrace lost nothing", overruns == 0, f"{overruns} overruns"):
+        return
+    for p in plist:
+        pid = p["pid"]
+        check(f"{scn}: pid {pid} syscalls == ftrace sys_enter", p["syscalls"] == sys_enter[pid],
+              f"ltt {p['syscalls']}, ftrace {sys_enter[pid]}")
+        check(f"{scn}: pid {pid} sched-ins == ftrace sched_switch next_pid",
+              p["sched_in"] == sched_in[pid], f"ltt {p['sched_in']}, ftrace {sched_in[pid]}")
+        if waking:
+            w = wakeups_of(rep, scn, p)
+            check(f"{scn}: pid {pid} wakeups == ftrace sched_waking", w == waking[pid],
+                  f"ltt {w}, ftrace {waking[pid]}")
+
+
+def scenario_syscalls():
+    N, SIZE = 200, 512
+    rep = analyze("syscalls")
+    if not rep:
+        return
+    ps = procs(rep, "wl_syscalls")
+    if not check("syscalls: exactly one wl_syscalls process", len(ps) == 1, f"found {len(ps)}"):
+        return
+    p = ps[0]
+    counts, errors = sc_counts(p), sc_errors(p)
+    # openat/close: N in the loop plus one pair per phase of the data file.
+    want = {"write": N, "read": N, "getpid": N, "nanosleep": N, "lseek": N, "ioctl": N,
+            "openat": N + 2, "close": N + 2}
+    for name, n in want.items():
+        check(f"syscalls: {name} count is {n}", counts.get(name) == n, f"got {counts.get(name)}")
+        check(f"syscalls: {name} has no errors", errors.get(name, 0) == 0, f"got {errors.get(name)}")
+    check("syscalls: bytes written", p["bytes_written"] == N * SIZE, f"{p['bytes_written']} vs {N * SIZE}")
+    check("syscalls: bytes read", p["bytes_read"] == N * SIZE, f"{p['bytes_read']} vs {N * SIZE}")
+    compare_ftrace("syscalls", rep, ps)
+
+    # strace -c ran the same program separately. Its table counts from the
+    # execve on; our trace also sees what the shell's child did between fork
+    # and exec (one rt_sigaction, one set_robust_list with busybox), so those
+    # two may exceed strace's count by one. exit_group never returns and
+    # strace -c leaves it out; so do we here.
+    path = os.path.join(OUT, "syscalls.strace")
+    if not check("strace: summary present", os.path.exists(path)):
+        return
+    st = {}
+    for line in read(path).splitlines():
+        f = line.split()
+        if len(f) >= 5 and re.match(r"^[\d.]+$", f[0]) and f[-1] != "total":
+            st[f[-1]] = int(f[3])
+    check("strace: summary parsed", len(st) >= 8, f"{len(st)} syscalls")
+    for name, n in sorted(st.items()):
+        got = counts.get(name, 0)
+        if name in ("rt_sigaction", "set_robust_list"):
+            check(f"strace: {name} count matches (pre-exec +1 allowed)", got - n in (0, 1),
+                  f"ltt {got}, strace {n}")
+        else:
+            check(f"strace: {name} count matches", got == n, f"ltt {got}, strace {n}")
+
+
+def scenario_forktree():
+    rep = analyze("forktree")
+    if not rep:
+        return
+    tree = procs(rep, "wl_forktree")
+    leaves = procs(rep, "wl_leaf")
+    check("forktree: 4 wl_forktree processes (root + 3)", len(tree) == 4, f"found {len(tree)}")
+    check("forktree: 9 processes renamed wl_leaf by exec", len(leaves) == 9, f"found {len(leaves)}")
+    pids = {p["pid"] for p in tree}
+    roots = [p for p in tree if p["ppid"] not in pids]
+    if check("forktree: one root", len(roots) == 1, f"{len(roots)} roots"):
+        root = roots[0]
+        mids = [p for p in tree if p["ppid"] == root["pid"]]
+        check("forktree: the root has 3 wl_forktree children", len(mids) == 3, f"{len(mids)}")
+        for m in mids:
+            kids = [p for p in leaves if p["ppid"] == m["pid"]]
+            check(f"forktree: pid {m['pid']} has 3 wl_leaf children", len(kids) == 3, f"{len(kids)}")
+    check("forktree: every process of the tree exited",
+          all(p["exited"] for p in tree + leaves),
+          ", ".join(str(p["pid"]) for p in tree + leaves if not p["exited"]))
+
+
+def scenario_cpu():
+    rep = analyze("cpu")
+    if not rep:
+        return
+    truth = json.loads(read(os.path.join(OUT, "cpu.json")))
+    ps = [p for p in rep["processes"] if p["pid"] == truth["pid"]]
+    if not check("cpu: the wl_cpu process is in the trace", len(ps) == 1):
+        return
+    p = ps[0]
+    run, user = p["time_running_ns"], p["time_user_ns"]
+    sched_run = truth["schedstat_run_ns"]
+    utime_ns = truth["utime_ticks"] * 1e9 / truth["clk_tck"]
+    check("cpu: running time within 2% of /proc/PID/schedstat", within(run, sched_run, 0.02),
+          f"ltt {run / 1e6:.1f} ms, schedstat {sched_run / 1e6:.1f} ms")
+    check("cpu: user time within 2% of /proc/PID/stat utime", within(user, utime_ns, 0.02),
+          f"ltt {user / 1e6:.1f} ms, utime {utime_ns / 1e6:.1f} ms")
+
+
+def scenario_sleep():
+    COUNT, MS = 20, 25
+    rep = analyze("sleep")
+    if not rep:
+        return
+    ps = procs(rep, "wl_sleep")
+    if not check("sleep: one wl_sleep process", len(ps) == 1, f"found {len(ps)}"):
+        return
+    p = ps[0]
+    slept, run = p["time_sleeping_ns"], p["time_running_ns"]
+    check("sleep: nanosleep called 20 times", sc_counts(p).get("nanosleep") == COUNT)
+    check("sleep: sleeping time covers the 20 x 25 ms", slept >= COUNT * MS * 1e6,
+          f"{slept / 1e6:.1f} ms sleeping")
+    check("sleep: running time is small next to sleeping", run < 0.2 * slept,
+          f"{run / 1e6:.1f} ms running, {slept / 1e6:.1f} ms sleeping")
+    check("sleep: no I/O wait", p["time_io_wait_ns"] == 0, f"{p['time_io_wait_ns']} ns")
+
+
+def scenario_odirect():
+    rep = analyze("odirect")
+    if not rep:
+        return
+    ps = procs(rep, "wl_odirect")
+    if not check("odirect: one wl_odirect process", len(ps) == 1, f"found {len(ps)}"):
+        return
+    p = ps[0]
+    check("odirect: 300 preads", sc_counts(p).get("pread64") == 300, f"{sc_counts(p).get('pread64')}")
+    check("odirect: I/O wait time appears", p["time_io_wait_ns"] > 0,
+          f"{p['time_io_wait_ns'] / 1e6:.2f} ms waiting for I/O, {p['time_running_ns'] / 1e6:.2f} ms running")
+
+
+def scenario_pingpong():
+    N = 1000
+    rep = analyze("pingpong")
+    if not rep:
+        return
+    ps = procs(rep, "wl_pingpong")
+    if not check("pingpong: two wl_pingpong processes", len(ps) == 2, f"found {len(ps)}"):
+        return
+    for p in ps:
+        c = sc_counts(p)
+        check(f"pingpong: pid {p['pid']} made {N} writes and {N} reads",
+              c.get("write") == N and c.get("read") == N, f"write {c.get('write')}, read {c.get('read')}")
+        w = wakeups_of(rep, "pingpong", p)
+        check(f"pingpong: pid {p['pid']} woken at most once per round trip", 0 < w <= N + 5,
+              f"{w} wakeups, {p['sched_in']} sched-ins")
+    compare_ftrace("pingpong", rep, ps)
+
+
+for scenario in (scenario_syscalls, scenario_forktree, scenario_cpu, scenario_sleep,
+                 scenario_odirect, scenario_pingpong):
+    try:
+        scenario()
+    except Exception as e:  # a crash of the checker is a failed check, not a pass
+        check(f"{scenario.__name__}: checker ran", False, repr(e))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Runs inside the QEMU guest for the accuracy suite (tests/suites/90-e2e.sh).
+# Each scenario traces the whole system while one workload with known
+# behaviour runs, and leaves SCENARIO.trace/.proc plus the independent
+# measurements (the workload's own /proc readings, strace -c, ftrace) in /out.
+# The host checks them (tests/e2e/check_accuracy.py).
+set -u
+W=/opt/ltt/workloads
+O=/out
+T=/sys/kernel/tracing
+
+insmod /opt/ltt/ltt_tracer.ko || { echo "guest: insmod failed" >&2; exit 1; }
+
+# scenario NAME COMMAND...: trace everything while COMMAND runs.
+scenario() {
+	name=$1
+	shift
+	tracedaemon -q "$O/$name.trace" "$O/$name.proc" >"$O/$name.daemon.log" 2>&1 &
+	daemon=$!
+	sleep 1 # the daemon has started tracing and written the .proc file
+	"$@" >"$O/$name.out" 2>&1
+	echo $? >"$O/$name.status"
+	sleep 0.3
+	kill -INT $daemon
+	wait $daemon
+	echo $? >"$O/$name.daemon.status"
+}
+
+ftrace_on() {
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 8192 >$T/buffer_size_kb
+	echo 1 >$T/events/sched/sched_switch/enable
+	echo 1 >$T/events/sched/sched_waking/enable
+	echo 1 >$T/events/raw_syscalls/sys_enter/enable
+	echo 1 >$T/tracing_on
+}
+ftrace_off() { # ftrace_off FILE
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$1"
+	cat $T/per_cpu/cpu*/stats >"$1.stats"
+	echo 0 >$T/events/enable
+}
+
+# 1. exact syscall counts and bytes, with ftrace's counters over the same run
+ftrace_on
+scenario syscalls $W/wl_syscalls 200 512 /tmp
+ftrace_off $O/syscalls.ftrace
+# the same program under strace -c
+strace -c -o $O/syscalls.strace $W/wl_syscalls 200 512 /tmp
+# 2. a fork tree of known shape, with exec
+scenario forktree $W/wl_forktree 2 3 $W/wl_leaf
+# 3. CPU-bound: compared with the process's own schedstat and stat
+scenario cpu $W/wl_cpu 2 $O/cpu.json
+# 4. sleeping in nanosleep: 20 x 25 ms
+scenario sleep $W/wl_sleep 20 25
+# 5. O_DIRECT reads from the virtio scratch disk: I/O wait
+scenario odirect $W/wl_odirect /dev/vdb 300
+# 6. pipe ping-pong: wakeups and scheduling changes, with ftrace beside
+ftrace_on
+scenario pingpong $W/wl_pingpong 1000
+ftrace_off $O/pingpong.ftrace
+rmmod ltt_tracer
+echo "guest: done"
