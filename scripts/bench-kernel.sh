@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make bench-kernel: cost of the LTT hooks with no callback registered.
+# Boots the patched kernel (CONFIG_LTT=y, nothing registered) and the
+# vanilla kernel built from the same source and config, alternately, and
+# times a syscall-heavy loop (getppid + 64-byte read of /dev/zero) inside
+# each. Prints every run, the medians and the ratio patched/vanilla
+# (target <= 1.01). A benchmark, not a test: it never fails on the ratio.
+#
+# Environment: BENCH_REPS boots per kernel (default 5), BENCH_RUNS loops per
+# boot (default 5), BENCH_ITERS iterations per loop (default 200000).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+reps=${BENCH_REPS:-5} runs=${BENCH_RUNS:-5} iters=${BENCH_ITERS:-200000}
+work=$(mktemp -d "${TMPDIR:-/tmp}/ltt-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "building (or finding) the kernels..."
+ltt=$("$repo/scripts/build-kernel.sh" | tail -n 1)
+van=$("$repo/scripts/build-kernel.sh" --vanilla | tail -n 1)
+gcc -static -O2 -Wall -o "$work/ltt-workload" "$repo/tests/kernel/ltt-workload.c"
+
+cmd="for i in \$(seq $runs); do /bin/ltt-workload --getppid-loop $iters || exit 1; done"
+boot() { # KDIR -> loop_ns values
+	"$repo/scripts/qemu-run.sh" --kernel "$1" --smp 1 --timeout 600 \
+		--add "$work/ltt-workload:/bin/ltt-workload" "$cmd" 2>/dev/null |
+		awk '/^loop_ns/ { print $2 }'
+}
+: >"$work/ltt" && : >"$work/vanilla"
+for r in $(seq "$reps"); do
+	# Alternate the order so drifting host load hits both alike.
+	if ((r % 2)); then order="vanilla ltt"; else order="ltt vanilla"; fi
+	for k in $order; do
+		if [[ $k == ltt ]]; then dir=$ltt; else dir=$van; fi
+		boot "$dir" | tee -a "$work/$k" | awk -v k="$k" -v r="$r" -v n="$iters" \
+			'{ printf "boot %d %-8s loop %.1f ns/iteration\n", r, k, $1 / n }'
+	done
+done
+median() { sort -n "$1" | awk '{ a[NR] = $1 } END { if (NR == 0) exit 1; print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+mv=$(median "$work/vanilla") || { echo "no vanilla measurements" >&2; exit 1; }
+ml=$(median "$work/ltt") || { echo "no patched measurements" >&2; exit 1; }
+awk -v v="$mv" -v l="$ml" -v n="$iters" -v c="$(wc -l <"$work/ltt")" 'BEGIN {
+	printf "median vanilla:           %.1f ns/iteration (%d loops)\n", v / n, c
+	printf "median patched (no tracer): %.1f ns/iteration\n", l / n
+	printf "ratio patched/vanilla:    %.4f (target <= 1.01)\n", l / v
+}'
