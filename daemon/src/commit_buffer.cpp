@@ -1,5 +1,8 @@
 #include "commit_buffer.hpp"
 
+#include <pthread.h>
+#include <time.h>
+
 namespace ltt::daemon {
 
 CommitBuffer::CommitBuffer(TraceWriter& writer, std::size_t capacity)
@@ -16,6 +19,15 @@ CommitBuffer::~CommitBuffer() {
     }
     cv_m.notify_all();
     thread_m.join();
+}
+
+double CommitBuffer::writerCpuSeconds() const {
+    clockid_t id;
+    timespec ts;
+    if (pthread_getcpuclockid(const_cast<std::thread&>(thread_m).native_handle(), &id) != 0 ||
+        clock_gettime(id, &ts) != 0)
+        return 0;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 void CommitBuffer::rethrowLocked() {

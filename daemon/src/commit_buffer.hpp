@@ -47,6 +47,9 @@ public:
     // a write error. The writer thread stays up.
     void flush();
 
+    // CPU time the writer thread has used so far (seconds).
+    double writerCpuSeconds() const;
+
     std::uint64_t commits() const {
         std::lock_guard lock(mutex_m);
         return commits_m;

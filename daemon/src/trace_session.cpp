@@ -85,12 +85,14 @@ timespec toTimespec(std::chrono::nanoseconds ns) {
     return ts;
 }
 
-double cpuSecondsNow() {
-    rusage ru;
-    if (::getrusage(RUSAGE_SELF, &ru) != 0)
+// CPU time of the calling thread. The daemon's cost is this (the drain
+// loop) plus the writer thread's; the --test-emit thread is left out, since
+// the module's test mode emits its events in that thread's system time.
+double threadCpuSeconds() {
+    timespec ts;
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return 0;
-    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 // Creates (without truncating) an output file, so an unwritable path fails
@@ -172,6 +174,8 @@ private:
     Clock::time_point start_m, stop_m, lastRotate_m;
     std::size_t tasks_m = 0;
     bool commandForwarded_m = false;
+    double writerCpu_m = 0;
+    Clock::duration stopLatency_m{};
 };
 
 Session::Drain Session::drain(bool unbounded) {
@@ -304,8 +308,9 @@ void Session::finish() {
     }
     // STOP flushes the partial blocks; read until the module says "end".
     if (sum_m.reason != StopReason::EndOfTrace) {
-        stopTracing(*dev_m);
         stop_m = Clock::now();
+        stopTracing(*dev_m);
+        stopLatency_m = Clock::now() - stop_m;
         auto giveUp = Clock::now() + env_m.endTimeout;
         while (true) {
             Drain d = drain(true);
@@ -323,6 +328,7 @@ void Session::finish() {
         stop_m = Clock::now();
     }
     buffer_m->flush();
+    writerCpu_m = buffer_m->writerCpuSeconds();
     sum_m.commits = buffer_m->commits();
     sum_m.stalls = buffer_m->stalls();
     writer_m->close();
@@ -349,6 +355,11 @@ void Session::report() {
                   static_cast<unsigned long long>(sum_m.blocks), o_m.traceFile.c_str(), tasks_m,
                   o_m.procFile.c_str());
     say(line);
+    if (stopLatency_m > std::chrono::milliseconds(20)) {
+        std::snprintf(line, sizeof line, "the module took %.0f ms to stop",
+                      std::chrono::duration<double, std::milli>(stopLatency_m).count());
+        say(line);
+    }
     if (o_m.testEmitRate) {
         std::snprintf(line, sizeof line, "test mode: %llu events emitted (%.0f/s requested)",
                       static_cast<unsigned long long>(sum_m.testEmitted),
@@ -376,7 +387,7 @@ void Session::report() {
 }
 
 SessionSummary Session::run() {
-    double cpuStart = cpuSecondsNow();
+    double cpuStart = threadCpuSeconds();
     try {
         signals_m = std::make_unique<SignalGuard>();
         dev_m = env_m.openDevice(o_m.device);
@@ -434,7 +445,7 @@ SessionSummary Session::run() {
             loop();
         finish();
         stopGuard.dismiss();
-        sum_m.cpuSeconds = cpuSecondsNow() - cpuStart;
+        sum_m.cpuSeconds = threadCpuSeconds() - cpuStart + writerCpu_m;
         report();
         sum_m.exitCode = 0;
         if (child_m) {
