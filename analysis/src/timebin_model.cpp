@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <ltt/events.h>
 #include <ltt/timebin_model.hpp>
+#include <ltt/trace_reader.hpp>
 #include <numeric>
 
 namespace ltt {
@@ -83,6 +84,43 @@ std::optional<GraphEventKind> graphEventKindOf(std::uint8_t event, std::uint8_t 
     default:
         return GraphEventKind::Other;
     }
+}
+
+GraphEventInput graphEventInput(const TraceReader& reader, const Event& ev, std::uint64_t index) {
+    GraphEventInput in;
+    in.index = index;
+    in.timeNs = reader.nsFromAnchor(ev.tsc);
+    in.cpu = ev.cpu;
+    in.pid = ev.pid;
+    in.event = ev.id;
+    in.subtype = ev.subtype;
+    switch (ev.id) {
+    case LTT_EV_SCHEDCHANGE:
+        in.schedIn = ev.pid;
+        break; // the reader's pid is the incoming one
+    case LTT_EV_IRQ_ENTRY: {
+        ltt_ev_irq_entry d;
+        ev.copyDetails(d);
+        in.fromKernel = d.flags & LTT_IRQ_IN_KERNEL;
+        break;
+    }
+    case LTT_EV_TRAP_ENTRY: {
+        // Kernel addresses are the upper half (docs/trace-format.md §3).
+        ltt_ev_trap_entry d;
+        if (ev.detailsAs(d))
+            in.fromKernel = d.ip >= 0x0000800000000000ull;
+        break;
+    }
+    case LTT_EV_LOST: {
+        ltt_ev_lost d;
+        ev.copyDetails(d);
+        in.lostCount = d.count;
+        break;
+    }
+    default:
+        break;
+    }
+    return in;
 }
 
 // ---------------------------------------------------------------------------
@@ -272,10 +310,15 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
     // Rows exist for every task seen, even one that never leaves the kernel.
     rowFor(ev.pid);
 
+    // Records the tracer writes for itself say nothing about control.
+    if (ev.event == LTT_EV_TRACE_START || ev.event == LTT_EV_BLOCK_START ||
+        ev.event == LTT_EV_BLOCK_END || ev.event == LTT_EV_HEARTBEAT)
+        return;
+
     if (!cpu.known || ev.event == LTT_EV_LOST) {
         // Unknown state (first event of the CPU, or after a gap): the CPU is
         // in the kernel on behalf of its current task (it is writing this
-        // record), or idle.
+        // record), or idle; entries below resynchronise from there.
         if (ev.event == LTT_EV_LOST) {
             graph_m.lost_m.push_back({ev.timeNs, ev.cpu, ev.lostCount, ev.index});
             if (cpu.known) {
@@ -287,26 +330,21 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
                 cpu.known = false;
             }
         }
-        // An entry from user mode starts from user mode; anything else
-        // happens in the kernel.
-        const bool entryFromUser =
-            ev.event == LTT_EV_SYSCALL_ENTRY ||
-            ((ev.event == LTT_EV_TRAP_ENTRY || ev.event == LTT_EV_IRQ_ENTRY) && !ev.fromKernel);
         cpu.pid = ev.pid;
-        cpu.depth = (ev.pid == kIdlePid || entryFromUser) ? 0 : 1;
+        cpu.depth = ev.pid == kIdlePid ? 0 : 1;
     }
 
+    // Entries resynchronise the nesting depth: a system call always comes
+    // from user mode, and an IRQ or trap says whether it interrupted kernel
+    // code. The idle loop's base level is 0 (its own row), a task's is 1.
+    const std::uint32_t kernelBase = cpu.pid == kIdlePid ? 0 : 1;
     switch (ev.event) {
     case LTT_EV_SYSCALL_ENTRY:
-        ++cpu.depth;
+        cpu.depth = 1;
         break;
     case LTT_EV_TRAP_ENTRY:
     case LTT_EV_IRQ_ENTRY:
-        // Already in the kernel though the model thought otherwise (the
-        // trace started inside a system call): count that level too.
-        if (ev.fromKernel && cpu.depth == 0 && cpu.pid != kIdlePid)
-            ++cpu.depth;
-        ++cpu.depth;
+        cpu.depth = ev.fromKernel ? std::max(cpu.depth, kernelBase) + 1 : 1;
         break;
     case LTT_EV_SYSCALL_EXIT:
     case LTT_EV_TRAP_EXIT:
@@ -319,13 +357,13 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
         cpu.pid = ev.schedIn;
         rowFor(cpu.pid);
         // The idle loop runs at depth 0 (its row stands for it); a task
-        // resumes the kernel path it was switched out from, and one never
-        // seen leaving was switched out inside the kernel.
+        // resumes at the depth it was switched out at, and one never seen
+        // leaving was switched out inside the kernel.
         if (cpu.pid == kIdlePid) {
             cpu.depth = 0;
         } else {
             auto it = savedDepth_m.find(cpu.pid);
-            cpu.depth = it != savedDepth_m.end() ? std::max(it->second, 1u) : 1;
+            cpu.depth = it != savedDepth_m.end() ? it->second : 1;
         }
         break;
     }

@@ -226,3 +226,39 @@ TEST(TimeBinModel, KindsCoverTheLegend) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TimeBinModel, StructureRecordsDoNotSetState) {
+    Feeder f;
+    f.ev(0, 0, 100, LTT_EV_BLOCK_START);
+    f.ev(0, 0, 100, LTT_EV_TRACE_START);
+    f.ev(10, 0, 100, LTT_EV_SYSCALL_ENTRY); // from user mode: 100 was in user mode
+    f.ev(20, 0, 100, LTT_EV_SYSCALL_EXIT);
+    f.ev(30, 0, 100, LTT_EV_HEARTBEAT);
+    EventGraph g = f.builder.finish(40);
+    EXPECT_EQ(g.eventCount(), 2u);
+    EXPECT_TRUE(g.hasControl(g.kernelRow(), 15));
+    EXPECT_TRUE(g.hasControl(*g.rowOfPid(100), 25));
+    EXPECT_TRUE(g.hasControl(*g.rowOfPid(100), 35));
+}
+
+TEST(TimeBinModel, EntriesResynchroniseDepth) {
+    Feeder f;
+    // The trace starts inside a system call of 7 that never exits in the
+    // trace; an IRQ from user mode proves 7 is back in user mode.
+    f.ev(10, 0, 7, LTT_EV_FILE_SYSTEM, LTT_FS_READ);
+    f.ev(20, 0, 7, LTT_EV_IRQ_ENTRY, 0, 0, false);
+    f.ev(30, 0, 7, LTT_EV_IRQ_EXIT);
+    // A task preempted in user mode resumes in user mode.
+    f.ev(40, 0, 7, LTT_EV_SCHEDCHANGE, 0, 8);
+    f.ev(50, 0, 8, LTT_EV_SYSCALL_ENTRY);
+    f.ev(60, 0, 8, LTT_EV_SCHEDCHANGE, 0, 7);
+    EventGraph g = f.builder.finish(100);
+    EXPECT_TRUE(g.hasControl(g.kernelRow(), 15));
+    EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 35));
+    EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 70));
+    EXPECT_FALSE(g.hasControl(g.kernelRow(), 70));
+}
+
+} // namespace

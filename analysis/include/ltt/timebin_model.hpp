@@ -75,6 +75,12 @@ struct GraphEventInput {
     std::uint64_t lostCount = 0;
 };
 
+class TraceReader;
+struct Event;
+// The builder's input for one event read by a TraceReader (time, control
+// details: incoming task, interrupted-kernel flags, lost count).
+GraphEventInput graphEventInput(const TraceReader& reader, const Event& event, std::uint64_t index);
+
 // Per-column answer of EventGraph::bin() for one row.
 struct RowBins {
     // Bit flags per column.

@@ -1,0 +1,454 @@
+// Main window: see main_window.hpp.
+#include "main_window.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace traceview {
+
+// ---------------------------------------------------------------------------
+// BackgroundJob
+
+BackgroundJob::BackgroundJob() {
+    done_m.connect(sigc::mem_fun(*this, &BackgroundJob::finished));
+}
+
+BackgroundJob::~BackgroundJob() {
+    if (thread_m.joinable()) {
+        progress_m.cancel = true;
+        thread_m.join();
+    }
+}
+
+void BackgroundJob::start(std::function<std::function<void()>(Progress&)> work) {
+    if (thread_m.joinable())
+        thread_m.join();
+    progress_m.cancel = false;
+    progress_m.fraction = 0;
+    thread_m = std::thread([this, work = std::move(work)] {
+        then_m = work(progress_m);
+        done_m.emit();
+    });
+}
+
+void BackgroundJob::finished() {
+    if (thread_m.joinable())
+        thread_m.join();
+    auto then = std::move(then_m);
+    then_m = nullptr;
+    if (then)
+        then();
+}
+
+// ---------------------------------------------------------------------------
+// MainWindow
+
+namespace {
+std::string procPathFor(const std::string& trace) {
+    const std::string ext = ".trace";
+    if (trace.size() > ext.size() && trace.compare(trace.size() - ext.size(), ext.size(), ext) == 0)
+        return trace.substr(0, trace.size() - ext.size()) + ".proc";
+    return trace + ".proc";
+}
+} // namespace
+
+MainWindow::MainWindow() {
+    set_title("traceview — Linux Trace Toolkit");
+    set_default_size(1280, 800);
+    buildMenu();
+    buildToolbar();
+
+    notebook_m.append_page(graph_m, "Event Graph");
+    notebook_m.append_page(process_m, "Process analysis");
+    notebook_m.append_page(raw_m, "Raw Trace");
+    notebook_m.set_vexpand(true);
+    root_m.append(toolbar_m);
+    root_m.append(notebook_m);
+
+    status_m.set_xalign(0);
+    status_m.set_hexpand(true);
+    status_m.set_ellipsize(Pango::EllipsizeMode::END);
+    progress_m.set_show_text(true);
+    progress_m.set_size_request(220, -1);
+    progress_m.set_valign(Gtk::Align::CENTER);
+    progress_m.set_visible(false);
+    cancel_m.set_visible(false);
+    cancel_m.signal_clicked().connect([this] { job_m.cancel(); });
+    statusBar_m.set_margin(4);
+    statusBar_m.append(status_m);
+    statusBar_m.append(progress_m);
+    statusBar_m.append(cancel_m);
+    root_m.append(statusBar_m);
+    set_child(root_m);
+    setStatus("No trace open");
+
+    graph_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &graph_m); });
+    raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
+    raw_m.signalFilterRequested().connect([this](EventFilter f) { runFilter(f); });
+    process_m.signalPidSelected().connect([this](std::int32_t pid) {
+        // Selecting a process scrolls the graph to its row; the event
+        // selection stays.
+        if (doc_m)
+            setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+    });
+    rebuildRecentMenu();
+}
+
+MainWindow::~MainWindow() {
+    job_m.cancel();
+}
+
+void MainWindow::buildMenu() {
+    auto menu = Gio::Menu::create();
+    auto file = Gio::Menu::create();
+    file->append("_Open…", "win.open");
+    recentMenu_m = Gio::Menu::create();
+    file->append_submenu("Open _Recent", recentMenu_m);
+    file->append("_Close", "win.close-trace");
+    file->append("_Quit", "win.quit");
+    menu->append_submenu("_File", file);
+    auto view = Gio::Menu::create();
+    view->append("Zoom _in", "win.zoom-in");
+    view->append("Zoom _out", "win.zoom-out");
+    view->append("Zoom to _fit", "win.zoom-fit");
+    view->append("_Event Graph", "win.tab::0");
+    view->append("_Process analysis", "win.tab::1");
+    view->append("_Raw Trace", "win.tab::2");
+    menu->append_submenu("_View", view);
+    auto go = Gio::Menu::create();
+    go->append("Go to _event…", "win.goto-event");
+    go->append("Go to _time…", "win.goto-time");
+    go->append("Find _next", "win.find-next");
+    go->append("Find _previous", "win.find-prev");
+    menu->append_submenu("_Tools", go);
+    auto help = Gio::Menu::create();
+    help->append("_About", "win.about");
+    menu->append_submenu("_Help", help);
+
+    add_action("open", [this] { showOpenDialog(); });
+    add_action("close-trace", [this] {
+        job_m.cancel();
+        graph_m.setDocument(nullptr);
+        process_m.setDocument(nullptr);
+        raw_m.setDocument(nullptr);
+        doc_m.reset();
+        selected_m.reset();
+        setStatus("No trace open");
+    });
+    add_action("quit", [this] { close(); });
+    add_action("zoom-in", [this] { graph_m.zoom(2); });
+    add_action("zoom-out", [this] { graph_m.zoom(0.5); });
+    add_action("zoom-fit", [this] { graph_m.zoomToFit(); });
+    add_action_with_parameter("tab", Glib::VARIANT_TYPE_STRING, [this](const Glib::VariantBase& v) {
+        auto s = Glib::VariantBase::cast_dynamic<Glib::Variant<Glib::ustring>>(v).get();
+        notebook_m.set_current_page(std::atoi(s.c_str()));
+    });
+    add_action("goto-event", [this] { gotoEvent_m.grab_focus(); });
+    add_action("goto-time", [this] { gotoTime_m.grab_focus(); });
+    add_action("find-next", [this] { find(true); });
+    add_action("find-prev", [this] { find(false); });
+    add_action("about", [this] {
+        auto* about = new Gtk::AboutDialog();
+        about->set_transient_for(*this);
+        about->set_program_name("traceview");
+        about->set_version(LTT_VERSION_STRING);
+        about->set_comments("Event graph viewer of the Linux Trace Toolkit, rebuilt for Linux 6.1");
+        about->set_hide_on_close(true);
+        about->signal_hide().connect([about] { delete about; });
+        about->show();
+    });
+    add_action_with_parameter(
+        "open-recent", Glib::VARIANT_TYPE_INT32, [this](const Glib::VariantBase& v) {
+            int i = Glib::VariantBase::cast_dynamic<Glib::Variant<gint32>>(v).get();
+            if (i >= 0 && std::size_t(i) < recent_m.size())
+                openTrace(recent_m[std::size_t(i)].first, recent_m[std::size_t(i)].second);
+        });
+
+    auto bar = Gtk::make_managed<Gtk::PopoverMenuBar>(menu);
+    root_m.append(*bar);
+}
+
+std::vector<std::string> MainWindow::menuLabels() const {
+    return {"File", "View", "Tools", "Help"};
+}
+
+void MainWindow::buildToolbar() {
+    // Text buttons: an icon theme is not guaranteed on a minimal system.
+    auto button = [this](const char* text, const char* tip, const char* action) {
+        auto* b = Gtk::make_managed<Gtk::Button>(text);
+        b->set_tooltip_text(tip);
+        b->set_action_name(action);
+        toolbar_m.append(*b);
+    };
+    toolbar_m.set_margin(4);
+    button("Open…", "Open a trace", "win.open");
+    toolbar_m.append(*Gtk::make_managed<Gtk::Separator>(Gtk::Orientation::VERTICAL));
+    button("Zoom ×2", "Zoom in ×2 (or the mouse wheel, or drag a range)", "win.zoom-in");
+    button("Zoom ÷2", "Zoom out ×2", "win.zoom-out");
+    button("Whole trace", "Show the whole trace", "win.zoom-fit");
+    toolbar_m.append(*Gtk::make_managed<Gtk::Separator>(Gtk::Orientation::VERTICAL));
+    toolbar_m.append(*Gtk::make_managed<Gtk::Label>("Event #"));
+    gotoEvent_m.set_width_chars(10);
+    gotoEvent_m.set_placeholder_text("number");
+    gotoEvent_m.signal_activate().connect([this] { goToEvent(gotoEvent_m.get_text()); });
+    toolbar_m.append(gotoEvent_m);
+    toolbar_m.append(*Gtk::make_managed<Gtk::Label>("Time"));
+    gotoTime_m.set_width_chars(14);
+    gotoTime_m.set_placeholder_text("seconds");
+    gotoTime_m.signal_activate().connect([this] { goToTime(gotoTime_m.get_text()); });
+    toolbar_m.append(gotoTime_m);
+    toolbar_m.append(*Gtk::make_managed<Gtk::Separator>(Gtk::Orientation::VERTICAL));
+    auto types = Gtk::StringList::create({"Any event"});
+    searchTypeIds_m.push_back(-1);
+    for (const auto& [id, name] : TraceDocument::eventTypes()) {
+        types->append(name);
+        searchTypeIds_m.push_back(id);
+    }
+    searchType_m.set_model(types);
+    searchType_m.set_tooltip_text("Search this event type");
+    toolbar_m.append(searchType_m);
+    search_m.set_placeholder_text("Search text");
+    search_m.set_width_chars(18);
+    search_m.signal_activate().connect([this] { find(true); });
+    toolbar_m.append(search_m);
+    button("◀ Prev", "Find previous", "win.find-prev");
+    button("Next ▶", "Find next", "win.find-next");
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_m->remove_all();
+    recent_m.clear();
+    auto manager = Gtk::RecentManager::get_default();
+    for (const auto& info : manager->get_items()) {
+        std::string uri = info->get_uri();
+        if (uri.size() < 6 || uri.compare(uri.size() - 6, 6, ".trace") != 0)
+            continue;
+        std::string path = Glib::filename_from_uri(uri);
+        recent_m.emplace_back(path, procPathFor(path));
+        if (recent_m.size() >= 10)
+            break;
+    }
+    for (std::size_t i = 0; i < recent_m.size(); ++i) {
+        auto item = Gio::MenuItem::create(Glib::path_get_basename(recent_m[i].first), "");
+        item->set_action_and_target("win.open-recent", Glib::Variant<gint32>::create(int(i)));
+        recentMenu_m->append_item(item);
+    }
+    if (recent_m.empty())
+        recentMenu_m->append("(none)", "win.none");
+}
+
+void MainWindow::showOpenDialog() {
+    chooser_m = std::make_unique<Gtk::FileChooserDialog>(*this, "Open trace",
+                                                         Gtk::FileChooser::Action::OPEN);
+    chooser_m->set_modal(true);
+    chooser_m->add_button("_Cancel", Gtk::ResponseType::CANCEL);
+    chooser_m->add_button("_Open", Gtk::ResponseType::ACCEPT);
+    auto filter = Gtk::FileFilter::create();
+    filter->set_name("LTT traces (*.trace)");
+    filter->add_pattern("*.trace");
+    chooser_m->add_filter(filter);
+    chooser_m->signal_response().connect([this](int response) {
+        if (response == Gtk::ResponseType::ACCEPT) {
+            if (auto file = chooser_m->get_file()) {
+                std::string path = file->get_path();
+                openTrace(path, procPathFor(path));
+            }
+        }
+        chooser_m->hide();
+    });
+    chooser_m->show();
+}
+
+void MainWindow::setStatus(const std::string& text) {
+    status_m.set_text(text);
+}
+
+void MainWindow::showError(const std::string& text) {
+    setStatus("Error: " + text);
+    auto* dialog = new Gtk::MessageDialog(*this, "traceview", false, Gtk::MessageType::ERROR,
+                                          Gtk::ButtonsType::CLOSE, true);
+    dialog->set_secondary_text(text);
+    dialog->signal_response().connect([dialog](int) { delete dialog; });
+    dialog->show();
+}
+
+void MainWindow::startJob(const std::string& what,
+                          std::function<std::function<void()>(Progress&)> work) {
+    if (job_m.busy()) {
+        setStatus("Busy: wait or press Cancel");
+        return;
+    }
+    setStatus(what + "…");
+    progress_m.set_fraction(0);
+    progress_m.set_text(what);
+    progress_m.set_visible(true);
+    cancel_m.set_visible(true);
+    pulse_m = Glib::signal_timeout().connect(
+        [this] {
+            progress_m.set_fraction(job_m.fraction());
+            return true;
+        },
+        100);
+    job_m.start([this, work = std::move(work)](Progress& p) {
+        auto then = work(p);
+        return std::function<void()>([this, then] {
+            pulse_m.disconnect();
+            progress_m.set_visible(false);
+            cancel_m.set_visible(false);
+            if (then)
+                then();
+        });
+    });
+}
+
+void MainWindow::openTrace(const std::string& trace, const std::string& proc,
+                           std::function<void(bool)> then) {
+    startJob("Opening " + Glib::path_get_basename(trace), [this, trace, proc, then](Progress& p) {
+        auto err = std::make_shared<std::string>();
+        std::shared_ptr<TraceDocument> doc(
+            TraceDocument::open(trace, Glib::file_test(proc, Glib::FileTest::EXISTS) ? proc : "", p,
+                                *err)
+                .release());
+        return std::function<void()>([this, doc, err, trace, then] {
+            if (!doc) {
+                if (*err == "cancelled")
+                    setStatus("Opening cancelled");
+                else
+                    showError(*err);
+                if (then)
+                    then(false);
+                return;
+            }
+            graph_m.setDocument(nullptr);
+            process_m.setDocument(nullptr);
+            raw_m.setDocument(nullptr);
+            doc_m = doc;
+            selected_m.reset();
+            graph_m.setDocument(doc_m.get());
+            process_m.setDocument(doc_m.get());
+            raw_m.setDocument(doc_m.get());
+            set_title(Glib::path_get_basename(trace) + " — traceview");
+            std::string status = doc_m->summary();
+            for (const auto& w : doc_m->warnings())
+                status += "   WARNING: " + w;
+            setStatus(status);
+            Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
+            rebuildRecentMenu();
+            if (then)
+                then(true);
+        });
+    });
+}
+
+void MainWindow::selectEvent(std::uint64_t index, const void* source) {
+    if (!doc_m || index >= doc_m->eventCount())
+        return;
+    selected_m = index;
+    if (source != &graph_m)
+        graph_m.selectEvent(index);
+    if (source != &raw_m)
+        raw_m.selectEvent(index);
+    EventLine line = doc_m->event(index);
+    process_m.selectPid(line.pid);
+    setStatus("#" + std::to_string(index) + "  " + formatTime(line.timeNs) + "  CPU " +
+              std::to_string(line.cpu) + "  PID " + std::to_string(line.pid) + "  " + line.event +
+              (line.description.empty() ? "" : "  " + line.description));
+}
+
+void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64_t>)> then) {
+    if (!doc_m)
+        return;
+    SearchQuery q;
+    q.text = search_m.get_text();
+    guint sel = searchType_m.get_selected();
+    if (sel != GTK_INVALID_LIST_POSITION && sel < searchTypeIds_m.size())
+        q.eventId = searchTypeIds_m[sel];
+    if (q.text.empty() && q.eventId < 0) {
+        setStatus("Type a text to search, or pick an event type");
+        return;
+    }
+    std::uint64_t from =
+        selected_m ? *selected_m : (forward ? std::uint64_t(-1) : doc_m->eventCount());
+    auto doc = doc_m;
+    startJob(forward ? "Searching forward" : "Searching backward",
+             [this, doc, q, from, forward, then](Progress& p) {
+                 auto hit = doc->search(q, from, forward, p);
+                 bool cancelled = p.cancelled();
+                 return std::function<void()>([this, hit, cancelled, then, doc] {
+                     if (doc != doc_m)
+                         return;
+                     if (hit)
+                         selectEvent(*hit);
+                     else
+                         setStatus(cancelled ? "Search cancelled" : "Not found");
+                     if (then)
+                         then(hit);
+                 });
+             });
+}
+
+void MainWindow::runFilter(const EventFilter& f, std::function<void()> then) {
+    if (!doc_m)
+        return;
+    auto doc = doc_m;
+    startJob("Filtering", [this, doc, f, then](Progress& p) {
+        auto result =
+            std::make_shared<std::optional<std::vector<std::uint64_t>>>(doc->filter(f, p));
+        return std::function<void()>([this, doc, f, result, then] {
+            if (doc != doc_m)
+                return;
+            if (!*result) {
+                setStatus("Filter cancelled");
+            } else {
+                std::string what;
+                if (f.eventId >= 0)
+                    what += TraceDocument::eventTypes()[std::size_t(f.eventId)].second;
+                if (f.pid >= 0)
+                    what +=
+                        (what.empty() ? "" : ", ") + std::string("PID ") + std::to_string(f.pid);
+                if (f.cpu >= 0)
+                    what +=
+                        (what.empty() ? "" : ", ") + std::string("CPU ") + std::to_string(f.cpu);
+                raw_m.setFiltered(std::move(**result), what);
+                if (selected_m)
+                    raw_m.selectEvent(selected_m);
+                setStatus("Filter: " + what);
+            }
+            if (then)
+                then();
+        });
+    });
+}
+
+bool MainWindow::goToEvent(const std::string& text) {
+    if (!doc_m)
+        return false;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n >= doc_m->eventCount()) {
+        setStatus("No event number " + text + " (0 to " + std::to_string(doc_m->eventCount() - 1) +
+                  ")");
+        return false;
+    }
+    selectEvent(n);
+    return true;
+}
+
+bool MainWindow::goToTime(const std::string& text) {
+    if (!doc_m)
+        return false;
+    char* end = nullptr;
+    double s = std::strtod(text.c_str(), &end);
+    if (text.empty() || (*end != '\0' && std::string(end) != "s") || s < 0 || !std::isfinite(s)) {
+        setStatus("Time is in seconds since the trace start, e.g. 1.25");
+        return false;
+    }
+    auto ns = static_cast<std::uint64_t>(s * 1e9);
+    graph_m.showTime(ns);
+    std::uint64_t idx = doc_m->eventAtTime(ns);
+    if (idx < doc_m->eventCount())
+        selectEvent(idx);
+    return true;
+}
+
+} // namespace traceview

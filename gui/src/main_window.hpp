@@ -1,0 +1,95 @@
+// traceview's main window: menu, toolbar, the three tabs of LTT's viewer
+// (Event Graph, Process analysis, Raw Trace), a status bar with a progress
+// bar and Cancel for work done off the UI thread. The window owns the open
+// TraceDocument and keeps the selection in step across the tabs.
+#pragma once
+
+#include "event_graph_view.hpp"
+#include "process_view.hpp"
+#include "raw_trace_view.hpp"
+#include "trace_document.hpp"
+
+#include <functional>
+#include <gtkmm.h>
+#include <memory>
+#include <thread>
+
+namespace traceview {
+
+// Runs one function on a worker thread; its completion runs on the UI thread.
+class BackgroundJob {
+public:
+    BackgroundJob();
+    ~BackgroundJob();
+    bool busy() const { return thread_m.joinable(); }
+    // `work` runs on the worker and returns what to do on the UI thread.
+    void start(std::function<std::function<void()>(Progress&)> work);
+    void cancel() { progress_m.cancel = true; }
+    double fraction() const { return progress_m.fraction.load(); }
+
+private:
+    void finished();
+    std::thread thread_m;
+    Progress progress_m;
+    Glib::Dispatcher done_m;
+    std::function<void()> then_m;
+};
+
+class MainWindow : public Gtk::ApplicationWindow {
+public:
+    MainWindow();
+    ~MainWindow() override;
+
+    // Opens in the background; `then` runs on the UI thread afterwards.
+    void openTrace(const std::string& trace, const std::string& proc,
+                   std::function<void(bool)> then = {});
+    const TraceDocument* document() const { return doc_m.get(); }
+    void selectEvent(std::uint64_t index, const void* source = nullptr);
+    std::optional<std::uint64_t> selectedEvent() const { return selected_m; }
+    // Searches from the selection; `then` gets the result on the UI thread.
+    void find(bool forward, std::function<void(std::optional<std::uint64_t>)> then = {});
+    void runFilter(const EventFilter& f, std::function<void()> then = {});
+    bool goToEvent(const std::string& text);
+    bool goToTime(const std::string& text);
+
+    Gtk::Notebook& notebook() { return notebook_m; }
+    EventGraphView& graphView() { return graph_m; }
+    ProcessView& processView() { return process_m; }
+    RawTraceView& rawView() { return raw_m; }
+    Gtk::Entry& searchEntry() { return search_m; }
+    Gtk::Label& statusLabel() { return status_m; }
+    bool busy() const { return job_m.busy(); }
+    std::vector<std::string> menuLabels() const;
+
+private:
+    void buildMenu();
+    void buildToolbar();
+    void rebuildRecentMenu();
+    void showOpenDialog();
+    void setStatus(const std::string& text);
+    void startJob(const std::string& what, std::function<std::function<void()>(Progress&)> work);
+    void showError(const std::string& text);
+
+    std::shared_ptr<TraceDocument> doc_m;
+    std::optional<std::uint64_t> selected_m;
+    Gtk::Box root_m{Gtk::Orientation::VERTICAL};
+    Gtk::Box toolbar_m{Gtk::Orientation::HORIZONTAL, 4};
+    Gtk::Notebook notebook_m;
+    EventGraphView graph_m;
+    ProcessView process_m;
+    RawTraceView raw_m;
+    Gtk::Box statusBar_m{Gtk::Orientation::HORIZONTAL, 6};
+    Gtk::Label status_m;
+    Gtk::ProgressBar progress_m;
+    Gtk::Button cancel_m{"Cancel"};
+    Gtk::Entry gotoEvent_m, gotoTime_m, search_m;
+    Gtk::DropDown searchType_m;
+    std::vector<int> searchTypeIds_m;
+    Glib::RefPtr<Gio::Menu> recentMenu_m;
+    std::vector<std::pair<std::string, std::string>> recent_m;
+    std::unique_ptr<Gtk::FileChooserDialog> chooser_m;
+    BackgroundJob job_m;
+    sigc::connection pulse_m;
+};
+
+} // namespace traceview

@@ -1,0 +1,187 @@
+// Process analysis tab: see process_view.hpp.
+#include "process_view.hpp"
+
+#include <functional>
+#include <map>
+
+namespace traceview {
+
+ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
+    store_m = Gtk::TreeStore::create(cols_m);
+    tree_m.set_model(store_m);
+    auto addSorted = [](Gtk::TreeView& view, const char* title, auto& column, int id) {
+        int n = view.append_column(title, column);
+        if (auto* c = view.get_column(n - 1)) {
+            c->set_sort_column(column);
+            c->set_resizable(true);
+        }
+        (void)id;
+    };
+    addSorted(tree_m, "Process", cols_m.label, 0);
+    addSorted(tree_m, "PID", cols_m.pid, 1);
+    addSorted(tree_m, "Syscalls", cols_m.syscalls, 2);
+    {
+        int n = tree_m.append_column("Running", cols_m.runningText);
+        if (auto* c = tree_m.get_column(n - 1)) {
+            c->set_sort_column(cols_m.running);
+            c->set_resizable(true);
+        }
+    }
+    treeScroll_m.set_child(tree_m);
+    treeScroll_m.set_size_request(320, -1);
+    set_start_child(treeScroll_m);
+    set_resize_start_child(false);
+
+    title_m.set_xalign(0);
+    title_m.set_markup("<b>No trace</b>");
+    details_m.set_margin(10);
+    details_m.append(title_m);
+    auto* pc = Gtk::make_managed<Gtk::Label>();
+    pc->set_markup("<b>Process characteristics :</b>");
+    pc->set_xalign(0);
+    details_m.append(*pc);
+    grid_m.set_column_spacing(24);
+    grid_m.set_row_spacing(2);
+    details_m.append(grid_m);
+    sysTitle_m.set_markup(
+        "<b>System call accounting</b> (name, times called, total time in syscall) :");
+    sysTitle_m.set_xalign(0);
+    details_m.append(sysTitle_m);
+
+    sstore_m = Gtk::ListStore::create(scols_m);
+    sys_m.set_model(sstore_m);
+    addSorted(sys_m, "System call", scols_m.name, 0);
+    addSorted(sys_m, "Count", scols_m.count, 1);
+    {
+        int n = sys_m.append_column("Total time", scols_m.totalText);
+        if (auto* c = sys_m.get_column(n - 1))
+            c->set_sort_column(scols_m.total);
+    }
+    sysScroll_m.set_child(sys_m);
+    sysScroll_m.set_vexpand(true);
+    details_m.append(sysScroll_m);
+    detailScroll_m.set_child(details_m);
+    set_end_child(detailScroll_m);
+
+    tree_m.get_selection()->signal_changed().connect([this] {
+        auto it = tree_m.get_selection()->get_selected();
+        if (!it)
+            return;
+        int pid = (*it)[cols_m.pid];
+        gint64 id = (*it)[cols_m.id];
+        showDetails(id, pid);
+        if (!syncing_m)
+            pidSignal_m.emit(pid);
+    });
+}
+
+void ProcessView::setDocument(const TraceDocument* doc) {
+    doc_m = doc;
+    syncing_m = true;
+    store_m->clear();
+    processCount_m = 0;
+    if (!doc) {
+        syncing_m = false;
+        return;
+    }
+    auto procs = doc->processes();
+    std::map<std::int64_t, std::vector<const ProcessInfo*>> children;
+    for (const auto& p : procs)
+        if (p.id != 0)
+            children[p.parent].push_back(&p);
+    auto rootIt = store_m->append();
+    auto root = *rootIt;
+    root[cols_m.label] = "The All Mighty (0)";
+    root[cols_m.pid] = 0;
+    root[cols_m.id] = 0;
+    if (!procs.empty()) {
+        root[cols_m.syscalls] = procs[0].syscalls;
+        root[cols_m.running] = procs[0].runningNs;
+        root[cols_m.runningText] = formatDuration(procs[0].runningNs);
+    }
+    std::function<void(const Gtk::TreeModel::iterator&, std::int64_t, int)> addChildren =
+        [&](const Gtk::TreeModel::iterator& parent, std::int64_t id, int depth) {
+            if (depth > 256)
+                return;
+            for (const ProcessInfo* p : children[id]) {
+                auto it = store_m->append(parent->children());
+                auto row = *it;
+                row[cols_m.label] = p->name + " (" + std::to_string(p->pid) + ")";
+                row[cols_m.pid] = p->pid;
+                row[cols_m.id] = p->id;
+                row[cols_m.syscalls] = p->syscalls;
+                row[cols_m.running] = p->runningNs;
+                row[cols_m.runningText] = formatDuration(p->runningNs);
+                ++processCount_m;
+                addChildren(it, p->id, depth + 1);
+            }
+        };
+    addChildren(rootIt, 0, 0);
+    tree_m.expand_all();
+    tree_m.get_selection()->select(rootIt);
+    showDetails(0, 0);
+    syncing_m = false;
+}
+
+std::string ProcessView::rootLabel() const {
+    auto it = store_m->children().begin();
+    if (!it)
+        return {};
+    return Glib::ustring((*it)[cols_m.label]);
+}
+
+std::size_t ProcessView::syscallRows() const {
+    return sstore_m->children().size();
+}
+
+void ProcessView::selectPid(std::int32_t pid) {
+    Gtk::TreeModel::iterator found;
+    store_m->foreach_iter([&](const Gtk::TreeModel::iterator& it) {
+        // The latest instance of a reused pid wins.
+        if ((*it)[cols_m.pid] == pid)
+            found = it;
+        return false;
+    });
+    if (!found)
+        return;
+    syncing_m = true;
+    auto path = store_m->get_path(found);
+    tree_m.expand_to_path(path);
+    tree_m.get_selection()->select(found);
+    tree_m.scroll_to_row(path);
+    syncing_m = false;
+}
+
+void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
+    selectedPid_m = pid;
+    while (auto* child = grid_m.get_first_child())
+        grid_m.remove(*child);
+    sstore_m->clear();
+    report_m.clear();
+    if (!doc_m)
+        return;
+    title_m.set_markup(id == 0 ? "<big><b>The All Mighty (0)</b></big> — system-wide"
+                               : "<big><b>" + Glib::Markup::escape_text(doc_m->processName(pid)) +
+                                     " (" + std::to_string(pid) + ")</b></big>");
+    int r = 0;
+    for (const auto& line : doc_m->processReport(id)) {
+        auto* k = Gtk::make_managed<Gtk::Label>(line.label + ":");
+        auto* v = Gtk::make_managed<Gtk::Label>(line.value);
+        k->set_xalign(0);
+        v->set_xalign(0);
+        v->set_selectable(true);
+        grid_m.attach(*k, 0, r);
+        grid_m.attach(*v, 1, r);
+        report_m.emplace_back(line.label, line.value);
+        ++r;
+    }
+    for (const auto& s : doc_m->syscalls(id)) {
+        auto row = *sstore_m->append();
+        row[scols_m.name] = s.name;
+        row[scols_m.count] = s.count;
+        row[scols_m.total] = s.totalNs;
+        row[scols_m.totalText] = formatDuration(s.totalNs);
+    }
+}
+
+} // namespace traceview

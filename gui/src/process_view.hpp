@@ -1,0 +1,76 @@
+// The Process analysis tab (LTT's second tab): the process tree rooted at
+// "The All Mighty (0)" on the left; on the right the selected process's
+// characteristics and system call accounting, or system-wide figures for the
+// root. Columns sort by clicking their headers.
+#pragma once
+
+#include "trace_document.hpp"
+
+#include <gtkmm.h>
+
+namespace traceview {
+
+class ProcessView : public Gtk::Paned {
+public:
+    ProcessView();
+    void setDocument(const TraceDocument* doc);
+    void selectPid(std::int32_t pid);
+    std::int32_t selectedPid() const { return selectedPid_m; }
+    sigc::signal<void(std::int32_t)>& signalPidSelected() { return pidSignal_m; }
+
+    // For tests.
+    std::string rootLabel() const;
+    std::size_t processCount() const { return processCount_m; }
+    std::vector<std::pair<std::string, std::string>> reportLines() const { return report_m; }
+    std::size_t syscallRows() const;
+
+private:
+    struct TreeColumns : Gtk::TreeModel::ColumnRecord {
+        TreeColumns() {
+            add(label);
+            add(pid);
+            add(syscalls);
+            add(running);
+            add(runningText);
+            add(id);
+        }
+        Gtk::TreeModelColumn<Glib::ustring> label;
+        Gtk::TreeModelColumn<int> pid;
+        Gtk::TreeModelColumn<guint64> syscalls;
+        Gtk::TreeModelColumn<guint64> running;
+        Gtk::TreeModelColumn<Glib::ustring> runningText;
+        Gtk::TreeModelColumn<gint64> id;
+    };
+    struct SyscallColumns : Gtk::TreeModel::ColumnRecord {
+        SyscallColumns() {
+            add(name);
+            add(count);
+            add(total);
+            add(totalText);
+        }
+        Gtk::TreeModelColumn<Glib::ustring> name;
+        Gtk::TreeModelColumn<guint64> count;
+        Gtk::TreeModelColumn<guint64> total;
+        Gtk::TreeModelColumn<Glib::ustring> totalText;
+    };
+    void showDetails(std::int64_t id, std::int32_t pid);
+
+    const TraceDocument* doc_m = nullptr;
+    TreeColumns cols_m;
+    SyscallColumns scols_m;
+    Glib::RefPtr<Gtk::TreeStore> store_m;
+    Glib::RefPtr<Gtk::ListStore> sstore_m;
+    Gtk::ScrolledWindow treeScroll_m, detailScroll_m, sysScroll_m;
+    Gtk::TreeView tree_m, sys_m;
+    Gtk::Box details_m{Gtk::Orientation::VERTICAL, 6};
+    Gtk::Label title_m;
+    Gtk::Grid grid_m;
+    Gtk::Label sysTitle_m;
+    std::int32_t selectedPid_m = 0;
+    std::size_t processCount_m = 0;
+    std::vector<std::pair<std::string, std::string>> report_m;
+    bool syncing_m = false;
+    sigc::signal<void(std::int32_t)> pidSignal_m;
+};
+
+} // namespace traceview

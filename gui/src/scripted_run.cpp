@@ -1,0 +1,381 @@
+// Self test and benchmark drivers: see scripted_run.hpp.
+#include "scripted_run.hpp"
+
+#include "screenshot.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <ltt/events.h>
+#include <memory>
+
+namespace traceview {
+
+namespace {
+
+// A chain of asynchronous steps: each gets a `next` to call when done; the
+// following step runs after a short pause so the UI can lay out and paint.
+class Script : public std::enable_shared_from_this<Script> {
+public:
+    using Step = std::function<void(std::function<void()> next)>;
+    void add(Step s) { steps_m.push_back(std::move(s)); }
+    void run(unsigned pauseMs) {
+        pause_m = pauseMs;
+        step(0);
+    }
+
+private:
+    void step(std::size_t i) {
+        if (i >= steps_m.size())
+            return;
+        auto self = shared_from_this();
+        steps_m[i]([self, i] {
+            Glib::signal_timeout().connect_once([self, i] { self->step(i + 1); }, self->pause_m);
+        });
+    }
+    std::vector<Step> steps_m;
+    unsigned pause_m = 200;
+};
+
+struct Checks {
+    int passed = 0, failed = 0;
+    void check(bool ok, const std::string& name, const std::string& detail = {}) {
+        if (ok) {
+            ++passed;
+            std::cout << "ok   - " << name << "\n";
+        } else {
+            ++failed;
+            std::cout << "FAIL - " << name << "\n";
+            if (!detail.empty())
+                std::cout << "       " << detail << "\n";
+        }
+        std::cout.flush();
+    }
+};
+
+// First event of a process row visible in the graph, as a click position.
+std::optional<std::pair<std::uint64_t, std::pair<double, double>>>
+clickableEvent(EventGraphView& view, const TraceDocument& doc) {
+    const auto& g = doc.graph();
+    ltt::RowBins bins;
+    int w = view.area().get_width() - EventGraphView::kLabelWidth;
+    if (w <= 0)
+        return std::nullopt;
+    for (std::size_t r = 2; r < g.rows().size(); ++r) {
+        g.bin(r, view.viewBegin(), view.viewEnd(), unsigned(w), bins);
+        for (unsigned c = 0; c < bins.firstEvent.size(); ++c) {
+            if (bins.firstEvent[c] < 0)
+                continue;
+            auto idx = std::uint64_t(bins.firstEvent[c]);
+            if (auto pos = view.positionOf(idx))
+                return std::make_pair(idx, *pos);
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
+                 const std::string& proc, const std::string& outDir, int& status) {
+    auto checks = std::make_shared<Checks>();
+    g_mkdir_with_parents(outDir.c_str(), 0755);
+    auto script = std::make_shared<Script>();
+    auto shot = [&win, outDir, checks](const std::string& name) {
+        std::string path = outDir + "/" + name + ".png";
+        checks->check(saveScreenshot(win, path), "screenshot " + path);
+    };
+    auto clicked = std::make_shared<std::uint64_t>(0);
+
+    script->add([&win, trace, proc, checks](auto next) {
+        win.openTrace(trace, proc, [checks, next](bool ok) {
+            checks->check(ok, "open trace");
+            next();
+        });
+    });
+    script->add([&win, checks, shot](auto next) {
+        const TraceDocument* doc = win.document();
+        if (!doc) {
+            checks->check(false, "document loaded");
+            next();
+            return;
+        }
+        auto& g = win.graphView();
+        auto labels = g.visibleRowLabels();
+        checks->check(labels.size() >= 3 && labels[0] == "Kernel" && labels[1] == "Idle (0)",
+                      "event graph rows start with Kernel, Idle (0)",
+                      labels.empty() ? "no rows" : labels[0]);
+        std::size_t procRows = doc->graph().rows().size() - 2;
+        checks->check(procRows > 0,
+                      "event graph has process rows (" + std::to_string(procRows) + ")");
+        bool named = std::all_of(labels.begin() + 2, labels.end(), [](const std::string& l) {
+            return l.find(" (") != std::string::npos && l.back() == ')';
+        });
+        checks->check(named, "process rows are labelled NAME (PID)");
+        checks->check(g.lastMarkerCount() > 0,
+                      "graph draws event markers (" + std::to_string(g.lastMarkerCount()) + ")");
+        checks->check(g.lastTransitionCount() > 0, "graph draws control transitions (" +
+                                                       std::to_string(g.lastTransitionCount()) +
+                                                       " columns)");
+        checks->check(g.viewBegin() == doc->graph().startNs() &&
+                          g.viewEnd() >= doc->graph().endNs(),
+                      "initial view is the whole trace");
+        shot("event-graph");
+        next();
+    });
+    auto span = std::make_shared<std::uint64_t>(0);
+    script->add([&win, span](auto next) {
+        *span = win.graphView().viewEnd() - win.graphView().viewBegin();
+        win.activate_action("win.zoom-in");
+        win.activate_action("win.zoom-in");
+        win.activate_action("win.zoom-in");
+        next();
+    });
+    script->add([&win, checks, span, shot](auto next) {
+        auto& g = win.graphView();
+        std::uint64_t now = g.viewEnd() - g.viewBegin();
+        checks->check(now * 8 >= *span - 8 && now * 8 <= *span + 8,
+                      "three ×2 zooms divide the visible span by 8",
+                      std::to_string(*span) + " -> " + std::to_string(now));
+        shot("event-graph-zoomed");
+        next();
+    });
+    script->add([&win, checks, clicked](auto next) {
+        auto& g = win.graphView();
+        const TraceDocument* doc = win.document();
+        auto target = doc ? clickableEvent(g, *doc) : std::nullopt;
+        checks->check(target.has_value(), "a process event is visible to click");
+        if (target) {
+            auto [x, y] = target->second;
+            auto tip = g.tooltipAt(x, y);
+            checks->check(tip && tip->find('#') == 0, "hover tooltip describes the event",
+                          tip ? *tip : "no tooltip");
+            g.clickAt(x, y);
+            auto sel = win.selectedEvent();
+            checks->check(sel.has_value(), "click selects an event");
+            if (sel) {
+                *clicked = *sel;
+                EventLine a = doc->event(*sel), b = doc->event(target->first);
+                checks->check(a.pid == b.pid || a.timeNs == b.timeNs,
+                              "clicked event is the one under the pointer");
+            }
+        }
+        next();
+    });
+    script->add([&win, checks, shot, clicked](auto next) {
+        shot("event-graph-selected");
+        win.notebook().set_current_page(1);
+        next();
+    });
+    script->add([&win, checks, shot, clicked](auto next) {
+        auto& p = win.processView();
+        const TraceDocument* doc = win.document();
+        checks->check(p.rootLabel() == "The All Mighty (0)", "process tree root", p.rootLabel());
+        checks->check(p.processCount() > 0,
+                      "process tree lists processes (" + std::to_string(p.processCount()) + ")");
+        if (doc) {
+            EventLine line = doc->event(*clicked);
+            checks->check(p.selectedPid() == line.pid,
+                          "selection synchronised: process tab shows PID " +
+                              std::to_string(line.pid),
+                          "shows " + std::to_string(p.selectedPid()));
+        }
+        checks->check(!p.reportLines().empty(), "process characteristics shown");
+        shot("process-analysis-selected");
+        p.selectPid(0);
+        next();
+    });
+    script->add([&win, checks, shot](auto next) {
+        auto& p = win.processView();
+        checks->check(p.selectedPid() == 0, "root selected");
+        checks->check(!p.reportLines().empty() && p.reportLines()[0].first == "Events in trace",
+                      "system-wide figures for the root");
+        shot("process-analysis");
+        win.notebook().set_current_page(2);
+        next();
+    });
+    script->add([&win, checks, shot, clicked](auto next) {
+        auto& r = win.rawView();
+        const TraceDocument* doc = win.document();
+        std::vector<std::string> want = {"CPU-ID", "Event",        "Time",
+                                         "PID",    "Entry Length", "Event Description"};
+        checks->check(r.columnTitles() == want, "raw trace columns");
+        if (doc) {
+            checks->check(r.rowCount() == doc->eventCount(),
+                          "raw trace lists every event (" + std::to_string(r.rowCount()) + ")");
+            EventLine line = doc->event(*clicked);
+            checks->check(r.cellText(guint(*clicked), 1) == line.event &&
+                              r.cellText(guint(*clicked), 3) == std::to_string(line.pid),
+                          "raw trace row of the selected event");
+        }
+        shot("raw-trace");
+        win.searchEntry().set_text("Sched change");
+        win.find(true, [checks, clicked, &win, next](std::optional<std::uint64_t> hit) {
+            checks->check(hit && *hit > *clicked, "search forward finds the next match");
+            if (hit) {
+                EventLine l = win.document()->event(*hit);
+                checks->check(l.event == "Sched change", "search hit matches", l.event);
+                checks->check(win.selectedEvent() == hit, "search hit is selected");
+            }
+            next();
+        });
+    });
+    auto firstHit = std::make_shared<std::optional<std::uint64_t>>();
+    script->add([&win, checks, firstHit](auto next) {
+        *firstHit = win.selectedEvent();
+        win.find(true, [checks, firstHit, next](std::optional<std::uint64_t> hit) {
+            checks->check(hit && *firstHit && *hit > **firstHit, "search forward again");
+            next();
+        });
+    });
+    script->add([&win, checks, firstHit](auto next) {
+        win.find(false, [checks, firstHit, next](std::optional<std::uint64_t> hit) {
+            checks->check(hit && *hit == *firstHit,
+                          "search backward returns to the previous match");
+            next();
+        });
+    });
+    script->add([&win, checks, shot](auto next) {
+        shot("raw-trace-search");
+        EventFilter f;
+        f.eventId = LTT_EV_SCHEDCHANGE;
+        win.runFilter(f, [&win, checks, next] {
+            auto& r = win.rawView();
+            bool all = r.rowCount() > 0;
+            for (guint i = 0; i < std::min<guint>(r.rowCount(), 200); ++i)
+                all = all && r.cellText(i, 1) == "Sched change";
+            checks->check(all, "filter by event type keeps only that type (" +
+                                   std::to_string(r.rowCount()) + " rows)");
+            checks->check(r.rowCount() < win.document()->eventCount(), "filter removes rows");
+            next();
+        });
+    });
+    script->add([&win, checks, shot](auto next) {
+        shot("raw-trace-filtered");
+        checks->check(win.goToEvent("5") && win.selectedEvent() == 5u, "go to event number");
+        checks->check(!win.goToEvent("999999999999"), "go to a missing event is refused");
+        checks->check(win.goToTime("0") && win.selectedEvent().has_value(), "go to time");
+        win.notebook().set_current_page(0);
+        next();
+    });
+    script->add([&win, checks, shot](auto next) {
+        auto& g = win.graphView();
+        const TraceDocument* doc = win.document();
+        auto sel = win.selectedEvent();
+        if (doc && sel) {
+            auto t = doc->event(*sel).timeNs;
+            checks->check(t >= g.viewBegin() && t < g.viewEnd(),
+                          "graph shows the event selected elsewhere");
+        }
+        if (doc && !doc->graph().lost().empty())
+            checks->check(true, "lost events marked (" +
+                                    std::to_string(doc->graph().lost().size()) + " places)");
+        win.activate_action("win.zoom-fit");
+        next();
+    });
+    script->add([&app, checks, &status, shot](auto next) {
+        shot("event-graph-final");
+        std::cout << "selftest: " << checks->passed << " passed, " << checks->failed << " failed\n";
+        status = checks->failed ? 1 : 0;
+        app.quit();
+        next();
+    });
+    script->run(300);
+}
+
+void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& trace,
+                  const std::string& proc, std::chrono::steady_clock::time_point start,
+                  int& status) {
+    using clock = std::chrono::steady_clock;
+    struct State {
+        std::vector<std::function<void()>> actions;
+        std::size_t next = 0;
+        clock::time_point issued;
+        std::vector<double> drawMs, frameMs;
+        bool firstPaint = false;
+        bool waiting = false;
+        double lastDrawMs = 0;
+        sigc::connection painted;
+        std::function<void()> onAfterPaint;
+    };
+    auto st = std::make_shared<State>();
+    auto& g = win.graphView();
+    for (int i = 0; i < 12; ++i)
+        st->actions.push_back([&g] { g.zoom(2); });
+    for (int i = 0; i < 20; ++i)
+        st->actions.push_back([&g, i] { g.scrollBy(i % 4 == 3 ? -0.9 : 0.5); });
+    for (int i = 0; i < 6; ++i)
+        st->actions.push_back([&g, i] { g.zoomAt(0.25, 100.0 + 150 * i); });
+    for (int i = 0; i < 10; ++i)
+        st->actions.push_back([&g] { g.scrollBy(0.3); });
+    for (int i = 0; i < 6; ++i)
+        st->actions.push_back([&g] { g.zoom(4); });
+    st->actions.push_back([&g] { g.zoomToFit(); });
+
+    auto report = [&app, st, &status] {
+        auto stats = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return std::make_pair(v.empty() ? 0.0 : v[v.size() / 2], v.empty() ? 0.0 : v.back());
+        };
+        auto [dmed, dmax] = stats(st->drawMs);
+        auto [fmed, fmax] = stats(st->frameMs);
+        std::printf("redraws: %zu (zoom and scroll sequence)\n", st->drawMs.size());
+        std::printf("redraw (graph paint): median %.2f ms, worst %.2f ms\n", dmed, dmax);
+        std::printf("redraw (input to frame painted): median %.2f ms, worst %.2f ms\n", fmed, fmax);
+        std::fflush(stdout);
+        status = 0;
+        app.quit();
+    };
+    auto issue = std::make_shared<std::function<void()>>();
+    *issue = [st, report, issue] {
+        if (st->next >= st->actions.size()) {
+            report();
+            return;
+        }
+        st->waiting = true;
+        st->issued = clock::now();
+        st->actions[st->next++]();
+    };
+
+    st->painted = g.signalPainted().connect([st](std::chrono::nanoseconds d) {
+        st->lastDrawMs = std::chrono::duration<double, std::milli>(d).count();
+    });
+    win.openTrace(trace, proc, [&win, &g, st, start, issue, &app, &status](bool ok) {
+        if (!ok) {
+            std::fprintf(stderr, "traceview: cannot open the trace\n");
+            status = 1;
+            app.quit();
+            return;
+        }
+        auto clockp = g.area().get_frame_clock();
+        std::printf("events: %llu\n", (unsigned long long)win.document()->eventCount());
+        std::printf("opened (indexed) after %.1f ms\n",
+                    std::chrono::duration<double, std::milli>(clock::now() - start).count());
+        st->onAfterPaint = [st, start, issue] {
+            auto now = clock::now();
+            if (!st->firstPaint) {
+                st->firstPaint = true;
+                std::printf("first paint: %.1f ms after start\n",
+                            std::chrono::duration<double, std::milli>(now - start).count());
+                Glib::signal_timeout().connect_once([issue] { (*issue)(); }, 50);
+                return;
+            }
+            if (!st->waiting)
+                return;
+            st->waiting = false;
+            st->drawMs.push_back(st->lastDrawMs);
+            st->frameMs.push_back(
+                std::chrono::duration<double, std::milli>(now - st->issued).count());
+            Glib::signal_idle().connect_once([issue] { (*issue)(); });
+        };
+        // gtkmm 4.8 does not wrap GdkFrameClock::after-paint.
+        g_signal_connect(clockp->gobj(), "after-paint",
+                         G_CALLBACK(+[](GdkFrameClock*, gpointer data) {
+                             (*static_cast<std::function<void()>*>(data))();
+                         }),
+                         &st->onAfterPaint);
+        g.area().queue_draw();
+    });
+}
+
+} // namespace traceview

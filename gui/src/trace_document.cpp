@@ -1,0 +1,267 @@
+// TraceDocument: traceview's bridge to libltt. Everything here asks libltt
+// (TraceReader, event_format, proc_file, the time-bin model); the only work
+// done locally is choosing what to ask and formatting numbers for display.
+#include "trace_document.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ltt/event_format.hpp>
+#include <ltt/proc_file.hpp>
+#include <ltt/trace_analysis.hpp>
+#include <ltt/trace_reader.hpp>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace traceview {
+
+struct TraceDocument::Impl {
+    std::unique_ptr<ltt::TraceReader> reader;
+    std::optional<ltt::ProcSnapshot> proc;
+    std::unique_ptr<ltt::TraceAnalysis> analysis;
+    std::unordered_map<std::int32_t, std::uint32_t> latest; // pid -> last process instance
+    ltt::EventGraph graph;
+    std::uint64_t events = 0;
+    std::vector<std::string> warnings;
+
+    // The last cursor used for random access: the raw list asks for
+    // neighbouring events, which are a few steps away.
+    mutable std::mutex cursorLock;
+    mutable std::optional<ltt::TraceCursor> cursor;
+
+    ltt::TraceCursor cursorAt(std::uint64_t index) const {
+        std::lock_guard lock(cursorLock);
+        if (cursor && cursor->valid() && cursor->index() <= index &&
+            index - cursor->index() < 256) {
+            while (cursor->valid() && cursor->index() < index)
+                cursor->next();
+            if (cursor->valid() && cursor->index() == index)
+                return *cursor;
+        }
+        cursor = reader->atIndex(index);
+        return *cursor;
+    }
+};
+
+std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
+                                                   const std::string& procPath, Progress& progress,
+                                                   std::string& error) {
+    auto impl = std::make_unique<Impl>();
+    ltt::TraceError terr;
+    impl->reader = ltt::TraceReader::open(tracePath, &terr);
+    if (!impl->reader) {
+        error = terr.str();
+        return nullptr;
+    }
+    const auto& reader = *impl->reader;
+    if (reader.truncation())
+        impl->warnings.push_back(reader.truncation()->str());
+    if (!procPath.empty()) {
+        ltt::ProcParseError perr;
+        impl->proc = ltt::readProcFile(procPath, &perr);
+        if (!impl->proc)
+            impl->warnings.push_back(perr.str());
+    }
+    impl->analysis =
+        std::make_unique<ltt::TraceAnalysis>(reader, impl->proc ? &*impl->proc : nullptr);
+
+    // One pass feeds both the event graph and the process analysis.
+    reader.adviseSequential();
+    ltt::EventGraphBuilder builder;
+    const double claimed = double(std::max<std::uint64_t>(1, reader.claimedEvents()));
+    auto c = reader.begin();
+    std::uint64_t n = 0;
+    for (; c.valid(); c.next(), ++n) {
+        const ltt::Event& ev = c.event();
+        builder.add(ltt::graphEventInput(reader, ev, c.index()));
+        impl->analysis->add(ev);
+        if ((n & 0xffff) == 0) {
+            progress.set(0.8 * double(n) / claimed);
+            if (progress.cancelled()) {
+                error = "cancelled";
+                return nullptr;
+            }
+        }
+    }
+    if (c.error())
+        impl->warnings.push_back(c.error()->str());
+    impl->events = n;
+    const auto& procs = impl->analysis->processes();
+    for (std::uint32_t i = 0; i < procs.size(); ++i)
+        impl->latest[procs[i].pid] = i;
+    impl->graph = builder.finish(reader.nsFromAnchor(reader.lastTsc()));
+    progress.set(0.8);
+    // Random access (raw list, tooltips) needs the checkpoint index.
+    if (const auto& ierr = reader.buildIndex(); ierr && !c.error())
+        impl->warnings.push_back(ierr->str());
+    progress.set(1.0);
+    return std::unique_ptr<TraceDocument>(new TraceDocument(tracePath, procPath, std::move(impl)));
+}
+
+TraceDocument::TraceDocument(std::string trace, std::string proc, std::unique_ptr<Impl> impl)
+    : trace_m(std::move(trace)), proc_m(std::move(proc)), impl_m(std::move(impl)) {}
+
+TraceDocument::~TraceDocument() = default;
+
+std::string TraceDocument::summary() const {
+    const auto& h = impl_m->reader->header();
+    std::string s = std::to_string(impl_m->events) + " events, " +
+                    std::to_string(impl_m->graph.rows().size() - 2) + " processes, " +
+                    std::to_string(h.ncpus) + " CPUs, " +
+                    formatDuration(impl_m->graph.endNs() - impl_m->graph.startNs());
+    if (totalLost())
+        s += ", " + std::to_string(totalLost()) + " LOST";
+    std::string host(h.hostname, strnlen(h.hostname, sizeof h.hostname));
+    std::string rel(h.release, strnlen(h.release, sizeof h.release));
+    if (!host.empty())
+        s += "  —  " + host + " " + rel;
+    return s;
+}
+
+std::vector<std::string> TraceDocument::warnings() const {
+    return impl_m->warnings;
+}
+std::uint64_t TraceDocument::eventCount() const {
+    return impl_m->events;
+}
+std::uint64_t TraceDocument::totalLost() const {
+    return impl_m->reader->lostEvents();
+}
+unsigned TraceDocument::cpuCount() const {
+    return impl_m->reader->ncpus();
+}
+std::uint64_t TraceDocument::realtimeAnchorNs() const {
+    return impl_m->reader->header().anchor_realtime_ns;
+}
+const ltt::EventGraph& TraceDocument::graph() const {
+    return impl_m->graph;
+}
+
+EventLine TraceDocument::event(std::uint64_t index) const {
+    EventLine line;
+    line.index = index;
+    auto c = impl_m->cursorAt(index);
+    if (!c.valid())
+        return line;
+    const ltt::Event& ev = c.event();
+    line.cpu = ev.cpu;
+    line.id = ev.id;
+    line.subtype = ev.subtype;
+    line.event = std::string(ltt::eventName(ev.id));
+    line.timeNs = impl_m->reader->nsFromAnchor(ev.tsc);
+    line.pid = ev.pid;
+    line.size = ev.size;
+    ltt::describeEvent(ev, line.description);
+    line.lost = ev.id == LTT_EV_LOST;
+    return line;
+}
+
+std::uint64_t TraceDocument::eventTimeNs(std::uint64_t index) const {
+    auto c = impl_m->cursorAt(index);
+    return c.valid() ? impl_m->reader->nsFromAnchor(c.event().tsc) : impl_m->graph.endNs();
+}
+
+std::uint64_t TraceDocument::eventAtTime(std::uint64_t timeNs) const {
+    auto c = impl_m->reader->atTime(timeNs);
+    return c.valid() ? c.index() : impl_m->events;
+}
+
+std::string TraceDocument::processName(std::int32_t pid) const {
+    if (pid == 0)
+        return "swapper";
+    auto it = impl_m->latest.find(pid);
+    return it != impl_m->latest.end() ? impl_m->analysis->processes()[it->second].name : "unknown";
+}
+
+std::string TraceDocument::rowLabel(std::size_t row) const {
+    const auto& r = impl_m->graph.rows().at(row);
+    switch (r.kind) {
+    case ltt::GraphRowKind::Kernel:
+        return "Kernel";
+    case ltt::GraphRowKind::Idle:
+        return "Idle (0)";
+    case ltt::GraphRowKind::Process:
+        break;
+    }
+    return processName(r.pid) + " (" + std::to_string(r.pid) + ")";
+}
+
+std::vector<std::pair<int, std::string>> TraceDocument::eventTypes() {
+    std::vector<std::pair<int, std::string>> out;
+    for (int id = 0; id < LTT_EV_MAX; ++id)
+        out.emplace_back(id, std::string(ltt::eventName(unsigned(id))));
+    return out;
+}
+
+std::vector<ProcessInfo> TraceDocument::processes() const {
+    const auto& procs = impl_m->analysis->processes();
+    std::vector<ProcessInfo> out(procs.size());
+    for (std::uint32_t i = 0; i < procs.size(); ++i) {
+        out[i].id = i;
+        out[i].pid = procs[i].pid;
+        out[i].name = procs[i].name;
+        out[i].syscalls = procs[i].stats.syscalls;
+        out[i].runningNs = procs[i].stats.runningNs;
+    }
+    for (std::uint32_t i = 0; i < procs.size(); ++i)
+        for (auto child : procs[i].children)
+            if (child < out.size() && child != i)
+                out[child].parent = i;
+    // Roots other than pid 0 hang from "The All Mighty".
+    for (std::uint32_t i = 1; i < out.size(); ++i)
+        if (out[i].parent < 0)
+            out[i].parent = 0;
+    return out;
+}
+
+std::vector<ReportLine> TraceDocument::processReport(std::int64_t id) const {
+    const auto& procs = impl_m->analysis->processes();
+    if (id <= 0 || std::uint64_t(id) >= procs.size())
+        return ltt::systemCharacteristics(*impl_m->analysis);
+    return ltt::processCharacteristics(*impl_m->analysis, procs[std::size_t(id)]);
+}
+
+std::vector<SyscallLine> TraceDocument::syscalls(std::int64_t id) const {
+    const auto& procs = impl_m->analysis->processes();
+    if (id <= 0 || std::uint64_t(id) >= procs.size())
+        return ltt::syscallAccounting(*impl_m->analysis, nullptr);
+    return ltt::syscallAccounting(*impl_m->analysis, &procs[std::size_t(id)]);
+}
+
+std::optional<std::vector<std::uint64_t>> TraceDocument::filter(const EventFilter& f,
+                                                                Progress& progress) const {
+    return ltt::filterEvents(*impl_m->reader, f, [&progress](double x) {
+        progress.set(x);
+        return !progress.cancelled();
+    });
+}
+
+std::optional<std::uint64_t> TraceDocument::search(const SearchQuery& q, std::uint64_t from,
+                                                   bool forward, Progress& progress) const {
+    return ltt::searchEvents(*impl_m->reader, q, from, forward, [&progress](double x) {
+        progress.set(x);
+        return !progress.cancelled();
+    });
+}
+
+std::string formatTime(std::uint64_t ns) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000, ns % 1000000000);
+    return buf;
+}
+
+std::string formatDuration(std::uint64_t ns) {
+    char buf[48];
+    if (ns >= 1000000000)
+        std::snprintf(buf, sizeof buf, "%.3f s", double(ns) / 1e9);
+    else if (ns >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.3f ms", double(ns) / 1e6);
+    else if (ns >= 1000)
+        std::snprintf(buf, sizeof buf, "%.3f µs", double(ns) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%" PRIu64 " ns", ns);
+    return buf;
+}
+
+} // namespace traceview

@@ -1,0 +1,114 @@
+// TraceDocument: everything traceview shows about one open trace, taken from
+// libltt. The widgets ask it for events, rows, processes and statistics;
+// they never look at the trace file themselves.
+//
+// Loading, filtering and searching walk the whole trace, so they take a
+// Progress that the caller's worker thread updates and the UI thread polls
+// (and can cancel).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <ltt/event_query.hpp>
+#include <ltt/process_report.hpp>
+#include <ltt/timebin_model.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace traceview {
+
+// Shared between a worker thread and the UI thread.
+struct Progress {
+    std::atomic<double> fraction{0.0};
+    std::atomic<bool> cancel{false};
+    bool cancelled() const { return cancel.load(std::memory_order_relaxed); }
+    void set(double f) { fraction.store(f, std::memory_order_relaxed); }
+};
+
+// One line of the raw trace list.
+struct EventLine {
+    std::uint64_t index = 0;
+    unsigned cpu = 0;
+    std::uint8_t id = 0; // enum ltt_event_id
+    std::uint8_t subtype = 0;
+    std::string event;        // "Syscall entry"
+    std::uint64_t timeNs = 0; // since the trace start
+    std::int32_t pid = 0;
+    unsigned size = 0;       // record bytes
+    std::string description; // "SYSCALL : write; IP : 0x..."
+    bool lost = false;
+};
+
+using EventFilter = ltt::EventFilter;
+using SearchQuery = ltt::SearchQuery;
+using ReportLine = ltt::ReportLine;
+using SyscallLine = ltt::SyscallAccount;
+
+// One process instance of the tree (a pid reused after an exit is another).
+struct ProcessInfo {
+    std::int64_t id = 0;      // 0: the root, pid 0
+    std::int64_t parent = -1; // id of the parent, -1 for the root
+    std::int32_t pid = 0;
+    std::string name;
+    std::uint64_t syscalls = 0;
+    std::uint64_t runningNs = 0;
+};
+
+class TraceDocument {
+public:
+    // Opens and indexes a trace (runs on a worker thread). Returns nullptr
+    // and sets `error` on failure or cancellation.
+    static std::unique_ptr<TraceDocument> open(const std::string& tracePath,
+                                               const std::string& procPath, Progress& progress,
+                                               std::string& error);
+    ~TraceDocument();
+    TraceDocument(const TraceDocument&) = delete;
+    TraceDocument& operator=(const TraceDocument&) = delete;
+
+    const std::string& tracePath() const { return trace_m; }
+    const std::string& procPath() const { return proc_m; }
+    std::string summary() const; // one line for the status bar
+    std::vector<std::string> warnings() const;
+
+    std::uint64_t eventCount() const;
+    EventLine event(std::uint64_t index) const;
+    std::uint64_t eventTimeNs(std::uint64_t index) const;
+    // First event at or after timeNs (eventCount() when none).
+    std::uint64_t eventAtTime(std::uint64_t timeNs) const;
+    std::uint64_t totalLost() const;
+    std::uint64_t realtimeAnchorNs() const;
+    unsigned cpuCount() const;
+
+    const ltt::EventGraph& graph() const;
+    std::string rowLabel(std::size_t row) const;
+    std::string processName(std::int32_t pid) const;
+
+    // Event ids that may appear, with their names (for filter menus).
+    static std::vector<std::pair<int, std::string>> eventTypes();
+
+    std::vector<ProcessInfo> processes() const;
+    // By ProcessInfo::id; the root (id 0) gives the system-wide figures.
+    std::vector<ReportLine> processReport(std::int64_t id) const;
+    std::vector<SyscallLine> syscalls(std::int64_t id) const;
+
+    // Indices of matching events, in order (worker thread).
+    std::optional<std::vector<std::uint64_t>> filter(const EventFilter& f,
+                                                     Progress& progress) const;
+    // Next (or previous) match strictly after (before) `from` (worker thread).
+    std::optional<std::uint64_t> search(const SearchQuery& q, std::uint64_t from, bool forward,
+                                        Progress& progress) const;
+
+private:
+    struct Impl;
+    TraceDocument(std::string trace, std::string proc, std::unique_ptr<Impl> impl);
+    std::string trace_m;
+    std::string proc_m;
+    std::unique_ptr<Impl> impl_m;
+};
+
+std::string formatTime(std::uint64_t ns); // "1.234567890 s"
+std::string formatDuration(std::uint64_t ns);
+
+} // namespace traceview
