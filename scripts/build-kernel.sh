@@ -12,8 +12,8 @@ configures it for the QEMU guest (make tinyconfig + kernel-patches/config/
 guest.config) and builds bzImage and modules in a build directory (KDIR)
 that out-of-tree modules build against:  make -C "$KDIR" M=$PWD modules
 The result is cached in ${LTT_CACHE:-$HOME/.cache/ltt}, keyed by a hash of
-the series, the patches, the config fragments and this script; a warm run
-prints the path at once. The last line of output is always KDIR.
+the series, the patches' diffs, the config fragments and this script; a
+warm run prints the path at once. The last line of output is always KDIR.
 
 VARIANT (one of):
   (none)      CONFIG_LTT=y
@@ -69,7 +69,9 @@ tarball_id=$(stat -c '%n %s' "$tarball" 2>/dev/null) || die "no kernel tarball $
 if [[ $variant == vanilla ]]; then
 	src_key=vanilla-$(printf '%s\n' "$tarball_id" | cat - "$self" | sha256sum | cut -c1-12)
 else
-	src_key=$(cd "$pdir" && printf '%s\n' "$tarball_id" | cat - series "${patches[@]}" "$self" | sha256sum | cut -c1-12)
+	# Only the diffs count: rewording a description rebuilds nothing.
+	src_key=$(cd "$pdir" && { printf '%s\n' "$tarball_id"; cat series; for p in "${patches[@]}"; do
+		sed -n '/^diff --git /,/^-- $/p' "$p"; done; cat "$self"; } | sha256sum | cut -c1-12)
 fi
 frags=("$cfgdir/guest.config")
 [[ $variant == debug ]] && frags+=("$cfgdir/debug.config")
