@@ -7,6 +7,7 @@
 
 #include "trace_device.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -68,7 +69,7 @@ struct FakeState {
     std::uint32_t abi = LTT_ABI_VERSION;
     unsigned ncpus = 2;
     std::uint32_t maxBlock = 4096;
-    bool started = false;
+    std::atomic<bool> started{false};
     bool stopped = false;
     bool sigio = false;
     bool endAfterStop = true;  // false: never report the end (EAGAIN forever)

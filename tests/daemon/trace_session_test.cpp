@@ -389,11 +389,13 @@ TEST(TraceSession, TestEmitLoadKeepsItsRate) {
     Files f("emit");
     auto s = std::make_shared<FakeState>();
     std::ostringstream msg;
-    SessionSummary r =
-        runTraceSession(opts(f, {"--test-emit", "100k", "-tu400000"}), msg, fakeEnv(s));
+    SessionSummary r = runTraceSession(opts(f, {"--test-emit", "100k", "-ts1"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 0) << msg.str();
     EXPECT_GT(s->count(LTT_IOC_TEST_EMIT), 10u);
-    EXPECT_NEAR(static_cast<double>(r.testEmitted), 40000.0, 12000.0);
+    // The load starts after the .proc snapshot and never runs ahead of its
+    // rate; on a loaded machine it may lag.
+    EXPECT_GT(r.testEmitted, 30000u);
+    EXPECT_LE(r.testEmitted, 100000u);
     auto last = s->arg<ltt_test_emit>(LTT_IOC_TEST_EMIT);
     EXPECT_EQ(last.cpu_mask, 0u);
     EXPECT_EQ(last.payload, sizeof(ltt_test_payload));
@@ -408,7 +410,7 @@ TEST(TraceSession, TestEmitFailureIsReported) {
     s->failWith[LTT_IOC_TEST_EMIT] = EINVAL;
     std::ostringstream msg;
     SessionSummary r =
-        runTraceSession(opts(f, {"--test-emit", "1000", "-tu100000"}), msg, fakeEnv(s));
+        runTraceSession(opts(f, {"--test-emit", "1000", "-tu500000"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_EQ(r.testEmitted, 0u);
     EXPECT_NE(msg.str().find("warning: test mode emit failed: Invalid argument"), std::string::npos)
