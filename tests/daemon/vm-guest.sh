@@ -122,7 +122,7 @@ done
 # (the host runs traceanalyze on it); the device is usable again at once.
 "$dir/wl_syscalls" 20000 512 /tmp >/dev/null 2>&1 &
 load=$!
-"$td" --flush-interval 200ms kill.trace kill.proc >kill.log 2>&1 &
+"$td" -b 64K --flush-interval 200ms kill.trace kill.proc >kill.log 2>&1 &
 pid=$!
 sleep 2.5
 kill -KILL $pid
