@@ -75,7 +75,7 @@
 #include "ltt_tracer.h"
 
 static DEFINE_PER_CPU(struct ltt_cpu, ltt_cpus);
-static u64 ltt_hb_period_ns;
+static u64 ltt_hb_period_ns __read_mostly;
 
 /* The state of a traced CPU, NULL for ids that are not possible CPUs. */
 static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
@@ -146,7 +146,6 @@ static bool ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	c->off = 0;
 	c->events = 0;
 	c->base = now;
-	c->block_flags = 0;
 
 	h = ltt_hdr_at(c, 0);
 	bs = (struct ltt_block_start *)(h + 1);
@@ -192,7 +191,7 @@ static void ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 	be = (struct ltt_block_end){ .end_tsc = now, .events = c->events + 1 };
 	ltt_put(c, now, LTT_EV_BLOCK_END, 0, &be, sizeof(be));
 	bs->length = c->off;
-	bs->flags = c->block_flags | flags;
+	bs->flags = flags;
 	c->buf[c->wr].len = c->off;
 	c->buf[c->wr].state = LTT_BUF_READY;
 	c->nready++;

@@ -77,9 +77,9 @@ static char *clock = "auto";
 module_param(clock, charp, 0444);
 MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
 
-struct ltt_run ltt_run;
-unsigned int ltt_ncpus;
-bool ltt_active;
+struct ltt_run ltt_run __read_mostly;
+unsigned int ltt_ncpus __read_mostly;
+bool ltt_active __read_mostly;
 
 enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
 

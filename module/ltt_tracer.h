@@ -55,7 +55,6 @@ struct ltt_buf {
  * @base:         current delta base (block start or last heartbeat)
  * @last:         last timestamp written; later timestamps are clamped to it
  * @next_seq:     sequence number of the next block
- * @block_flags:  LTT_BLOCK_F_* to store in the open block at close
  * @lost:         events lost since the last block was opened
  * @first_lost:   timestamp of the first of them
  * @lost_total:   events lost during the whole trace (locked path)
@@ -80,7 +79,6 @@ struct ltt_cpu {
 	u64 base;
 	u64 last;
 	u32 next_seq;
-	u16 block_flags;
 	u64 lost;
 	u64 first_lost;
 	u64 lost_total;
