@@ -252,14 +252,23 @@ void EventGraphBuilder::ensureRows() {
 }
 
 std::size_t EventGraphBuilder::rowFor(std::int32_t pid) {
-    ensureRows();
     if (pid == kIdlePid)
         return graph_m.idleRow();
+    // Called for every event: a flat table for ordinary pids, the map for
+    // the rest.
+    const bool flat = pid > 0 && pid < kFlatPids;
+    if (flat && static_cast<std::size_t>(pid) < pidRowFlat_m.size() && pidRowFlat_m[pid])
+        return pidRowFlat_m[pid] - 1;
     auto [it, inserted] = graph_m.pidRow_m.try_emplace(pid, graph_m.rows_m.size());
     if (inserted) {
         graph_m.rows_m.push_back({GraphRowKind::Process, pid});
         graph_m.data_m.emplace_back();
         inControl_m.push_back(0);
+    }
+    if (flat) {
+        if (pidRowFlat_m.size() <= static_cast<std::size_t>(pid))
+            pidRowFlat_m.resize(std::max<std::size_t>(pid + 1, pidRowFlat_m.size() * 2), 0);
+        pidRowFlat_m[pid] = static_cast<std::uint32_t>(it->second + 1);
     }
     return it->second;
 }
@@ -269,7 +278,7 @@ std::size_t EventGraphBuilder::placeOf(const CpuState& cpu) const {
         return graph_m.kernelRow();
     if (cpu.pid == kIdlePid)
         return graph_m.idleRow();
-    return graph_m.pidRow_m.at(cpu.pid);
+    return cpu.pidRow;
 }
 
 void EventGraphBuilder::moveControl(CpuState& cpu, std::size_t row, std::uint64_t timeNs) {
@@ -298,8 +307,8 @@ void EventGraphBuilder::moveControl(CpuState& cpu, std::size_t row, std::uint64_
 }
 
 void EventGraphBuilder::add(const GraphEventInput& ev) {
-    ensureRows();
     if (first_m) {
+        ensureRows();
         graph_m.start_m = ev.timeNs;
         first_m = false;
     }
@@ -308,7 +317,7 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
         cpus_m.resize(ev.cpu + 1u);
     CpuState& cpu = cpus_m[ev.cpu];
     // Rows exist for every task seen, even one that never leaves the kernel.
-    rowFor(ev.pid);
+    const std::size_t evRow = rowFor(ev.pid);
 
     // Records the tracer writes for itself say nothing about control.
     if (ev.event == LTT_EV_TRACE_START || ev.event == LTT_EV_BLOCK_START ||
@@ -331,6 +340,7 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
             }
         }
         cpu.pid = ev.pid;
+        cpu.pidRow = evRow;
         cpu.depth = ev.pid == kIdlePid ? 0 : 1;
     }
 
@@ -355,7 +365,7 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
     case LTT_EV_SCHEDCHANGE: {
         savedDepth_m[cpu.pid] = cpu.depth;
         cpu.pid = ev.schedIn;
-        rowFor(cpu.pid);
+        cpu.pidRow = rowFor(cpu.pid);
         // The idle loop runs at depth 0 (its row stands for it); a task
         // resumes at the depth it was switched out at, and one never seen
         // leaving was switched out inside the kernel.
@@ -384,7 +394,7 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
             row = graph_m.kernelRow();
             break;
         default:
-            row = rowFor(ev.pid);
+            row = evRow;
         }
         auto& d = graph_m.data_m[row];
         d.markTime.push_back(ev.timeNs);
@@ -419,6 +429,7 @@ EventGraph EventGraphBuilder::finish(std::uint64_t endNs) {
     cpus_m.clear();
     inControl_m.clear();
     savedDepth_m.clear();
+    pidRowFlat_m.clear();
     first_m = true;
     return out;
 }

@@ -242,7 +242,7 @@ void EventGraphView::selectEvent(std::optional<std::uint64_t> index) {
     selected_m = index;
     selectedTime_m.reset();
     selectedRow_m.reset();
-    if (doc_m && index && *index < doc_m->eventCount()) {
+    if (doc_m && doc_m->ready() && index && *index < doc_m->eventCount()) {
         EventLine line = doc_m->event(*index);
         selectedTime_m = line.timeNs;
         std::size_t row = rowOfEvent(line);
@@ -327,7 +327,7 @@ std::optional<ltt::GraphHit> EventGraphView::hitAt(double x, double y) const {
 
 void EventGraphView::clickAt(double x, double y) {
     auto hit = hitAt(x, y);
-    if (!hit)
+    if (!hit || !doc_m->ready()) // selecting needs the random-access index
         return;
     selectEvent(hit->index);
     selectedSignal_m.emit(hit->index);
@@ -337,6 +337,10 @@ std::optional<std::string> EventGraphView::tooltipAt(double x, double y) const {
     auto hit = hitAt(x, y);
     if (!hit)
         return std::nullopt;
+    if (!doc_m->ready())
+        return "#" + std::to_string(hit->index) + "  " +
+               std::string(ltt::graphEventKindName(hit->kind)) + "\n" + formatTime(hit->timeNs) +
+               "\n(details once indexing is done)";
     EventLine line = doc_m->event(hit->index);
     std::string text = "#" + std::to_string(line.index) + "  " + line.event + "\n" +
                        formatTime(line.timeNs) + "   CPU " + std::to_string(line.cpu) + "   PID " +
@@ -347,7 +351,7 @@ std::optional<std::string> EventGraphView::tooltipAt(double x, double y) const {
 }
 
 std::optional<std::pair<double, double>> EventGraphView::positionOf(std::uint64_t index) const {
-    if (!doc_m || index >= doc_m->eventCount())
+    if (!doc_m || !doc_m->ready() || index >= doc_m->eventCount())
         return std::nullopt;
     EventLine line = doc_m->event(index);
     auto y = yOfRow(rowOfEvent(line));

@@ -302,46 +302,65 @@ void MainWindow::startJob(const std::string& what,
 }
 
 void MainWindow::openTrace(const std::string& trace, const std::string& proc,
-                           std::function<void(bool)> then) {
-    startJob("Opening " + Glib::path_get_basename(trace), [this, trace, proc, then](Progress& p) {
-        auto err = std::make_shared<std::string>();
-        std::shared_ptr<TraceDocument> doc(
-            TraceDocument::open(trace, Glib::file_test(proc, Glib::FileTest::EXISTS) ? proc : "", p,
-                                *err)
-                .release());
-        return std::function<void()>([this, doc, err, trace, then] {
-            if (!doc) {
-                if (*err == "cancelled")
-                    setStatus("Opening cancelled");
-                else
-                    showError(*err);
-                if (then)
-                    then(false);
-                return;
-            }
-            graph_m.setDocument(nullptr);
-            process_m.setDocument(nullptr);
-            raw_m.setDocument(nullptr);
-            doc_m = doc;
-            selected_m.reset();
-            graph_m.setDocument(doc_m.get());
-            process_m.setDocument(doc_m.get());
-            raw_m.setDocument(doc_m.get());
-            set_title(Glib::path_get_basename(trace) + " — traceview");
-            std::string status = doc_m->summary();
-            for (const auto& w : doc_m->warnings())
-                status += "   WARNING: " + w;
-            setStatus(status);
-            Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
-            rebuildRecentMenu();
-            if (then)
-                then(true);
-        });
-    });
+                           std::function<void(bool)> then, std::function<void()> shown) {
+    job_m.cancel();
+    startJob("Opening " + Glib::path_get_basename(trace),
+             [this, trace, proc, then, shown](Progress& p) {
+                 auto err = std::make_shared<std::string>();
+                 std::shared_ptr<TraceDocument> doc(
+                     TraceDocument::open(
+                         trace, Glib::file_test(proc, Glib::FileTest::EXISTS) ? proc : "", p, *err)
+                         .release());
+                 return std::function<void()>([this, doc, err, trace, then, shown] {
+                     if (!doc) {
+                         if (*err == "cancelled")
+                             setStatus("Opening cancelled");
+                         else
+                             showError(*err);
+                         if (then)
+                             then(false);
+                         return;
+                     }
+                     graph_m.setDocument(nullptr);
+                     process_m.setDocument(nullptr);
+                     raw_m.setDocument(nullptr);
+                     doc_m = doc;
+                     selected_m.reset();
+                     graph_m.setDocument(doc_m.get());
+                     set_title(Glib::path_get_basename(trace) + " — traceview");
+                     setStatus(doc_m->summary());
+                     Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
+                     rebuildRecentMenu();
+                     if (shown)
+                         shown();
+                     // Second stage: process analysis and the index behind the raw
+                     // list, while the graph can already be browsed.
+                     startJob("Analyzing", [this, doc, then](Progress& p) {
+                         bool ok = doc->complete(p);
+                         return std::function<void()>([this, doc, ok, then] {
+                             if (doc != doc_m)
+                                 return;
+                             if (ok) {
+                                 process_m.setDocument(doc_m.get());
+                                 raw_m.setDocument(doc_m.get());
+                                 graph_m.area().queue_draw(); // process names
+                                 std::string status = doc_m->summary();
+                                 for (const auto& w : doc_m->warnings())
+                                     status += "   WARNING: " + w;
+                                 setStatus(status);
+                             } else {
+                                 setStatus("Analysis cancelled: only the event graph is available");
+                             }
+                             if (then)
+                                 then(ok);
+                         });
+                     });
+                 });
+             });
 }
 
 void MainWindow::selectEvent(std::uint64_t index, const void* source) {
-    if (!doc_m || index >= doc_m->eventCount())
+    if (!doc_m || !doc_m->ready() || index >= doc_m->eventCount())
         return;
     selected_m = index;
     if (source != &graph_m)
@@ -356,7 +375,7 @@ void MainWindow::selectEvent(std::uint64_t index, const void* source) {
 }
 
 void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64_t>)> then) {
-    if (!doc_m)
+    if (!doc_m || !doc_m->ready())
         return;
     SearchQuery q;
     q.text = search_m.get_text();
@@ -388,7 +407,7 @@ void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64
 }
 
 void MainWindow::runFilter(const EventFilter& f, std::function<void()> then) {
-    if (!doc_m)
+    if (!doc_m || !doc_m->ready())
         return;
     auto doc = doc_m;
     startJob("Filtering", [this, doc, f, then](Progress& p) {
@@ -421,7 +440,7 @@ void MainWindow::runFilter(const EventFilter& f, std::function<void()> then) {
 }
 
 bool MainWindow::goToEvent(const std::string& text) {
-    if (!doc_m)
+    if (!doc_m || !doc_m->ready())
         return false;
     char* end = nullptr;
     unsigned long long n = std::strtoull(text.c_str(), &end, 10);
@@ -435,7 +454,7 @@ bool MainWindow::goToEvent(const std::string& text) {
 }
 
 bool MainWindow::goToTime(const std::string& text) {
-    if (!doc_m)
+    if (!doc_m || !doc_m->ready())
         return false;
     char* end = nullptr;
     double s = std::strtod(text.c_str(), &end);

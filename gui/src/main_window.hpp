@@ -41,8 +41,10 @@ public:
     ~MainWindow() override;
 
     // Opens in the background; `then` runs on the UI thread afterwards.
+    // `shown` runs when the graph is drawn (first stage), `then` when the
+    // process analysis and the raw list are ready too.
     void openTrace(const std::string& trace, const std::string& proc,
-                   std::function<void(bool)> then = {});
+                   std::function<void(bool)> then = {}, std::function<void()> shown = {});
     const TraceDocument* document() const { return doc_m.get(); }
     void selectEvent(std::uint64_t index, const void* source = nullptr);
     std::optional<std::uint64_t> selectedEvent() const { return selected_m; }

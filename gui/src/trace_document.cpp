@@ -12,6 +12,7 @@
 #include <ltt/trace_reader.hpp>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace traceview {
@@ -19,8 +20,10 @@ namespace traceview {
 struct TraceDocument::Impl {
     std::unique_ptr<ltt::TraceReader> reader;
     std::optional<ltt::ProcSnapshot> proc;
-    std::unique_ptr<ltt::TraceAnalysis> analysis;
-    std::unordered_map<std::int32_t, std::uint32_t> latest; // pid -> last process instance
+    std::unique_ptr<ltt::TraceAnalysis> analysis; // usable once `ready`
+    std::atomic<bool> ready{false};
+    std::unordered_map<std::int32_t, std::string> snapshotNames; // until ready
+    std::unordered_map<std::int32_t, std::uint32_t> latest;      // pid -> last process instance
     ltt::EventGraph graph;
     std::uint64_t events = 0;
     std::vector<std::string> warnings;
@@ -63,21 +66,21 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
         if (!impl->proc)
             impl->warnings.push_back(perr.str());
     }
-    impl->analysis =
-        std::make_unique<ltt::TraceAnalysis>(reader, impl->proc ? &*impl->proc : nullptr);
+    if (impl->proc)
+        for (const auto& t : impl->proc->tasks)
+            impl->snapshotNames[t.pid] = t.name;
 
-    // One pass feeds both the event graph and the process analysis.
+    // First stage, before the first paint: the event graph only. The
+    // process analysis and the random-access index follow in complete().
     reader.adviseSequential();
     ltt::EventGraphBuilder builder;
     const double claimed = double(std::max<std::uint64_t>(1, reader.claimedEvents()));
     auto c = reader.begin();
     std::uint64_t n = 0;
     for (; c.valid(); c.next(), ++n) {
-        const ltt::Event& ev = c.event();
-        builder.add(ltt::graphEventInput(reader, ev, c.index()));
-        impl->analysis->add(ev);
+        builder.add(ltt::graphEventInput(reader, c.event(), c.index()));
         if ((n & 0xffff) == 0) {
-            progress.set(0.8 * double(n) / claimed);
+            progress.set(double(n) / claimed);
             if (progress.cancelled()) {
                 error = "cancelled";
                 return nullptr;
@@ -87,16 +90,40 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
     if (c.error())
         impl->warnings.push_back(c.error()->str());
     impl->events = n;
-    const auto& procs = impl->analysis->processes();
-    for (std::uint32_t i = 0; i < procs.size(); ++i)
-        impl->latest[procs[i].pid] = i;
     impl->graph = builder.finish(reader.nsFromAnchor(reader.lastTsc()));
-    progress.set(0.8);
-    // Random access (raw list, tooltips) needs the checkpoint index.
-    if (const auto& ierr = reader.buildIndex(); ierr && !c.error())
-        impl->warnings.push_back(ierr->str());
     progress.set(1.0);
     return std::unique_ptr<TraceDocument>(new TraceDocument(tracePath, procPath, std::move(impl)));
+}
+
+bool TraceDocument::complete(Progress& progress) {
+    Impl& d = *impl_m;
+    if (d.ready)
+        return true;
+    const auto& reader = *d.reader;
+    // The checkpoint index (random access for the raw list and tooltips) is
+    // a pass of its own: build it next to the analysis pass.
+    std::thread indexer([&reader] { reader.buildIndex(); });
+    auto analysis = std::make_unique<ltt::TraceAnalysis>(reader, d.proc ? &*d.proc : nullptr);
+    const double total = double(std::max<std::uint64_t>(1, d.events));
+    bool ok = analysis->run([&progress, total](double f) {
+        progress.set(f);
+        (void)total;
+    });
+    indexer.join();
+    if (progress.cancelled())
+        return false;
+    if (!ok && analysis->error() && d.warnings.empty())
+        d.warnings.push_back(analysis->error()->str());
+    const auto& procs = analysis->processes();
+    for (std::uint32_t i = 0; i < procs.size(); ++i)
+        d.latest[procs[i].pid] = i;
+    d.analysis = std::move(analysis);
+    d.ready.store(true, std::memory_order_release);
+    return true;
+}
+
+bool TraceDocument::ready() const {
+    return impl_m->ready.load(std::memory_order_acquire);
 }
 
 TraceDocument::TraceDocument(std::string trace, std::string proc, std::unique_ptr<Impl> impl)
@@ -170,6 +197,10 @@ std::uint64_t TraceDocument::eventAtTime(std::uint64_t timeNs) const {
 std::string TraceDocument::processName(std::int32_t pid) const {
     if (pid == 0)
         return "swapper";
+    if (!ready()) {
+        auto it = impl_m->snapshotNames.find(pid);
+        return it != impl_m->snapshotNames.end() ? it->second : "…";
+    }
     auto it = impl_m->latest.find(pid);
     return it != impl_m->latest.end() ? impl_m->analysis->processes()[it->second].name : "unknown";
 }

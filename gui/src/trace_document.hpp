@@ -63,6 +63,11 @@ public:
     static std::unique_ptr<TraceDocument> open(const std::string& tracePath,
                                                const std::string& procPath, Progress& progress,
                                                std::string& error);
+    // Second stage (worker thread): the process analysis and the index for
+    // random access. Until it has returned true, only the graph, the counts
+    // and the snapshot's names may be used. False when cancelled.
+    bool complete(Progress& progress);
+    bool ready() const;
     ~TraceDocument();
     TraceDocument(const TraceDocument&) = delete;
     TraceDocument& operator=(const TraceDocument&) = delete;

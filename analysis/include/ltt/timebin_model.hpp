@@ -180,7 +180,9 @@ private:
         std::int32_t pid = 0;
         std::uint32_t depth = 0; // kernel nesting: 0 = user mode (or idle)
         std::size_t row = 0;     // row currently holding control
+        std::size_t pidRow = 0;  // row of `pid`
     };
+    static constexpr std::int32_t kFlatPids = 1 << 22; // Linux's PID_MAX_LIMIT
     std::size_t rowFor(std::int32_t pid);
     void moveControl(CpuState& cpu, std::size_t row, std::uint64_t timeNs);
     std::size_t placeOf(const CpuState& cpu) const;
@@ -190,6 +192,7 @@ private:
     std::vector<CpuState> cpus_m;
     std::vector<std::uint8_t> inControl_m; // per row: CPUs in control now
     std::unordered_map<std::int32_t, std::uint32_t> savedDepth_m;
+    std::vector<std::uint32_t> pidRowFlat_m; // pid -> row + 1, 0: none
     bool first_m = true;
 };
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# traceview under a virtual X display (Xvfb): command-line behaviour, then the
+# self test, which opens a committed trace, visits each tab, zooms, searches,
+# filters and selects, checks the result structurally (rows, labels, counts)
+# and saves screenshots in $BUILD/test-results/gui/. Skipped, with a message,
+# where gtkmm-4.0 or Xvfb is missing.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/lib/sh-test.sh"
+build=${BUILD:-build}
+[[ $build == /* ]] || build=$root/$build
+tv=$build/bin/traceview
+data=$root/tests/gui/data
+out=$build/test-results/gui
+
+if [[ ! -x $tv ]]; then
+	if pkg-config --exists gtkmm-4.0 2>/dev/null; then
+		t_fail "traceview is built" "gtkmm-4.0 is installed but $tv is missing"
+	else
+		t_skip "traceview" "gtkmm-4.0 not installed (scripts/install-deps.sh installs libgtkmm-4.0-dev)"
+	fi
+	t_summary
+	exit
+fi
+
+t_run_expect "traceview --help prints the usage" 0 'usage: traceview \[TRACE \[PROC\]\]' "$tv" --help
+t_run_expect "unknown option is refused" 2 'unknown option --frobnicate' "$tv" --frobnicate
+t_run_expect "--selftest needs its arguments" 2 'usage:' "$tv" --selftest
+t_run_expect "no display: clear message" 3 'cannot open a display' \
+	env -u DISPLAY -u WAYLAND_DISPLAY "$tv" "$data/small.trace"
+
+if ! command -v xvfb-run >/dev/null; then
+	t_skip "traceview self test" "xvfb-run not installed (package xvfb)"
+	t_summary
+	exit
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+# A private home: recent files and settings do not touch the user's.
+run_gui() {
+	timeout 300 xvfb-run -a -s "-screen 0 1400x900x24" \
+		env HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" \
+		XDG_CACHE_HOME="$home/cache" GSK_RENDERER=cairo GDK_BACKEND=x11 NO_AT_BRIDGE=1 \
+		"$tv" "$@"
+}
+
+log=$out/selftest.log
+run_gui --selftest "$out" "$data/small.trace" "$data/small.proc" >"$log" 2>&1
+rc=$?
+# Fold the self test's own checks in, one by one.
+while IFS= read -r line; do
+	case $line in
+	"ok   - "*) t_pass "selftest: ${line#ok   - }" ;;
+	"FAIL - "*) t_fail "selftest: ${line#FAIL - }" ;;
+	esac
+done <"$log"
+if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$log" && ((rc == 0)); then
+	t_pass "self test ran to the end (exit 0)"
+else
+	t_fail "self test ran to the end (exit 0)" "exit status $rc: $(grep -v '^ok' "$log" | tail -n 5)"
+fi
+
+for shot in event-graph event-graph-zoomed event-graph-selected process-analysis raw-trace \
+	raw-trace-filtered; do
+	f=$out/$shot.png
+	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
+		t_pass "screenshot $shot.png is a PNG"
+	else
+		t_fail "screenshot $shot.png is a PNG" "$f"
+	fi
+done
+
+# A file that is not a trace: the error names the file, the window stays up.
+printf 'not a trace at all, just text padding the header out.....' >"$home/bad.trace"
+run_gui --selftest "$out/bad" "$home/bad.trace" /dev/null >"$out/bad.log" 2>&1
+if grep -q '^FAIL - open trace' "$out/bad.log" && grep -q 'bad.trace: offset 0' "$out/bad.log" &&
+	! grep -Eq 'Segmentation|Aborted' "$out/bad.log"; then
+	t_pass "a corrupt trace is refused with the file and offset, without a crash"
+else
+	t_fail "a corrupt trace is refused with the file and offset, without a crash" "$(tail -n 5 "$out/bad.log")"
+fi
+
+t_summary
