@@ -411,6 +411,10 @@ void describeEvent(const Event& e, std::string& out) {
             appendf(out, "ID : 0x%x; LENGTH : %u", d.id, d.length);
         break;
     }
+    case LTT_EV_TRAP_EXIT:
+    case LTT_EV_IRQ_EXIT:
+    case LTT_EV_KERNEL_TIMER:
+        break; // no details, as in LTT
     default:
         appendf(out, "EVENT %u; SUBTYPE : %u; %zu BYTES", e.id, e.subtype, have);
         break;

@@ -49,8 +49,7 @@ std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
 
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
     : reader_m(reader), syscallSlots_m(syscallTableSize()) {
-    anchorTsc_m = reader.header().anchor_tsc;
-    reader.nsConversion(&nsMult_m, &nsShift_m);
+    tsc_m = reader.tscConverter();
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
     avail_m.syscalls = ev(LTT_EV_SYSCALL_ENTRY) && ev(LTT_EV_SYSCALL_EXIT);
@@ -265,13 +264,8 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 void TraceAnalysis::add(const Event& e) {
-    // TraceReader::nsFromAnchor with the constants held here: the reader's
-    // header is a pointer chase away on every event.
-    const std::uint64_t ns =
-        e.tsc <= anchorTsc_m
-            ? 0
-            : static_cast<std::uint64_t>(
-                  (static_cast<unsigned __int128>(e.tsc - anchorTsc_m) * nsMult_m) >> nsShift_m);
+    // A copy of the reader's converter: its header is a pointer chase away.
+    const std::uint64_t ns = tsc_m.ns(e.tsc);
     CpuState& s = state_m[e.cpu];
     CpuStats& cs = cpus_m[e.cpu];
     if (events_m == 0)

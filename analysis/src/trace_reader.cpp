@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits>
 #include <ltt/trace_reader.hpp>
+#include <numeric>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,18 +68,26 @@ std::unique_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
             return nullptr;
         }
         f->data_m = static_cast<const std::byte*>(p);
+        f->mapped_m = true;
     }
     ::close(fd); // the mapping keeps the file referenced
     return f;
 }
 
+std::unique_ptr<MappedFile> MappedFile::borrow(std::span<const std::byte> bytes) {
+    std::unique_ptr<MappedFile> f(new MappedFile);
+    f->data_m = bytes.data();
+    f->size_m = bytes.size();
+    return f;
+}
+
 MappedFile::~MappedFile() {
-    if (data_m)
+    if (mapped_m)
         ::munmap(const_cast<std::byte*>(data_m), size_m);
 }
 
 void MappedFile::adviseSequential() const {
-    if (data_m) {
+    if (mapped_m) {
         // Two calls: madvise advice values are not flags.
         ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_SEQUENTIAL);
         ::madvise(const_cast<std::byte*>(data_m), size_m, MADV_WILLNEED);
@@ -88,8 +97,25 @@ void MappedFile::adviseSequential() const {
 void MappedFile::release(std::uint64_t below) const {
     const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     below = std::min<std::uint64_t>(below, size_m) / page * page;
-    if (data_m && below)
+    // Only for a real mapping: MADV_DONTNEED on borrowed heap memory would
+    // zero it.
+    if (mapped_m && below)
         ::madvise(const_cast<std::byte*>(data_m), below, MADV_DONTNEED);
+}
+
+// ---------------------------------------------------------------- TscConverter
+
+void TscConverter::init(std::uint64_t anchorTsc, std::uint64_t khz) {
+    anchor = anchorTsc;
+    const std::uint64_t g = std::gcd<std::uint64_t>(1000000, khz);
+    a = 1000000 / g;
+    b = khz / g;
+    whole = a / b;
+    const std::uint64_t rem = a % b; // fraction rem/b, rounded up to 2^-64 units
+    frac =
+        rem ? static_cast<std::uint64_t>(((static_cast<unsigned __int128>(rem) << 64) + b - 1) / b)
+            : 0;
+    exactBelow = rem ? ~0ull / b : ~0ull;
 }
 
 // ---------------------------------------------------------------- TraceReader
@@ -104,6 +130,20 @@ std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, TraceErr
             *error = TraceError{path, 0, "cannot open: " + why};
         return nullptr;
     }
+    TraceError err;
+    if (!r->scan(&err)) {
+        if (error)
+            *error = std::move(err);
+        return nullptr;
+    }
+    return r;
+}
+
+std::unique_ptr<TraceReader> TraceReader::openMemory(std::span<const std::byte> bytes,
+                                                     const std::string& name, TraceError* error) {
+    std::unique_ptr<TraceReader> r(new TraceReader);
+    r->path_m = name;
+    r->file_m = MappedFile::borrow(bytes);
     TraceError err;
     if (!r->scan(&err)) {
         if (error)
@@ -146,18 +186,7 @@ bool TraceReader::scan(TraceError* error) {
         return fail(offsetof(ltt_file_header, abi_version),
                     "unsupported ABI major version " + std::to_string(header_m.abi_version >> 16));
 
-    // ns = ticks * 1e6 / khz as (ticks * mult) >> shift with the largest
-    // shift whose multiplier fits in 63 bits; the multiplier is rounded up
-    // so exact multiples convert exactly (ltt-synth relies on that).
-    for (unsigned s = 64; s > 0; --s) {
-        unsigned __int128 num = static_cast<unsigned __int128>(1000000) << s;
-        unsigned __int128 m = (num + header_m.tsc_khz - 1) / header_m.tsc_khz;
-        if (m < (static_cast<unsigned __int128>(1) << 63)) {
-            nsMult_m = static_cast<std::uint64_t>(m);
-            nsShift_m = s;
-            break;
-        }
-    }
+    tsc_m.init(header_m.anchor_tsc, header_m.tsc_khz);
 
     cpuBlocks_m.assign(header_m.ncpus, {});
     lostPerCpu_m.assign(header_m.ncpus, 0);
@@ -438,21 +467,21 @@ bool TraceCursor::next() {
     // (An exhausted lead has kNone, which must never count as a tie.)
     if (leadTsc == kNone ||
         !(leadTsc < limitTsc_m || (leadTsc == limitTsc_m && bestCpu < limitCpu_m))) {
+        // Branch-free (conditional moves): which CPU leads is data, and
+        // with interleaved CPUs a branch on it mispredicts half the time.
         std::uint64_t best = kNone, second = kNone;
         int secondCpu = std::numeric_limits<int>::max();
         bestCpu = -1;
         const int n = static_cast<int>(streams_m.size());
         for (int cpu = 0; cpu < n; ++cpu) {
             const std::uint64_t t = streams_m[cpu].nextTsc;
-            if (t < best) {
-                second = best;
-                secondCpu = bestCpu < 0 ? std::numeric_limits<int>::max() : bestCpu;
-                best = t;
-                bestCpu = cpu;
-            } else if (t < second) {
-                second = t;
-                secondCpu = cpu;
-            }
+            const bool lead = t < best;
+            const bool runnerUp = !lead && t < second;
+            const int oldBest = bestCpu < 0 ? std::numeric_limits<int>::max() : bestCpu;
+            second = lead ? best : (runnerUp ? t : second);
+            secondCpu = lead ? oldBest : (runnerUp ? cpu : secondCpu);
+            best = lead ? t : best;
+            bestCpu = lead ? cpu : bestCpu;
         }
         if (bestCpu < 0) {
             valid_m = false;

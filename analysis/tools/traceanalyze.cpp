@@ -233,9 +233,14 @@ public:
         const auto& av = a_m.availability();
         const std::uint64_t dur = duration();
         std::fprintf(f_m, "Process analysis\n");
+        std::size_t quiet = 0;
         for (const Process& p : a_m.processes()) {
             if (!shown(p))
                 continue;
+            if (!p.stats.runningNs && !p.stats.syscalls && !p.stats.schedIn && o_m.pid < 0) {
+                ++quiet; // present at the start, never ran: only in the tree
+                continue;
+            }
             const auto& s = p.stats;
             std::fprintf(f_m, "\n%s (%d), parent %d%s%s\n", p.name.c_str(), p.pid, p.ppid,
                          p.kthread ? ", kernel thread" : "", p.exited ? ", exited" : "");
@@ -289,6 +294,9 @@ public:
                              secs(st.timed ? st.totalNs / st.timed : 0).c_str(), ull(st.errors));
             }
         }
+        if (quiet)
+            std::fprintf(f_m, "\n(%zu processes did not run during the trace: see the tree)\n",
+                         quiet);
         std::fprintf(f_m, "\n");
     }
 

@@ -171,8 +171,7 @@ private:
     std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
     void setLive(std::int32_t pid, std::uint32_t index);
     std::uint32_t syscallSlots_m = 0;
-    std::uint64_t anchorTsc_m = 0, nsMult_m = 1;
-    unsigned nsShift_m = 0;
+    TscConverter tsc_m;
     std::vector<CpuState> state_m;
     std::vector<CpuStats> cpus_m;
     std::array<std::uint64_t, LTT_EV_MAX + 1> counts_m{}; // last: unknown ids

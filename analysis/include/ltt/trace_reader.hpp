@@ -40,6 +40,9 @@ struct TraceError {
 class MappedFile {
 public:
     static std::unique_ptr<MappedFile> open(const std::string& path, std::string* why);
+    // Borrows `bytes` (which must outlive the object) instead of mapping a
+    // file: for tests and fuzzing.
+    static std::unique_ptr<MappedFile> borrow(std::span<const std::byte> bytes);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -52,6 +55,7 @@ private:
     MappedFile() = default;
     const std::byte* data_m = nullptr;
     std::size_t size_m = 0;
+    bool mapped_m = false; // false: borrowed memory, never unmapped or advised
 };
 
 // One block's frame, from its BLOCK_START and BLOCK_END records.
@@ -100,6 +104,35 @@ struct Event {
 
 class TraceReader;
 
+// TSC -> nanoseconds without a division per event. With r = 1e6/khz =
+// a/b (reduced), ns = d*I + mulhi(d, F) where I = floor(r) and F is the
+// fraction of r in 64-bit fixed point, rounded up so the result never
+// undershoots. The overshoot is below d/2^64, which cannot reach the next
+// integer while d < 2^64/b (about 19 minutes of a 3 GHz TSC with b up to
+// 5e6); past that an exact check with a/b corrects it. The result is
+// exactly floor(d * 1e6 / khz).
+struct TscConverter {
+    std::uint64_t anchor = 0;
+    std::uint64_t whole = 1; // I
+    std::uint64_t frac = 0;  // F
+    std::uint64_t a = 1, b = 1;
+    std::uint64_t exactBelow = ~0ull; // no check needed for d below this
+
+    void init(std::uint64_t anchorTsc, std::uint64_t khz);
+    std::uint64_t ns(std::uint64_t tsc) const {
+        if (tsc <= anchor)
+            return 0;
+        const std::uint64_t d = tsc - anchor;
+        std::uint64_t q = d * whole + static_cast<std::uint64_t>(
+                                          (static_cast<unsigned __int128>(d) * frac) >> 64);
+        if (d >= exactBelow) [[unlikely]] {
+            if (static_cast<unsigned __int128>(q) * b > static_cast<unsigned __int128>(d) * a)
+                --q;
+        }
+        return q;
+    }
+};
+
 // Position in the merged event sequence. Cheap to copy (O(CPUs)).
 class TraceCursor {
 public:
@@ -121,6 +154,31 @@ public:
 
 private:
     friend class TraceReader;
+
+    // TSC -> nanoseconds without a division per event: a fixed-point multiply
+    // (multiplier rounded up, so it never undershoots) and one exact check with
+    // the reduced fraction a/b = 1e6/khz that corrects the rare overshoot. The
+    // result is exactly floor(ticks * 1e6 / khz) for any trace shorter than
+    // centuries.
+    struct TscConverter {
+        std::uint64_t anchor = 0;
+        std::uint64_t mult = 1;
+        unsigned shift = 0;
+        std::uint64_t a = 1, b = 1;
+
+        void init(std::uint64_t anchorTsc, std::uint64_t khz);
+        std::uint64_t ns(std::uint64_t tsc) const {
+            if (tsc <= anchor)
+                return 0;
+            const std::uint64_t d = tsc - anchor;
+            auto q =
+                static_cast<std::uint64_t>((static_cast<unsigned __int128>(d) * mult) >> shift);
+            if (static_cast<unsigned __int128>(q) * b > static_cast<unsigned __int128>(d) * a)
+                [[unlikely]]
+                --q;
+            return q;
+        }
+    };
     // One CPU's position. The current block's frame is cached here so the
     // hot path never goes back to the block table.
     struct Stream {
@@ -161,6 +219,10 @@ public:
 
     // Opens and validates `path`. On failure returns nullptr and the error.
     static std::unique_ptr<TraceReader> open(const std::string& path, TraceError* error);
+    // Reads a trace held in memory (`bytes` must outlive the reader); `name`
+    // stands for the file name in messages.
+    static std::unique_ptr<TraceReader> openMemory(std::span<const std::byte> bytes,
+                                                   const std::string& name, TraceError* error);
     TraceReader(const TraceReader&) = delete;
     TraceReader& operator=(const TraceReader&) = delete;
 
@@ -186,19 +248,9 @@ public:
     std::uint64_t firstTsc() const { return firstTsc_m; }
     std::uint64_t lastTsc() const { return lastTsc_m; }
 
-    // TSC -> ns since the trace's anchor (fixed point, no division).
-    std::uint64_t nsFromAnchor(std::uint64_t tsc) const {
-        if (tsc <= header_m.anchor_tsc)
-            return 0;
-        return static_cast<std::uint64_t>(
-            (static_cast<unsigned __int128>(tsc - header_m.anchor_tsc) * nsMult_m) >> nsShift_m);
-    }
-    // The fixed-point constants of nsFromAnchor, for loops that keep them
-    // in registers.
-    void nsConversion(std::uint64_t* mult, unsigned* shift) const {
-        *mult = nsMult_m;
-        *shift = nsShift_m;
-    }
+    // TSC -> ns since the trace's anchor: floor((tsc - anchor) * 1e6 / khz).
+    std::uint64_t nsFromAnchor(std::uint64_t tsc) const { return tsc_m.ns(tsc); }
+    const TscConverter& tscConverter() const { return tsc_m; }
     // Absolute time, ns since the epoch.
     std::uint64_t realtimeNs(std::uint64_t tsc) const {
         return header_m.anchor_realtime_ns + nsFromAnchor(tsc);
@@ -244,8 +296,7 @@ private:
     std::uint64_t claimedEvents_m = 0;
     std::uint64_t lost_m = 0;
     std::uint64_t firstTsc_m = 0, lastTsc_m = 0;
-    std::uint64_t nsMult_m = 1;
-    unsigned nsShift_m = 0;
+    TscConverter tsc_m;
 
     // Checkpoint index (lazy): per checkpoint the cursor's streams.
     mutable std::once_flag indexOnce_m;

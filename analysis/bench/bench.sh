@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make bench: throughput and peak memory of `traceanalyze -a -s` on a
+# 10-million-event ltt-synth trace (best of 3 runs; single-threaded), and the
+# same on a 1-million-event trace to show memory does not grow with events.
+# The machine may be shared: events/s is given per wall-clock second and per
+# CPU second (user + system) of the analyzer's own process.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build}
+[[ $build == /* ]] || build=$root/$build
+bin=$build/bin dir=$build/bench
+mkdir -p "$dir"
+command -v /usr/bin/time >/dev/null || { echo "bench: needs GNU time (/usr/bin/time)" >&2; exit 1; }
+
+make_trace() { # NAME EVENTS
+	local name=$1 events=$2
+	if [[ ! -f $dir/$name.trace || $bin/ltt-synth -nt $dir/$name.trace ]]; then
+		echo "generating $events-event trace $dir/$name.trace ..." >&2
+		"$bin/ltt-synth" --events "$events" --cpus 4 --processes 32 --seed 1 -o "$dir/$name" --expect |
+			jq -r .trace.events >"$dir/$name.events"
+	fi
+}
+
+measure() { # NAME -> prints "events wall cpu rss_kb" of the best run
+	local name=$1 best="" line wall user sys rss
+	for _ in 1 2 3; do
+		line=$(/usr/bin/time -f "%e %U %S %M" "$bin/traceanalyze" -a -s \
+			"$dir/$name.trace" "$dir/$name.proc" 2>&1 >/dev/null | tail -n 1)
+		read -r wall user sys rss <<<"$line"
+		if [[ -z $best ]] || awk -v a="$wall" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+			best="$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $rss"
+		fi
+	done
+	echo "$(cat "$dir/$name.events") $best"
+}
+
+make_trace synth10m 10000000
+make_trace synth1m 1000000
+read -r ev wall cpu rss < <(measure synth10m)
+read -r ev1 wall1 cpu1 rss1 < <(measure synth1m)
+size=$(stat -c %s "$dir/synth10m.trace")
+awk -v ev="$ev" -v wall="$wall" -v cpu="$cpu" -v rss="$rss" -v size="$size" \
+	-v ev1="$ev1" -v rss1="$rss1" 'BEGIN {
+	printf "traceanalyze -a -s on %d events (%.0f MB trace, 4 CPUs, ltt-synth):\n", ev, size / 1048576
+	printf "  events/s:    %.1f M/s (wall %.2f s)   %.1f M/s per CPU second (%.2f s)\n",
+		ev / wall / 1e6, wall, ev / (cpu > 0 ? cpu : 0.01) / 1e6, cpu
+	printf "  peak memory: %.1f MB RSS (trace file %.0f MB); %.1f MB on a %d-event trace\n",
+		rss / 1024, size / 1048576, rss1 / 1024, ev1
+	printf "  target: >= 50 M events/s on one core; memory not growing with events\n"
+}'

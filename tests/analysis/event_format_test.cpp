@@ -1,0 +1,135 @@
+// Event names, LTT-style descriptions, the syscall table and the
+// control-event rule (paper §3.5).
+#include "trace_builder.hpp"
+
+#include <cstring>
+#include <gtest/gtest.h>
+#include <ltt/event_format.hpp>
+#include <optional>
+
+using ltt::test::TraceBuilder;
+
+namespace {
+
+// Decodes the single event (after BLOCK_START) of a one-event trace.
+class OneEvent {
+public:
+    template <class T> OneEvent(std::uint8_t id, std::uint8_t sub, const T& d) {
+        TraceBuilder b(1);
+        b.block(0, 10, 120).ev(20, id, sub, d).end(30);
+        init(b);
+    }
+    OneEvent(std::uint8_t id, std::uint8_t sub = 0) {
+        TraceBuilder b(1);
+        b.block(0, 10, 120).ev(20, id, sub).end(30);
+        init(b);
+    }
+    OneEvent(std::uint8_t id, std::uint8_t sub, const void* d, std::size_t n) {
+        TraceBuilder b(1);
+        b.block(0, 10, 120).evBytes(20, id, sub, d, n).end(30);
+        init(b);
+    }
+    const ltt::Event& event() const { return cursor_m->event(); }
+    std::string text() const { return ltt::describeEvent(event()); }
+
+private:
+    void init(TraceBuilder& b) {
+        bytes_m = b.bytes();
+        reader_m = ltt::TraceReader::openMemory(bytes_m, "t", nullptr);
+        cursor_m.emplace(reader_m->atIndex(1));
+    }
+    std::vector<std::byte> bytes_m;
+    std::unique_ptr<ltt::TraceReader> reader_m;
+    std::optional<ltt::TraceCursor> cursor_m;
+};
+
+} // namespace
+
+TEST(EventFormat, DescribesLikeLtt) {
+    EXPECT_EQ(OneEvent(LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x7f12345678, 1, 0}).text(),
+              "SYSCALL : write; IP : 0x7f12345678");
+    EXPECT_EQ(OneEvent(LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{0, 120, 2, 0}).text(),
+              "IN : 0; OUT : 120; STATE : 2");
+    EXPECT_EQ(OneEvent(LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{14, LTT_IRQ_IN_KERNEL}).text(),
+              "IRQ : 14, IN-KERNEL");
+    EXPECT_EQ(OneEvent(LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, ltt_ev_process{120, 0, 0}).text(),
+              "WAKEUP PID : 120; STATE : 0");
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_BUF_WAIT_START, ltt_ev_process{}).text(),
+              "START I/O WAIT");
+    EXPECT_EQ(OneEvent(LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{-2}).text(), "RET : -2");
+    EXPECT_EQ(OneEvent(LTT_EV_TRAP_ENTRY, 0,
+                       ltt_ev_trap_entry{0x401000, 0xdead000, LTT_TRAP_PAGE_FAULT, 6})
+                  .text(),
+              "TRAP : page fault; IP : 0x401000; ADDRESS : 0xdead000");
+    ltt_ev_file_system fs{};
+    fs.fd = 3;
+    std::strcpy(fs.name, "/etc/passwd");
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_OPEN, &fs, LTT_EV_FS_FIXED + 12).text(),
+              "OPEN : /etc/passwd; FD : 3");
+    fs.arg = 437;
+    fs.fd = 1;
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_WRITE, &fs, LTT_EV_FS_FIXED).text(),
+              "WRITE : 1; COUNT : 437");
+}
+
+TEST(EventFormat, MaskedDetailsGiveAnEmptyDescription) {
+    EXPECT_EQ(OneEvent(LTT_EV_SYSCALL_ENTRY).text(), "");
+    EXPECT_EQ(OneEvent(LTT_EV_SCHEDCHANGE).text(), "");
+    EXPECT_EQ(OneEvent(LTT_EV_IRQ_EXIT).text(), "");
+}
+
+TEST(EventFormat, NameWithoutNulStaysInsideTheRecord) {
+    char name[16];
+    std::memset(name, 'A', sizeof name);
+    ltt_ev_file_system fs{};
+    std::memcpy(&fs, "\3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+    std::vector<char> rec(16 + sizeof name);
+    std::memcpy(rec.data(), &fs, 16);
+    std::memcpy(rec.data() + 16, name, sizeof name);
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_EXEC, rec.data(), rec.size()).text(),
+              "EXEC : AAAAAAAAAAAAAAAA");
+}
+
+TEST(EventFormat, ControlEvents) {
+    EXPECT_TRUE(
+        ltt::isControlEvent(OneEvent(LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{}).event()));
+    EXPECT_TRUE(
+        ltt::isControlEvent(OneEvent(LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{}).event()));
+    EXPECT_TRUE(ltt::isControlEvent(OneEvent(LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{}).event()));
+    EXPECT_TRUE(ltt::isControlEvent(OneEvent(LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{0, 0}).event()));
+    EXPECT_FALSE(ltt::isControlEvent(
+        OneEvent(LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{0, LTT_IRQ_IN_KERNEL}).event()));
+    EXPECT_TRUE(ltt::isControlEvent(
+        OneEvent(LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0x401000, 0, 14, 0}).event()));
+    EXPECT_FALSE(ltt::isControlEvent(
+        OneEvent(LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0xffffffff81000000ull, 0, 14, 0})
+            .event()));
+    EXPECT_FALSE(ltt::isControlEvent(OneEvent(LTT_EV_KERNEL_TIMER).event()));
+}
+
+TEST(EventFormat, NamesAndKeys) {
+    EXPECT_EQ(ltt::eventName(LTT_EV_SCHEDCHANGE), "Sched change");
+    EXPECT_EQ(ltt::eventKey(LTT_EV_FILE_SYSTEM), "file_system");
+    EXPECT_EQ(ltt::eventName(99), "Unknown");
+    EXPECT_EQ(ltt::eventIdFromKey("schedchange"), LTT_EV_SCHEDCHANGE);
+    EXPECT_EQ(ltt::eventIdFromKey("Syscall entry"), LTT_EV_SYSCALL_ENTRY);
+    EXPECT_EQ(ltt::eventIdFromKey("nonsense"), -1);
+    for (unsigned i = 0; i < LTT_EV_MAX; ++i)
+        EXPECT_EQ(ltt::eventIdFromKey(ltt::eventKey(i)), static_cast<int>(i));
+}
+
+TEST(SyscallTable, CoversLinux61) {
+    EXPECT_EQ(ltt::syscallName(0), "read");
+    EXPECT_EQ(ltt::syscallName(1), "write");
+    EXPECT_EQ(ltt::syscallName(59), "execve");
+    EXPECT_EQ(ltt::syscallName(231), "exit_group");
+    EXPECT_EQ(ltt::syscallName(435), "clone3");
+    EXPECT_EQ(ltt::syscallName(450), "set_mempolicy_home_node");
+    EXPECT_EQ(ltt::syscallName(451), "");
+    EXPECT_EQ(ltt::syscallName(335), ""); // a hole in the table
+    EXPECT_EQ(ltt::syscallTableSize(), 451u);
+    unsigned named = 0;
+    for (std::uint32_t i = 0; i < ltt::syscallTableSize(); ++i)
+        named += !ltt::syscallName(i).empty();
+    EXPECT_EQ(named, 362u); // every common/64 entry of 6.1's syscall_64.tbl
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# run-fuzz.sh FUZZER SECONDS: first replays every committed trace (good and
+# bad) as a regression corpus, then fuzzes for SECONDS starting from them.
+# New interesting inputs go to a scratch corpus next to the fuzzer, never
+# into tests/data. Crashing inputs are saved there as crash-* files.
+set -euo pipefail
+fuzzer=$1 seconds=$2
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+work=$(dirname "$fuzzer")/work
+mkdir -p "$work/corpus" "$work/artifacts"
+seeds=("$root"/tests/data/*.trace "$root"/tests/data/bad/*.trace)
+log=$work/last.log
+echo "replaying ${#seeds[@]} committed traces"
+if ! "$fuzzer" -runs=0 -artifact_prefix="$work/artifacts/" "${seeds[@]}" >"$log" 2>&1; then
+	tail -n 30 "$log"
+	exit 1
+fi
+echo "fuzzing for ${seconds}s"
+rc=0
+"$fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=1024 \
+	-print_final_stats=1 -artifact_prefix="$work/artifacts/" \
+	"$work/corpus" "$root/tests/data" "$root/tests/data/bad" >"$log" 2>&1 || rc=$?
+grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+if ((rc != 0)); then
+	grep -E -A30 '^==[0-9]+==ERROR|deadly signal|Test unit written' "$log" | head -n 40
+	exit 1
+fi

@@ -1,0 +1,226 @@
+// TraceAnalysis: exact time accounting on a hand-made scenario, the
+// lost-events rule, masked-out figures, and the process tree.
+#include "trace_builder.hpp"
+
+#include <cstring>
+#include <gtest/gtest.h>
+#include <ltt/trace_analysis.hpp>
+
+using ltt::test::TraceBuilder;
+
+namespace {
+
+struct Analyzed {
+    std::vector<std::byte> bytes;
+    std::unique_ptr<ltt::TraceReader> reader;
+    std::unique_ptr<ltt::TraceAnalysis> analysis;
+    const ltt::Process& process(std::int32_t pid, int instance = 0) const {
+        for (const auto& p : analysis->processes())
+            if (p.pid == pid && instance-- == 0)
+                return p;
+        throw std::runtime_error("no process " + std::to_string(pid));
+    }
+};
+
+Analyzed analyze(const TraceBuilder& b, const ltt::ProcSnapshot* snap = nullptr) {
+    Analyzed a;
+    a.bytes = b.bytes();
+    ltt::TraceError e;
+    a.reader = ltt::TraceReader::openMemory(a.bytes, "t.trace", &e);
+    if (!a.reader)
+        throw std::runtime_error(e.str());
+    a.analysis = std::make_unique<ltt::TraceAnalysis>(*a.reader, snap);
+    if (!a.analysis->run())
+        throw std::runtime_error(a.analysis->error()->str());
+    return a;
+}
+
+ltt::ProcSnapshot snapshot() {
+    ltt::ProcSnapshot s;
+    ltt::ProcTask t;
+    t.pid = 1;
+    t.ppid = 0;
+    t.name = "init";
+    s.tasks.push_back(t);
+    t.pid = 100;
+    t.ppid = 1;
+    t.name = "sh";
+    s.tasks.push_back(t);
+    return s;
+}
+
+ltt_ev_file_system fsArg(std::int32_t fd, std::int64_t arg) {
+    ltt_ev_file_system f{};
+    f.fd = fd;
+    f.arg = arg;
+    return f;
+}
+
+// One CPU, one tick per ns, anchor 1000: time ns = tsc - 1000.
+TraceBuilder scenario() {
+    TraceBuilder b(1);
+    auto fs = [&](std::uint64_t t, std::uint8_t sub, std::int32_t fd, std::int64_t arg) {
+        auto f = fsArg(fd, arg);
+        b.evBytes(t, LTT_EV_FILE_SYSTEM, sub, &f, LTT_EV_FS_FIXED);
+    };
+    b.block(0, 1000, 100);
+    b.ev(1100, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 0, 0}); // read
+    fs(1150, LTT_FS_READ, 3, 100);
+    fs(1200, LTT_FS_BUF_WAIT_START, 0, 0);
+    b.ev(1300, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{0, 100, LTT_TASK_UNINTERRUPTIBLE, 0});
+    b.ev(1500, LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{14, LTT_IRQ_IN_KERNEL});
+    b.ev(1550, LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, ltt_ev_process{100, 0, 2});
+    b.ev(1600, LTT_EV_IRQ_EXIT);
+    b.ev(1700, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{100, 0, LTT_TASK_RUNNING, 0});
+    fs(1800, LTT_FS_BUF_WAIT_END, 0, 0);
+    b.ev(1900, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{100});
+    b.ev(2000, LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0x401000, 0x7000, 14, 6});
+    b.ev(2050, LTT_EV_TRAP_EXIT);
+    b.ev(2100, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 2, 0}); // open
+    b.ev(2150, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{-2});
+    b.ev(2200, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{101, 0, 0x11});
+    b.ev(2300, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{101, 100, LTT_TASK_RUNNING, 0});
+    ltt_ev_file_system ex{};
+    std::strcpy(ex.name, "/bin/ls");
+    b.evBytes(2400, LTT_EV_FILE_SYSTEM, LTT_FS_EXEC, &ex, LTT_EV_FS_FIXED + 8);
+    b.ev(2500, LTT_EV_PROCESS, LTT_PROCESS_EXIT, ltt_ev_process{101, 0, 0});
+    b.ev(2600, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{100, 101, LTT_TASK_DEAD, 0});
+    b.end(2700);
+    return b;
+}
+
+} // namespace
+
+TEST(TraceAnalysis, AccountsTimeExactly) {
+    const auto snap = snapshot();
+    auto a = analyze(scenario(), &snap);
+    const auto& sh = a.process(100).stats;
+    EXPECT_EQ(sh.runningNs, 1000u);
+    EXPECT_EQ(sh.userNs, 500u);
+    EXPECT_EQ(sh.syscallNs, 450u);
+    EXPECT_EQ(sh.trapNs, 50u);
+    EXPECT_EQ(sh.ioWaitNs, 250u);
+    EXPECT_EQ(sh.sleepNs, 0u);
+    EXPECT_EQ(sh.schedDelayNs, 150u);
+    EXPECT_EQ(sh.preemptedNs, 300u);
+    EXPECT_EQ(sh.maxDelayNs, 300u);
+    EXPECT_EQ(sh.schedIn, 2u);
+    EXPECT_EQ(sh.syscalls, 2u);
+    EXPECT_EQ(sh.traps, 1u);
+    EXPECT_EQ(sh.bytesRead, 100u);
+    const auto& read = sh.syscallTable.at(0);
+    EXPECT_EQ(read.count, 1u);
+    EXPECT_EQ(read.totalNs, 800u); // wall time, blocked part included
+    EXPECT_EQ(read.errors, 0u);
+    const auto& open = sh.syscallTable.at(2);
+    EXPECT_EQ(open.count, 1u);
+    EXPECT_EQ(open.totalNs, 50u);
+    EXPECT_EQ(open.minNs, 50u);
+    EXPECT_EQ(open.maxNs, 50u);
+    EXPECT_EQ(open.errors, 1u);
+
+    const auto& ls = a.process(101);
+    EXPECT_EQ(ls.name, "ls");
+    EXPECT_EQ(ls.ppid, 100);
+    EXPECT_TRUE(ls.exited);
+    EXPECT_EQ(ls.stats.runningNs, 300u);
+    EXPECT_EQ(ls.stats.userNs, 300u);
+    EXPECT_EQ(ls.stats.schedDelayNs, 100u);
+
+    const auto& cpu = a.analysis->cpus().at(0);
+    EXPECT_EQ(cpu.userNs, 800u);
+    EXPECT_EQ(cpu.kernelNs, 500u);
+    EXPECT_EQ(cpu.irqNs, 100u);
+    EXPECT_EQ(cpu.idleNs, 300u);
+    EXPECT_EQ(a.analysis->firstNs(), 0u);
+    EXPECT_EQ(a.analysis->lastNs(), 1700u);
+    EXPECT_EQ(a.analysis->events(), 21u);
+    EXPECT_EQ(a.analysis->eventCounts()[LTT_EV_SCHEDCHANGE], 4u);
+}
+
+TEST(TraceAnalysis, ProcessTreeFromSnapshotAndEvents) {
+    const auto snap = snapshot();
+    auto a = analyze(scenario(), &snap);
+    const auto& procs = a.analysis->processes();
+    ASSERT_GE(procs.size(), 4u);
+    EXPECT_EQ(procs[0].pid, 0);
+    EXPECT_EQ(procs[0].name, "The All Mighty");
+    const auto& init = a.process(1);
+    ASSERT_EQ(init.children.size(), 1u);
+    EXPECT_EQ(procs[init.children[0]].pid, 100);
+    const auto& sh = a.process(100);
+    ASSERT_EQ(sh.children.size(), 1u);
+    EXPECT_EQ(procs[sh.children[0]].name, "ls");
+    auto roots = a.analysis->roots();
+    ASSERT_EQ(roots.size(), 2u); // pid 0 and init
+    EXPECT_EQ(procs[roots[1]].pid, 1);
+}
+
+TEST(TraceAnalysis, UnknownTasksAndPidReuse) {
+    TraceBuilder b(1);
+    b.block(0, 1000, 300); // not in any snapshot
+    b.ev(1100, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{301, 0, 0});
+    b.ev(1200, LTT_EV_PROCESS, LTT_PROCESS_EXIT, ltt_ev_process{301, 0, 0});
+    b.ev(1300, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{301, 0, 0});
+    b.end(1400);
+    auto a = analyze(b);
+    EXPECT_EQ(a.process(300).name, "unknown");
+    EXPECT_EQ(a.process(300).stats.runningNs, 400u);
+    EXPECT_TRUE(a.process(301, 0).exited);
+    EXPECT_FALSE(a.process(301, 1).exited);
+    EXPECT_EQ(a.process(301, 1).startNs, 300u);
+}
+
+TEST(TraceAnalysis, LostEventsGapDropsOpenIntervals) {
+    TraceBuilder b(1);
+    b.block(0, 1000, 100);
+    b.ev(1100, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 0, 0});
+    b.end(1200);
+    b.block(0, 2000, 100, 5); // 5 events lost before this block
+    b.ev(2100, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{4});
+    b.ev(2200, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 0, 0});
+    b.ev(2250, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{4});
+    b.end(2300);
+    auto a = analyze(b);
+    const auto& s = a.process(100).stats;
+    EXPECT_EQ(a.analysis->lostEvents(), 5u);
+    EXPECT_EQ(a.analysis->cpus()[0].lost, 5u);
+    EXPECT_EQ(s.runningNs, 200u + 300u); // 800 ns of gap are not charged
+    const auto& read = s.syscallTable.at(0);
+    EXPECT_EQ(read.count, 2u);
+    EXPECT_EQ(read.timed, 1u); // the call open across the gap is dropped
+    EXPECT_EQ(read.totalNs, 50u);
+}
+
+TEST(TraceAnalysis, MaskedEventsAreReportedMissing) {
+    TraceBuilder b(1);
+    b.header().config.event_mask = LTT_EV_MASK_STRUCTURE | LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+    b.header().config.details_mask = LTT_EV_MASK_STRUCTURE;
+    b.block(0, 1000, 100).end(1100);
+    auto a = analyze(b);
+    const auto& av = a.analysis->availability();
+    EXPECT_FALSE(av.syscalls);
+    EXPECT_FALSE(av.sched); // present, but without details
+    EXPECT_FALSE(av.fileIo);
+    const auto m = av.missing();
+    EXPECT_NE(std::find(m.begin(), m.end(), "system calls"), m.end());
+    EXPECT_NE(std::find(m.begin(), m.end(), "scheduling changes"), m.end());
+}
+
+TEST(TraceAnalysis, TwoCpusWithWakeupAcrossCpus) {
+    TraceBuilder b(2);
+    b.block(0, 1000, 100);
+    b.ev(1100, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{0, 100, LTT_TASK_INTERRUPTIBLE, 0});
+    b.end(1500);
+    b.block(1, 1000, 200);
+    b.ev(1300, LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, ltt_ev_process{100, 0, 1});
+    b.ev(1350, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{100, 200, LTT_TASK_RUNNING, 0});
+    b.end(1500);
+    auto a = analyze(b);
+    const auto& s = a.process(100).stats;
+    EXPECT_EQ(s.sleepNs, 200u);     // 1100 -> 1300
+    EXPECT_EQ(s.schedDelayNs, 50u); // 1300 -> 1350, on the other CPU
+    EXPECT_EQ(s.runningNs, 100u + 150u);
+    EXPECT_EQ(a.process(200).stats.runningNs, 350u);
+    EXPECT_EQ(a.analysis->cpus()[0].idleNs, 400u);
+}

@@ -1,0 +1,334 @@
+// TraceReader: header and block validation (every error names its offset),
+// the time-ordered merge of CPUs, heartbeats, current PIDs, seeking and the
+// TSC conversion.
+#include "trace_builder.hpp"
+
+#include <gtest/gtest.h>
+#include <ltt/trace_reader.hpp>
+#include <random>
+
+using ltt::test::poke;
+using ltt::test::TraceBuilder;
+
+namespace {
+
+struct Opened {
+    std::vector<std::byte> bytes;
+    std::unique_ptr<ltt::TraceReader> reader;
+    ltt::TraceError error;
+};
+
+Opened open(std::vector<std::byte> bytes) {
+    Opened o;
+    o.bytes = std::move(bytes);
+    o.reader = ltt::TraceReader::openMemory(o.bytes, "t.trace", &o.error);
+    return o;
+}
+
+// Two CPUs, interleaved, one tick per ns.
+TraceBuilder twoCpus() {
+    TraceBuilder b(2);
+    ltt_ev_syscall_entry se{0x401000, 1, 0};
+    ltt_ev_schedchange sc{200, 100, LTT_TASK_RUNNING, 0};
+    b.block(0, 1000, 100)
+        .ev(1010, LTT_EV_SYSCALL_ENTRY, 0, se)
+        .ev(1030, LTT_EV_SCHEDCHANGE, 0, sc)
+        .ev(1050, LTT_EV_TRAP_EXIT)
+        .end(1060);
+    b.block(1, 1000, 0).ev(1020, LTT_EV_IRQ_EXIT).ev(1030, LTT_EV_KERNEL_TIMER).end(1070);
+    return b;
+}
+
+std::vector<std::uint8_t> ids(const ltt::TraceReader& r) {
+    std::vector<std::uint8_t> v;
+    for (auto c = r.begin(); c.valid(); c.next())
+        v.push_back(c.event().id);
+    return v;
+}
+
+} // namespace
+
+TEST(TraceReader, MergesCpusByTimeThenCpu) {
+    auto o = open(twoCpus().bytes());
+    ASSERT_TRUE(o.reader) << o.error.str();
+    std::vector<std::pair<std::uint64_t, std::uint16_t>> seen;
+    for (auto c = o.reader->begin(); c.valid(); c.next())
+        seen.emplace_back(c.event().tsc, c.event().cpu);
+    const std::vector<std::pair<std::uint64_t, std::uint16_t>> want = {
+        {1000, 0}, {1000, 1}, {1010, 0}, {1020, 1}, {1030, 0},
+        {1030, 1}, {1050, 0}, {1060, 0}, {1070, 1}};
+    EXPECT_EQ(seen, want);
+    EXPECT_EQ(o.reader->eventCount(), 9u);
+    EXPECT_EQ(o.reader->claimedEvents(), 9u);
+    EXPECT_FALSE(o.reader->buildIndex());
+}
+
+TEST(TraceReader, PidFollowsBlockHeaderAndSchedchange) {
+    auto o = open(twoCpus().bytes());
+    ASSERT_TRUE(o.reader);
+    std::vector<std::int32_t> cpu0;
+    for (auto c = o.reader->begin(); c.valid(); c.next())
+        if (c.event().cpu == 0)
+            cpu0.push_back(c.event().pid);
+    // block start, syscall (100), schedchange (incoming 200), trap exit, end
+    EXPECT_EQ(cpu0, (std::vector<std::int32_t>{100, 100, 200, 200, 200}));
+}
+
+TEST(TraceReader, HeartbeatMovesTheDeltaBase) {
+    TraceBuilder b(1);
+    b.block(0, 1000, 1)
+        .ev(2000, LTT_EV_KERNEL_TIMER)
+        .heartbeat(5000000000ull)
+        .ev(5000000100ull, LTT_EV_KERNEL_TIMER)
+        .end(5000000200ull);
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader) << o.error.str();
+    std::vector<std::uint64_t> t;
+    for (auto c = o.reader->begin(); c.valid(); c.next())
+        t.push_back(c.event().tsc);
+    EXPECT_EQ(
+        t, (std::vector<std::uint64_t>{1000, 2000, 5000000000ull, 5000000100ull, 5000000200ull}));
+}
+
+TEST(TraceReader, SeekByIndexAndTimeMatchesTheWalk) {
+    // Enough events for several checkpoints, spread over 3 CPUs.
+    TraceBuilder b(3);
+    std::mt19937 rng(7);
+    std::uint64_t t[3] = {1000, 1000, 1000};
+    for (int blk = 0; blk < 30; ++blk) {
+        const std::uint16_t cpu = static_cast<std::uint16_t>(blk % 3);
+        b.block(cpu, t[cpu], 10 + cpu);
+        for (int i = 0; i < 300; ++i) {
+            t[cpu] += rng() % 50;
+            b.ev(t[cpu], LTT_EV_KERNEL_TIMER);
+        }
+        b.end(t[cpu]);
+    }
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader) << o.error.str();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> walk; // (offset, tsc)
+    for (auto c = o.reader->begin(); c.valid(); c.next())
+        walk.emplace_back(c.event().offset, c.event().tsc);
+    ASSERT_EQ(o.reader->eventCount(), walk.size());
+    for (std::uint64_t i : {0ul, 1ul, 1023ul, 1024ul, 1025ul, 5000ul, walk.size() - 1}) {
+        auto c = o.reader->atIndex(i);
+        ASSERT_TRUE(c.valid()) << i;
+        EXPECT_EQ(c.index(), i);
+        EXPECT_EQ(c.event().offset, walk[i].first) << i;
+    }
+    EXPECT_FALSE(o.reader->atIndex(walk.size()).valid());
+    // Backward iteration visits the same events in reverse.
+    auto c = o.reader->atIndex(2100);
+    for (std::uint64_t i = 2100; i > 1900; --i) {
+        ASSERT_TRUE(c.prev());
+        EXPECT_EQ(c.event().offset, walk[i - 1].first);
+    }
+    // Seek by time: first event at or after t.
+    for (std::uint64_t i : {0ul, 17ul, 3000ul, 9000ul}) {
+        const std::uint64_t ns = o.reader->nsFromAnchor(walk[i].second);
+        auto s = o.reader->atTime(ns);
+        ASSERT_TRUE(s.valid());
+        EXPECT_EQ(s.event().tsc, walk[i].second);
+        EXPECT_LE(s.index(), i);
+        if (s.index() > 0) {
+            EXPECT_LT(o.reader->nsFromAnchor(walk[s.index() - 1].second), ns);
+        }
+    }
+    EXPECT_FALSE(o.reader->atTime(~0ull >> 1).valid());
+}
+
+TEST(TraceReader, TscConversionIsExact) {
+    // 3 GHz: multiples of 3 ticks are whole nanoseconds.
+    TraceBuilder b(1, 3000000, 0);
+    b.block(0, 0, 0).end(0);
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader);
+    std::mt19937_64 rng(1);
+    for (int i = 0; i < 10000; ++i) {
+        const std::uint64_t ns = rng() % (3600ull * 1000000000ull * 24);
+        EXPECT_EQ(o.reader->nsFromAnchor(ns * 3), ns);
+    }
+    // Any frequency: the fixed point agrees with exact division.
+    for (std::uint64_t khz : {2394000ull, 1000000ull, 3192610ull, 999ull}) {
+        TraceBuilder k(1, khz, 0);
+        k.block(0, 0, 0).end(0);
+        auto r = open(k.bytes());
+        ASSERT_TRUE(r.reader);
+        for (int i = 0; i < 10000; ++i) {
+            const std::uint64_t tsc = rng() % (1ull << 46);
+            const auto exact =
+                static_cast<std::uint64_t>(static_cast<unsigned __int128>(tsc) * 1000000 / khz);
+            EXPECT_EQ(r.reader->nsFromAnchor(tsc), exact) << khz << " " << tsc;
+        }
+    }
+}
+
+// ----------------------------------------------------------- bad input
+
+struct BadCase {
+    const char* name;
+    std::size_t offset; // expected offset in the message
+    const char* message;
+};
+
+TEST(TraceReader, RejectsBadHeaders) {
+    auto base = twoCpus().bytes();
+    auto expectError = [](std::vector<std::byte> bytes, std::uint64_t off, const char* msg) {
+        auto o = open(std::move(bytes));
+        EXPECT_FALSE(o.reader);
+        EXPECT_EQ(o.error.file, "t.trace");
+        EXPECT_EQ(o.error.offset, off) << o.error.str();
+        EXPECT_NE(o.error.message.find(msg), std::string::npos) << o.error.str();
+    };
+    expectError({}, 0, "file too short");
+    {
+        auto b = base;
+        b[0] = std::byte{'X'};
+        expectError(b, 0, "bad magic");
+    }
+    {
+        auto b = base;
+        poke<std::uint32_t>(b, 8, 0x04030201);
+        expectError(b, 8, "other byte order");
+    }
+    {
+        auto b = base;
+        poke<std::uint16_t>(b, 12, 2);
+        expectError(b, 12, "unsupported format version 2");
+    }
+    {
+        auto b = base;
+        poke<std::uint32_t>(b, 20, 0);
+        expectError(b, 20, "bad CPU count 0");
+    }
+    {
+        auto b = base;
+        poke<std::uint64_t>(b, 24, 0);
+        expectError(b, 24, "TSC frequency is 0");
+    }
+}
+
+TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
+    TraceBuilder tb = twoCpus();
+    const auto base = tb.bytes();
+    const std::size_t b1 = tb.blockOffsets[1];
+    auto expectError = [](std::vector<std::byte> bytes, std::uint64_t off, const char* msg) {
+        auto o = open(std::move(bytes));
+        EXPECT_FALSE(o.reader);
+        EXPECT_EQ(o.error.offset, off) << o.error.str();
+        EXPECT_NE(o.error.message.find(msg), std::string::npos) << o.error.str();
+    };
+    {
+        auto b = base;
+        poke<std::uint32_t>(b, b1 + 8, 0x12345678);
+        expectError(b, b1 + 8, "bad block magic");
+    }
+    {
+        auto b = base;
+        poke<std::uint32_t>(b, b1 + 12, 60);
+        expectError(b, b1 + 12, "bad block length 60");
+    }
+    {
+        auto b = base;
+        poke<std::uint16_t>(b, b1 + 8 + 28, 7);
+        expectError(b, b1 + 8 + 28, "block CPU 7 >= CPU count 2");
+    }
+    {
+        auto b = base;
+        poke<std::uint8_t>(b, b1 + 4, LTT_EV_SYSCALL_EXIT);
+        expectError(b, b1 + 4, "expected BLOCK_START");
+    }
+    {
+        // Last record of block 0 is no longer a BLOCK_END.
+        auto b = base;
+        poke<std::uint8_t>(b, b1 - 24 + 4, LTT_EV_KERNEL_TIMER);
+        expectError(b, b1 - 24 + 4, "does not end with a BLOCK_END");
+    }
+    {
+        // A second block of CPU 0 with the same sequence number.
+        TraceBuilder d(1);
+        d.block(0, 10, 1, 0, 0).end(20).block(0, 30, 1, 0, 0).end(40);
+        expectError(d.bytes(), d.blockOffsets[1] + 8 + 24, "does not follow");
+    }
+}
+
+TEST(TraceReader, RecordErrorsStopTheWalkAtTheRecord) {
+    TraceBuilder tb = twoCpus();
+    auto b = tb.bytes();
+    // Record 2 of block 0 (the schedchange) gets size 12.
+    const std::size_t rec = tb.blockOffsets[0] + 48 + 24;
+    poke<std::uint16_t>(b, rec + 6, 12);
+    auto o = open(b);
+    ASSERT_TRUE(o.reader); // the frame is intact: found while walking
+    auto c = o.reader->begin();
+    std::size_t n = 0;
+    for (; c.valid(); c.next())
+        ++n;
+    ASSERT_TRUE(c.error());
+    EXPECT_EQ(c.error()->offset, rec + 6);
+    EXPECT_NE(c.error()->message.find("bad record size 12"), std::string::npos);
+    EXPECT_EQ(o.reader->buildIndex()->offset, rec + 6);
+    EXPECT_LT(n, 9u);
+
+    // A record running past BLOCK_END.
+    auto b2 = tb.bytes();
+    poke<std::uint16_t>(b2, rec + 6, 4000);
+    auto o2 = open(b2);
+    ASSERT_TRUE(o2.reader);
+    EXPECT_NE(o2.reader->buildIndex()->message.find("runs past"), std::string::npos);
+
+    // BLOCK_END's count disagrees with the records.
+    auto b3 = tb.bytes();
+    const std::size_t endEvents = tb.blockOffsets[1] - 24 + 8 + 8;
+    poke<std::uint32_t>(b3, endEvents, 9);
+    auto o3 = open(b3);
+    ASSERT_TRUE(o3.reader);
+    ASSERT_TRUE(o3.reader->buildIndex());
+    EXPECT_EQ(o3.reader->buildIndex()->offset, endEvents);
+    EXPECT_NE(o3.reader->buildIndex()->message.find("BLOCK_END says 9"), std::string::npos);
+}
+
+TEST(TraceReader, TruncatedLastBlockIsReadableUpToIt) {
+    TraceBuilder tb = twoCpus();
+    auto b = tb.bytes();
+    b.resize(tb.blockOffsets[1] + 60); // cut inside the second block
+    auto o = open(b);
+    ASSERT_TRUE(o.reader) << o.error.str();
+    ASSERT_TRUE(o.reader->truncation());
+    EXPECT_EQ(o.reader->truncation()->offset, tb.blockOffsets[1]);
+    EXPECT_NE(o.reader->truncation()->message.find("cut short"), std::string::npos);
+    EXPECT_EQ(ids(*o.reader).size(), 5u); // block 0 only
+    // A few stray bytes after the last whole block.
+    auto s = tb.bytes();
+    s.resize(s.size() + 16);
+    auto o2 = open(s);
+    ASSERT_TRUE(o2.reader);
+    ASSERT_TRUE(o2.reader->truncation());
+    EXPECT_EQ(o2.reader->truncation()->offset, tb.bytes().size());
+}
+
+TEST(TraceReader, UnknownEventsAreOpaqueRecords) {
+    TraceBuilder b(1);
+    std::uint64_t payload[3] = {1, 2, 3};
+    b.block(0, 10, 1).ev(20, 200, 9, payload).ev(30, LTT_EV_KERNEL_TIMER).end(40);
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader);
+    EXPECT_EQ(ids(*o.reader), (std::vector<std::uint8_t>{LTT_EV_BLOCK_START, 200,
+                                                         LTT_EV_KERNEL_TIMER, LTT_EV_BLOCK_END}));
+}
+
+TEST(TraceReader, EmptyTraceHasNoEvents) {
+    TraceBuilder b(4);
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader);
+    EXPECT_FALSE(o.reader->begin().valid());
+    EXPECT_EQ(o.reader->eventCount(), 0u);
+    EXPECT_FALSE(o.reader->atTime(0).valid());
+}
+
+TEST(TraceReader, OpensFilesAndNamesMissingOnes) {
+    ltt::TraceError e;
+    EXPECT_FALSE(ltt::TraceReader::open("/nonexistent/x.trace", &e));
+    EXPECT_EQ(e.file, "/nonexistent/x.trace");
+    EXPECT_NE(e.str().find("cannot open: No such file"), std::string::npos);
+}

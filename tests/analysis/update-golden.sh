@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerates the golden traces in tests/data/ with ltt-synth and the expected
+# traceanalyze outputs next to them. Run after an intended change of the
+# report format or of ltt-synth, then review `git diff tests/data`.
+#   tests/analysis/update-golden.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$root/${1:-${BUILD:-build}}/bin
+data=$root/tests/data
+cd "$data"
+synth=$bin/ltt-synth ta=$bin/traceanalyze
+
+# The traces (deterministic: fixed seeds, fixed host identity).
+$synth --events 2000 --cpus 2 --processes 3 --seed 42 -o small --expect >small.expect.json
+$synth --events 3000 --cpus 2 --processes 2 --seed 5 --lost 200 -o lost --expect >lost.expect.json
+$synth --events 400 --cpus 1 --processes 1 --seed 1 -o tiny >/dev/null
+for kind in magic version block-magic block-length cpu record-size block-end truncate; do
+	$synth --events 1800 --cpus 2 --processes 2 --seed 3 --corrupt "$kind" \
+		-o "bad/$kind" --expect | jq -r '.corrupt.offset' >"bad/$kind.offset"
+	rm -f "bad/$kind.proc"
+done
+
+# Expected outputs.
+$ta -a -s small.trace small.proc >small.report.txt
+$ta --json small.trace small.proc >small.json
+$ta -a -s lost.trace lost.proc >lost.report.txt
+$ta -d tiny.trace tiny.proc >tiny.dump.txt
+$ta -d -c 1 -t syscall_entry,syscall_exit,schedchange small.trace small.proc >small.dump-cpu1.txt
+$ta -s -p 101 -o file_system small.trace small.proc >small.summary-omit.txt
+$ta -a -p 100 small.trace small.proc >small.pid100.txt
+echo "updated $data"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# libltt unit tests (GoogleTest): once in the normal build, once built with
+# ASan+UBSan in $BUILD-asan; and the check that the committed x86_64 syscall
+# table is what the generator makes from the kernel source, when the
+# kernel source is installed.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/lib/sh-test.sh"
+build=$root/${BUILD:-build}
+[[ ${BUILD:-build} == /* ]] && build=${BUILD}
+
+if [[ -x $build/bin/ltt_analysis_tests ]]; then
+	t_gtest "$build/bin/ltt_analysis_tests"
+else
+	t_fail "ltt_analysis_tests built" "missing $build/bin/ltt_analysis_tests (run make)"
+fi
+
+# Sanitizer build: configured once, then incremental.
+asan=$build-asan
+if [[ ! -f $asan/build.ninja ]]; then
+	cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+		-DLTT_SANITIZE=address,undefined >"$build/asan-configure.log" 2>&1 ||
+		t_fail "configure ASan+UBSan build" "$(tail -n 5 "$build/asan-configure.log")"
+fi
+if nice cmake --build "$asan" -j2 --target ltt_analysis_tests >"$build/asan-build.log" 2>&1; then
+	echo "ASan+UBSan:"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		t_gtest "$asan/bin/ltt_analysis_tests"
+else
+	t_fail "build unit tests with ASan+UBSan" "$(grep -m5 -E 'error|Error' "$build/asan-build.log")"
+fi
+
+tarball=/usr/src/linux-source-6.1.tar.xz
+if [[ -r $tarball ]]; then
+	gen=$(mktemp)
+	if "$root/analysis/gen/gen-syscalls.sh" "$tarball" >"$gen" 2>&1 &&
+		cmp -s "$gen" "$root/analysis/src/syscall_table_x86_64.inc"; then
+		t_pass "syscall table matches linux-source-6.1 syscall_64.tbl"
+	else
+		t_fail "syscall table matches linux-source-6.1 syscall_64.tbl" \
+			"$(diff "$gen" "$root/analysis/src/syscall_table_x86_64.inc" | head -n 5)"
+	fi
+	rm -f "$gen"
+else
+	t_skip "syscall table matches the kernel's" "$tarball not installed"
+fi
+t_summary

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# traceanalyze and ltt-synth end to end: golden reports of the committed
+# traces in tests/data, ltt-synth's --expect figures reproduced exactly by
+# traceanalyze --json, bad traces (exit status AND message naming the
+# offset), a truncated trace analyzed with a warning, and the CLI contract.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/lib/sh-test.sh"
+build=$root/${BUILD:-build}
+[[ ${BUILD:-build} == /* ]] && build=${BUILD}
+ta=$build/bin/traceanalyze synth=$build/bin/ltt-synth
+data=$root/tests/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [[ ! -x $ta || ! -x $synth ]]; then
+	t_fail "traceanalyze and ltt-synth built" "missing in $build/bin (run make)"
+	t_summary
+	exit
+fi
+
+# golden NAME EXPECTED-FILE ARGS...: runs in tests/data so paths are relative.
+golden() {
+	local name=$1 want=$2; shift 2
+	local out="$tmp/$(basename "$want")"
+	if (cd "$data" && "$ta" "$@" >"$out" 2>"$out.err"); then
+		if cmp -s "$out" "$data/$want"; then
+			t_pass "$name"
+		else
+			t_fail "$name" "$(diff "$data/$want" "$out" | head -n 8)"
+		fi
+	else
+		t_fail "$name" "exit status $?: $(head -c 300 "$out.err")"
+	fi
+}
+golden "report -a -s (small)" small.report.txt -a -s small.trace small.proc
+golden "report --json (small)" small.json --json small.trace small.proc
+golden "report with lost events (banner first)" lost.report.txt -a -s lost.trace lost.proc
+golden "dump -d (tiny)" tiny.dump.txt -d tiny.trace tiny.proc
+golden "dump -c 1 -t TYPES" small.dump-cpu1.txt -d -c 1 -t syscall_entry,syscall_exit,schedchange small.trace small.proc
+golden "summary -p -o TYPES" small.summary-omit.txt -s -p 101 -o file_system small.trace small.proc
+golden "analysis -p PID" small.pid100.txt -a -p 100 small.trace small.proc
+
+t_check "lost-events banner is the first line" \
+	grep -qm1 '^!!!!' <(head -n 1 "$data/lost.report.txt")
+t_check "--json is valid JSON with the documented keys" \
+	jq -e '.trace.start_ns and .trace.end_ns and .trace.duration_ns and .trace.cpus and .trace.events
+	       and (.trace.lost_events == 0) and .event_counts.syscall_entry and (.processes | length > 0)
+	       and (.processes[0] | has("syscall_table") and has("time_io_wait_ns") and has("sched_in"))
+	       and (.system | has("user_ns") and has("kernel_ns") and has("irq_ns") and has("idle_ns"))' \
+	"$data/small.json"
+
+# The committed expectations and a few fresh configurations: every figure
+# ltt-synth promises, traceanalyze reproduces exactly.
+for base in small lost; do
+	t_check "--expect figures reproduced ($base)" bash -c \
+		"cd '$data' && '$ta' --json $base.trace $base.proc >'$tmp/$base.json' &&
+		 '$root/tests/analysis/compare-expect.sh' $base.expect.json '$tmp/$base.json'"
+done
+for args in "--events 20000 --cpus 4 --processes 8 --seed 11" \
+	"--events 50000 --cpus 1 --processes 3 --seed 12" \
+	"--events 30000 --cpus 3 --processes 5 --lost 500 --seed 13" \
+	"--events 20000 --cpus 16 --processes 40 --seed 14"; do
+	t_check "ltt-synth $args: analysis = --expect" bash -c \
+		"'$synth' $args -o '$tmp/s' --expect >'$tmp/s.expect' &&
+		 '$ta' --json '$tmp/s.trace' '$tmp/s.proc' >'$tmp/s.json' &&
+		 '$root/tests/analysis/compare-expect.sh' '$tmp/s.expect' '$tmp/s.json'"
+done
+t_check "ltt-synth is deterministic" bash -c \
+	"'$synth' --events 5000 --cpus 2 --processes 3 --seed 9 -o '$tmp/d1' &&
+	 '$synth' --events 5000 --cpus 2 --processes 3 --seed 9 -o '$tmp/d2' &&
+	 cmp '$tmp/d1.trace' '$tmp/d2.trace' && cmp '$tmp/d1.proc' '$tmp/d2.proc'"
+
+# Bad traces: exit 1 and a message naming the file and the offset of the
+# damaged field (recorded by ltt-synth --corrupt when they were made).
+declare -A why=(
+	[magic]="not an ltt trace \(bad magic\)"
+	[version]="unsupported format version 99"
+	[block-magic]="bad block magic"
+	[block-length]="bad block length 77"
+	[cpu]="block CPU 63 >= CPU count 2"
+	[record-size]="bad record size 12"
+	[block-end]="block does not end with a BLOCK_END record"
+)
+for kind in "${!why[@]}"; do
+	off=$(cat "$data/bad/$kind.offset")
+	t_run_expect "bad trace: $kind" 1 \
+		"^traceanalyze: bad/$kind.trace: offset $off \(0x[0-9a-f]+\): ${why[$kind]}$" \
+		bash -c "cd '$data' && '$ta' -a -s bad/$kind.trace small.proc"
+done
+# Fresh corruptions of a different trace, every kind: the offset ltt-synth
+# reports is the one traceanalyze names.
+for kind in magic version block-magic block-length cpu record-size block-end; do
+	off=$("$synth" --events 4000 --cpus 3 --processes 4 --seed 21 --corrupt "$kind" -o "$tmp/c" --expect |
+		jq -r .corrupt.offset)
+	t_run_expect "fresh corruption $kind names offset $off" 1 \
+		"$tmp/c.trace: offset $off \(" "$ta" --json "$tmp/c.trace" "$tmp/c.proc"
+done
+off=$(cat "$data/bad/truncate.offset")
+t_run_expect "truncated trace: warning with offset, exit 0" 0 \
+	"^traceanalyze: warning: bad/truncate.trace: offset $off .*last block is cut short" \
+	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc"
+t_run_expect "truncated trace: report says where it stopped" 0 \
+	"Truncated:  the file ends inside a block at offset $off" \
+	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc 2>/dev/null"
+t_run_expect "truncated trace: --json truncated_at" 0 "\"truncated_at\": $off" \
+	bash -c "cd '$data' && '$ta' --json bad/truncate.trace small.proc 2>/dev/null"
+head -c 100 "$data/small.trace" >"$tmp/short.trace"
+t_run_expect "trace shorter than its header" 1 \
+	"short.trace: offset 0 \(0x0\): file too short for a trace header \(100 bytes, need 320\)" \
+	"$ta" "$tmp/short.trace"
+: >"$tmp/empty.trace"
+t_run_expect "empty file" 1 "empty.trace: offset 0 .*file too short" "$ta" "$tmp/empty.trace"
+t_run_expect "missing trace file" 1 "nope.trace: offset 0 \(0x0\): cannot open: No such file or directory" \
+	"$ta" "$tmp/nope.trace" "$data/small.proc"
+t_run_expect "directory as trace" 1 "cannot open: not a regular file" "$ta" "$tmp"
+printf 'PID: 1; PPID: 0; NAME: init\nPID: 2; NAME: x\n' >"$tmp/bad.proc"
+t_run_expect "bad .proc line names file and line" 1 "^traceanalyze: $tmp/bad.proc:2: PID line without PPID$" \
+	"$ta" "$data/small.trace" "$tmp/bad.proc"
+
+# CLI contract.
+t_run_expect "--help" 0 "^usage: traceanalyze \[options\] TRACE \[PROC \[OUT\]\]" "$ta" --help
+t_run_expect "--version" 0 "^traceanalyze \(ltt\) [0-9]+\.[0-9]+" "$ta" --version
+t_run_expect "unknown option" 2 "usage: traceanalyze" "$ta" --frobnicate "$data/small.trace"
+t_run_expect "no arguments" 2 "missing TRACE file" "$ta"
+t_run_expect "too many arguments" 2 "too many arguments" "$ta" a b c d
+t_run_expect "unknown event type" 2 "unknown event type \"bogus\"" "$ta" -t bogus "$data/small.trace"
+t_run_expect "bad --cpu" 2 "bad CPU \"x\"" "$ta" --cpu x "$data/small.trace"
+t_run_expect "no PROC: warning, processes unknown" 0 "warning: no PROC file" "$ta" -s "$data/small.trace"
+t_check "OUT argument receives the report" bash -c \
+	"cd '$data' && '$ta' -a -s small.trace small.proc '$tmp/out.txt' && cmp '$tmp/out.txt' small.report.txt"
+t_check "long options equal short ones" bash -c \
+	"cd '$data' && '$ta' --analyze --summarize small.trace small.proc | cmp - small.report.txt"
+t_check "no progress or chatter on stderr when not a terminal" bash -c \
+	"cd '$data' && '$ta' -a -s small.trace small.proc 2>'$tmp/err' >/dev/null && ! test -s '$tmp/err'"
+t_run_expect "ltt-synth --help" 0 "usage: ltt-synth --events N --cpus C --processes P" "$synth" --help
+t_run_expect "ltt-synth needs -o" 2 "-o PREFIX is required" "$synth" --events 10
+t_run_expect "ltt-synth bad --cpus" 2 "--cpus must be 1..64" "$synth" --cpus 0 -o "$tmp/x"
+t_run_expect "ltt-synth unknown corruption" 1 "unknown corruption kind \"nope\"" \
+	"$synth" --events 3000 --corrupt nope -o "$tmp/x"
+t_summary
