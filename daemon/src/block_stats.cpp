@@ -186,6 +186,10 @@ std::string LossReport::text() const {
             out += "even the largest buffer (" + formatBytes(LTT_BUFFER_MAX) +
                    ") would not have held it\n";
     }
+    if (totalLost > totalRecorded)
+        out += "more events were lost than recorded: they came faster than they could be "
+               "written, and a larger buffer only absorbs bursts; record fewer events (-e, -D) "
+               "or filter (-P, -G, -u, -g)\n";
     if (suggestedBuffer)
         out += "to avoid these losses, trace with -b " + sizeOption(suggestedBuffer) + "\n";
     else

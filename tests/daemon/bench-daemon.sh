@@ -28,6 +28,6 @@ awk -v smp="$(grep -m1 -o 'smp [0-9]*' "$out/console.log" 2>/dev/null)" '{
 	e = $4; b = $8; s = $10; c = $12; m = $13
 	printf "\nbench-daemon: highest sustained rate with zero loss (default configuration, QEMU TCG guest, 2 vCPUs):\n"
 	printf "  %.0f test events/s (%.2f MB/s of trace written, all events enabled)\n", e / s, b / s / 1e6
-	printf "  daemon CPU time: %.3f s for %.1f MiB = %.1f ms per MiB\n", c, b / 1048576, m
+	printf "  daemon CPU time: %.1f ms per MiB written (drain + writer threads; %.3f s in all for %.1f MiB, with the /proc snapshot)\n", m, c, b / 1048576
 }' <<<"$line"
 exit 0

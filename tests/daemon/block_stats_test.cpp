@@ -79,8 +79,10 @@ TEST(LossReport, SuggestsABufferThatHoldsTheLargestBurst) {
         Bytes b = makeBlock(1, i, 100, i == 2 ? 1000 : (i == 3 ? 10 : 0));
         data.insert(data.end(), b.begin(), b.end());
     }
-    Bytes c0 = makeBlock(0, 0, 100);
-    data.insert(data.end(), c0.begin(), c0.end());
+    for (unsigned i = 0; i < 10; ++i) {
+        Bytes c0 = makeBlock(0, i, 100);
+        data.insert(data.end(), c0.begin(), c0.end());
+    }
     s.scan(std::as_bytes(std::span(data)));
     LossReport r = makeLossReport(s, nullptr, 16384, 2);
     EXPECT_EQ(r.totalLost, 1010u);
@@ -90,6 +92,7 @@ TEST(LossReport, SuggestsABufferThatHoldsTheLargestBurst) {
     EXPECT_EQ(r.cpus[0].suggestedBuffer, 65536u);
     EXPECT_EQ(r.suggestedBuffer, 65536u);
     std::string text = r.text();
+    EXPECT_EQ(text.find("more events were lost than recorded"), std::string::npos) << text;
     EXPECT_NE(text.find("1010 events lost"), std::string::npos) << text;
     EXPECT_NE(text.find("cpu 1: 1010 lost"), std::string::npos) << text;
     EXPECT_NE(text.find("largest loss 1000 events; a buffer of 64.0 KiB would have held it"),
@@ -112,6 +115,8 @@ TEST(LossReport, ModuleCountsIncludeLossesNoBlockShowed) {
     ASSERT_EQ(r.cpus.size(), 1u);
     EXPECT_EQ(r.cpus[0].largestBurst, 500u);
     EXPECT_EQ(r.cpus[0].suggestedBuffer, 2u << 20);
+    // More lost than recorded: a sustained overload, not a burst.
+    EXPECT_NE(r.text().find("more events were lost than recorded"), std::string::npos) << r.text();
 }
 
 TEST(LossReport, BeyondTheLargestBuffer) {

@@ -63,7 +63,7 @@ if [ "$mode" = bench ]; then
 		lost=$(sed -n 's/.*tracedaemon: \([0-9]*\) events lost.*/\1/p' b.log)
 		emitted=$(sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' b.log)
 		secs=$(traced b.log)
-		cpu=$(sed -n 's/.*daemon CPU time \([0-9.]*\) s (\([0-9.]*\) ms per MiB.*/\1 \2/p' b.log)
+		cpu=$(sed -n 's/.*daemon CPU time \([0-9.]*\) s, .* (\([0-9.]*\) ms per MiB.*/\1 \2/p' b.log)
 		echo "rate $1 emitted ${emitted:-?} lost ${lost:-0} bytes $bytes secs ${secs:-?} cpu_s_ms_per_mib ${cpu:-? ?}" >>"$out/bench.txt"
 		[ -z "$lost" ]
 	}

@@ -7,7 +7,8 @@
 # the host then analyzes the traces it brought back with traceanalyze.
 # The kernel is not built here: when it is not in the cache (run `make
 # kernel`, or the kernel suite, first) the suite reports a skip, never a
-# pass. LTT_SKIP_VM=1 skips it too (no QEMU on the machine).
+# pass. LTT_SKIP_VM=1 skips it too (no QEMU on the machine);
+# LTT_DAEMON_VM_RESULTS=DIR re-checks an earlier guest run's /out.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 source "$repo/tests/lib/sh-test.sh"
@@ -24,8 +25,14 @@ fi
 out=$build/daemon-vm/check
 mkdir -p "$build/daemon-vm"
 log=$build/daemon-vm/check.log
-tests/daemon/run-vm.sh check --no-build --out "$out" >"$log" 2>&1
-rc=$?
+if [[ -n ${LTT_DAEMON_VM_RESULTS:-} ]]; then
+	# Re-check the results of an earlier guest run (debugging aid).
+	out=$LTT_DAEMON_VM_RESULTS rc=0
+	echo "(checking the guest results in $out, no VM run)" >"$log"
+else
+	tests/daemon/run-vm.sh check --no-build --out "$out" >"$log" 2>&1
+	rc=$?
+fi
 if ((rc == 205)); then
 	t_skip "daemon in the VM" "$(tail -n 1 "$log")"
 	t_summary
