@@ -1,6 +1,7 @@
 // Main window: see main_window.hpp.
 #include "main_window.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -91,6 +92,7 @@ MainWindow::MainWindow() {
         if (doc_m)
             setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
     });
+    Gtk::RecentManager::get_default()->signal_changed().connect([this] { rebuildRecentMenu(); });
     rebuildRecentMenu();
 }
 
@@ -218,12 +220,18 @@ void MainWindow::buildToolbar() {
 void MainWindow::rebuildRecentMenu() {
     recentMenu_m->remove_all();
     recent_m.clear();
+    // GtkRecentManager saves asynchronously: this session's traces first.
+    for (auto it = openedThisSession_m.rbegin(); it != openedThisSession_m.rend(); ++it)
+        if (std::none_of(recent_m.begin(), recent_m.end(), [&](auto& r) { return r.first == *it; }))
+            recent_m.emplace_back(*it, procPathFor(*it));
     auto manager = Gtk::RecentManager::get_default();
     for (const auto& info : manager->get_items()) {
         std::string uri = info->get_uri();
         if (uri.size() < 6 || uri.compare(uri.size() - 6, 6, ".trace") != 0)
             continue;
         std::string path = Glib::filename_from_uri(uri);
+        if (std::any_of(recent_m.begin(), recent_m.end(), [&](auto& r) { return r.first == path; }))
+            continue;
         recent_m.emplace_back(path, procPathFor(path));
         if (recent_m.size() >= 10)
             break;

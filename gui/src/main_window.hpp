@@ -62,6 +62,10 @@ public:
     Gtk::Label& statusLabel() { return status_m; }
     bool busy() const { return job_m.busy(); }
     std::vector<std::string> menuLabels() const;
+    // Traces in File → Open Recent (trace, proc).
+    const std::vector<std::pair<std::string, std::string>>& recentTraces() const {
+        return recent_m;
+    }
 
 private:
     void buildMenu();
@@ -89,6 +93,7 @@ private:
     std::vector<int> searchTypeIds_m;
     Glib::RefPtr<Gio::Menu> recentMenu_m;
     std::vector<std::pair<std::string, std::string>> recent_m;
+    std::vector<std::string> openedThisSession_m; // newest last
     std::unique_ptr<Gtk::FileChooserDialog> chooser_m;
     BackgroundJob job_m;
     sigc::connection pulse_m;

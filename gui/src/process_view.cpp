@@ -28,8 +28,8 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
         }
     }
     treeScroll_m.set_child(tree_m);
-    treeScroll_m.set_size_request(300, -1);
-    set_position(440);
+    treeScroll_m.set_size_request(460, -1);
+    set_shrink_start_child(false);
     set_start_child(treeScroll_m);
     set_resize_start_child(false);
 

@@ -153,6 +153,13 @@ RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
     scroller_m.set_vexpand(true);
     append(scroller_m);
 
+    view_m.signal_map().connect([this] {
+        if (pendingScroll_m)
+            Glib::signal_idle().connect_once([this] {
+                if (pendingScroll_m)
+                    scrollTo(*pendingScroll_m);
+            });
+    });
     selection_m->signal_selection_changed().connect([this](guint, guint) {
         if (syncing_m)
             return;
@@ -271,6 +278,13 @@ void RawTraceView::setFiltered(std::optional<std::vector<std::uint64_t>> indices
 }
 
 void RawTraceView::scrollTo(guint position) {
+    // A list view that is not on screen (another tab is showing) ends up
+    // drawing a single row when asked to scroll: do it when it is mapped.
+    if (!view_m.get_mapped()) {
+        pendingScroll_m = position;
+        return;
+    }
+    pendingScroll_m.reset();
     // GTK 4.8 has no gtk_column_view_scroll_to(); the inner list view has the
     // "list.scroll-to-item" action.
     for (auto* child = view_m.get_first_child(); child; child = child->get_next_sibling()) {

@@ -85,6 +85,7 @@ private:
     Gtk::ColumnView view_m;
     std::vector<int> typeIds_m;
     bool syncing_m = false;
+    std::optional<guint> pendingScroll_m; // scroll once the list is on screen
     sigc::signal<void(std::uint64_t)> selectedSignal_m;
     sigc::signal<void(EventFilter)> filterSignal_m;
 };

@@ -108,6 +108,10 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
             next();
             return;
         }
+        bool recent = false;
+        for (const auto& [t, p] : win.recentTraces())
+            recent = recent || t == doc->tracePath();
+        checks->check(recent, "File → Open Recent lists the trace");
         auto& g = win.graphView();
         auto labels = g.visibleRowLabels();
         checks->check(labels.size() >= 3 && labels[0] == "Kernel" && labels[1] == "Idle (0)",
