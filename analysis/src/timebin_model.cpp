@@ -9,6 +9,25 @@ namespace ltt {
 
 namespace {
 constexpr std::int32_t kIdlePid = 0;
+
+// First position at or after `from` whose value is >= `value`: exponential
+// search from `from`, then binary search. Column boundaries move forward a
+// little at a time, so this costs O(log distance), not O(log size).
+std::size_t gallop(const std::vector<std::uint64_t>& v, std::size_t from, std::uint64_t value) {
+    const std::size_t n = v.size();
+    if (from >= n || v[from] >= value)
+        return from;
+    std::size_t lo = from, step = 1; // v[lo] < value
+    while (lo + step < n && v[lo + step] < value) {
+        lo += step;
+        step *= 2;
+    }
+    const std::size_t hi = std::min(n, lo + step);
+    return static_cast<std::size_t>(
+        std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo + 1),
+                         v.begin() + static_cast<std::ptrdiff_t>(hi), value) -
+        v.begin());
+}
 } // namespace
 
 std::string_view graphEventKindName(GraphEventKind kind) {
@@ -163,14 +182,8 @@ void EventGraph::bin(std::size_t row, std::uint64_t begin, std::uint64_t end, un
     for (unsigned c = 0; c < columns; ++c) {
         const std::uint64_t next = columnStart(begin, end, columns, c + 1);
         const std::uint64_t limit = (c + 1 == columns) ? end : next;
-        auto ctlNext = static_cast<std::size_t>(
-            std::lower_bound(d.ctlTime.begin() + static_cast<std::ptrdiff_t>(ctlPos),
-                             d.ctlTime.end(), limit) -
-            d.ctlTime.begin());
-        auto markNext = static_cast<std::size_t>(
-            std::lower_bound(d.markTime.begin() + static_cast<std::ptrdiff_t>(markPos),
-                             d.markTime.end(), limit) -
-            d.markTime.begin());
+        const std::size_t ctlNext = gallop(d.ctlTime, ctlPos, limit);
+        const std::size_t markNext = gallop(d.markTime, markPos, limit);
         std::uint8_t flags = inControl ? RowBins::kControlAtStart : 0;
         if (ctlNext > ctlPos) {
             flags |= RowBins::kControlChanges;

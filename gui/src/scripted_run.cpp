@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <ltt/events.h>
 #include <memory>
@@ -342,6 +343,10 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
         };
         auto [dmed, dmax] = stats(st->drawMs);
         auto [fmed, fmax] = stats(st->frameMs);
+        if (std::getenv("TRACEVIEW_BENCH_VERBOSE"))
+            for (std::size_t i = 0; i < st->drawMs.size(); ++i)
+                std::printf("  action %zu: paint %.2f ms, frame %.2f ms\n", i, st->drawMs[i],
+                            st->frameMs[i]);
         std::printf("redraws: %zu (zoom and scroll sequence)\n", st->drawMs.size());
         std::printf("redraw (graph paint): median %.2f ms, worst %.2f ms\n", dmed, dmax);
         std::printf("redraw (input to frame painted): median %.2f ms, worst %.2f ms\n", fmed, fmax);
