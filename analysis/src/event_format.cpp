@@ -437,8 +437,55 @@ bool isControlEvent(const Event& e) {
     }
     default:
         // TRAP_EXIT / IRQ_EXIT carry no details: whether they return to user
-        // mode depends on their entry, which ControlFlowTracker follows.
+        // mode depends on their entry, which ControlEventTracker follows.
         return false;
+    }
+}
+
+namespace {
+
+void push(std::uint64_t& bits, std::uint32_t& depth, bool user) {
+    if (depth < 64)
+        bits = (bits & ~(1ull << depth)) | (std::uint64_t(user) << depth);
+    ++depth;
+}
+
+bool pop(std::uint64_t bits, std::uint32_t& depth) {
+    if (depth == 0)
+        return false; // the trace started inside it: unknown
+    --depth;
+    return depth < 64 && ((bits >> depth) & 1);
+}
+
+} // namespace
+
+bool ControlEventTracker::operator()(const Event& e) {
+    if (e.cpu >= cpus_m.size())
+        return isControlEvent(e);
+    Nesting& n = cpus_m[e.cpu];
+    switch (e.id) {
+    case LTT_EV_IRQ_ENTRY: {
+        const bool c = isControlEvent(e);
+        push(n.irqUser, n.irqDepth, c);
+        return c;
+    }
+    case LTT_EV_IRQ_EXIT:
+        return pop(n.irqUser, n.irqDepth);
+    case LTT_EV_TRAP_ENTRY: {
+        const bool c = isControlEvent(e);
+        push(n.trapUser, n.trapDepth, c);
+        return c;
+    }
+    case LTT_EV_TRAP_EXIT:
+        return pop(n.trapUser, n.trapDepth);
+    case LTT_EV_BLOCK_START: {
+        ltt_block_start bs;
+        if (e.detailsAs(bs) && bs.lost)
+            n = Nesting{}; // unknown after a gap
+        return false;
+    }
+    default:
+        return isControlEvent(e);
     }
 }
 

@@ -215,6 +215,9 @@ void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
 
 void TraceAnalysis::switchOut(Process& out, std::uint32_t state, std::uint64_t ns) {
     out.onCpu = -1;
+    if (out.sliceGen == gen_m && ns >= out.sliceStartNs)
+        out.stats.maxSliceNs = std::max(out.stats.maxSliceNs, ns - out.sliceStartNs);
+    out.sliceGen = ~0ull;
     out.woken = false;
     out.offStartNs = ns;
     out.offGen = gen_m;
@@ -234,6 +237,8 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         return;
     in.onCpu = cpu;
     ++in.stats.schedIn;
+    in.sliceStartNs = ns;
+    in.sliceGen = gen_m;
     if (in.off != Process::OffCpu::None && in.offGen == gen_m && ns >= in.offStartNs) {
         ProcessStats& st = in.stats;
         std::uint64_t delay = 0;

@@ -315,20 +315,36 @@ public:
         std::stable_sort(ps.begin(), ps.end(), [](const Process* x, const Process* y) {
             return x->stats.runningNs > y->stats.runningNs;
         });
-        std::fprintf(f_m, "  %-20s %8s %12s %12s %12s %12s %12s %12s %9s\n", "task", "pid", "run",
-                     "sleep", "iowait", "preempted", "sched-delay", "max-delay", "sched-in");
+        std::fprintf(f_m, "  %-20s %8s %9s %12s %12s %12s %12s %12s %12s %12s %12s\n", "task",
+                     "pid", "sched-in", "run", "avg-run", "max-run", "sleep", "iowait", "preempted",
+                     "sched-delay", "max-delay");
+        ltt::ProcessStats total;
         for (const Process* p : ps) {
             const auto& s = p->stats;
-            std::fprintf(f_m, "  %-20.20s %8d %12s %12s %12s %12s %12s %12s %9llu\n",
-                         p->name.c_str(), p->pid, msec(s.runningNs).c_str(),
-                         msec(s.sleepNs).c_str(), msec(s.ioWaitNs).c_str(),
-                         msec(s.preemptedNs).c_str(), msec(s.schedDelayNs).c_str(),
-                         msec(s.maxDelayNs).c_str(), ull(s.schedIn));
+            row(p->name.c_str(), std::to_string(p->pid).c_str(), s);
+            total.schedIn += s.schedIn;
+            total.runningNs += s.runningNs;
+            total.maxSliceNs = std::max(total.maxSliceNs, s.maxSliceNs);
+            total.sleepNs += s.sleepNs;
+            total.ioWaitNs += s.ioWaitNs;
+            total.preemptedNs += s.preemptedNs;
+            total.schedDelayNs += s.schedDelayNs;
+            total.maxDelayNs = std::max(total.maxDelayNs, s.maxDelayNs);
         }
+        if (ps.size() > 1)
+            row("total", "", total);
         std::fprintf(f_m, "\n");
     }
 
 private:
+    void row(const char* name, const char* pid, const ltt::ProcessStats& s) {
+        std::fprintf(f_m, "  %-20.20s %8s %9llu %12s %12s %12s %12s %12s %12s %12s %12s\n", name,
+                     pid, ull(s.schedIn), msec(s.runningNs).c_str(),
+                     msec(s.schedIn ? s.runningNs / s.schedIn : 0).c_str(),
+                     msec(s.maxSliceNs).c_str(), msec(s.sleepNs).c_str(), msec(s.ioWaitNs).c_str(),
+                     msec(s.preemptedNs).c_str(), msec(s.schedDelayNs).c_str(),
+                     msec(s.maxDelayNs).c_str());
+    }
     std::uint64_t duration() const {
         return a_m.lastNs() > a_m.firstNs() ? a_m.lastNs() - a_m.firstNs() : 0;
     }
@@ -451,6 +467,8 @@ void json(std::FILE* f, const Options& o, const TraceAnalysis& a) {
         num(av.sched, s.sleepNs);
         std::fprintf(f, ", \"max_delay_ns\": ");
         num(av.sched, s.maxDelayNs);
+        std::fprintf(f, ", \"max_slice_ns\": ");
+        num(av.sched, s.maxSliceNs);
         std::fprintf(f, ", \"sched_in\": ");
         num(av.sched, s.schedIn);
         std::fprintf(f, ", \"syscall_table\": ");

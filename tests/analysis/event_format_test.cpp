@@ -133,3 +133,25 @@ TEST(SyscallTable, CoversLinux61) {
         named += !ltt::syscallName(i).empty();
     EXPECT_EQ(named, 362u); // every common/64 entry of 6.1's syscall_64.tbl
 }
+
+TEST(EventFormat, ControlEventTrackerMatchesExitsToEntries) {
+    TraceBuilder b(1);
+    b.block(0, 10, 100)
+        .ev(20, LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{0, 0})                  // from user
+        .ev(30, LTT_EV_IRQ_ENTRY, 0, ltt_ev_irq_entry{14, LTT_IRQ_IN_KERNEL}) // nested
+        .ev(40, LTT_EV_IRQ_EXIT)                                              // to the irq
+        .ev(50, LTT_EV_IRQ_EXIT)                                              // to user
+        .ev(60, LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0xffffffff81000000ull, 0, 14, 0})
+        .ev(70, LTT_EV_TRAP_EXIT)
+        .ev(80, LTT_EV_IRQ_EXIT) // its entry is before the trace
+        .end(90);
+    const auto bytes = b.bytes();
+    auto r = ltt::TraceReader::openMemory(bytes, "t", nullptr);
+    ASSERT_TRUE(r);
+    ltt::ControlEventTracker control(1);
+    std::vector<bool> flags;
+    for (auto c = r->begin(); c.valid(); c.next())
+        flags.push_back(control(c.event()));
+    EXPECT_EQ(flags,
+              (std::vector<bool>{false, true, false, false, true, false, false, false, false}));
+}

@@ -7,6 +7,7 @@
 #include <ltt/trace_reader.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ltt {
 
@@ -36,7 +37,27 @@ inline std::string describeEvent(const Event& event) {
 }
 
 // True when the event moves control into or out of the kernel, or from one
-// task to another (paper §3.5, docs/trace-format.md §3).
+// task to another (paper §3.5, docs/trace-format.md §3). Decided from the
+// event alone: TRAP_EXIT and IRQ_EXIT carry no details, so for them this
+// says false; ControlEventTracker decides them from their entries.
 bool isControlEvent(const Event& event);
+
+// The control-event rule for a walk in merged order: remembers, per CPU,
+// whether each open IRQ and trap interrupted user mode, so that the
+// matching exit (a return to user mode) is a control event too.
+class ControlEventTracker {
+public:
+    explicit ControlEventTracker(unsigned ncpus) : cpus_m(ncpus) {}
+    bool operator()(const Event& event);
+
+private:
+    // A stack of "entered from user mode" bits per nesting kind; deeper
+    // nesting than 64 only loses the bits beyond (exits then say false).
+    struct Nesting {
+        std::uint64_t irqUser = 0, trapUser = 0;
+        std::uint32_t irqDepth = 0, trapDepth = 0;
+    };
+    std::vector<Nesting> cpus_m;
+};
 
 } // namespace ltt

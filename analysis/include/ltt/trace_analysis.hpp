@@ -56,6 +56,7 @@ struct ProcessStats {
     std::uint64_t preemptedNs = 0;
     std::uint64_t schedDelayNs = 0;
     std::uint64_t maxDelayNs = 0; // longest preemption or scheduling delay
+    std::uint64_t maxSliceNs = 0; // longest stretch on a CPU between switches
     std::uint64_t schedIn = 0;
     // Indexed by syscall number; the last slot collects numbers the table
     // does not know. Empty until the process makes a system call.
@@ -85,7 +86,8 @@ struct Process {
     bool inBufWait = false;
     std::uint32_t trapDepth = 0;
     std::uint32_t syscallSlot = 0;
-    std::uint64_t offStartNs = 0, wokenNs = 0, syscallStartNs = 0;
+    std::uint64_t offStartNs = 0, wokenNs = 0, syscallStartNs = 0, sliceStartNs = 0;
+    std::uint64_t sliceGen = ~0ull; // ~0: no slice open
     std::uint64_t offGen = 0, syscallGen = 0;
 };
 
