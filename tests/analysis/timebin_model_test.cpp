@@ -1,9 +1,11 @@
 // Tests of the event graph's time-bin model (analysis/src/timebin_model.cpp):
 // control placement per the trace-format §3 rules, column binning by binary
 // search, and hit testing.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <ltt/events.h>
 #include <ltt/timebin_model.hpp>
+#include <vector>
 
 namespace {
 
@@ -259,6 +261,43 @@ TEST(TimeBinModel, EntriesResynchroniseDepth) {
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 35));
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 70));
     EXPECT_FALSE(g.hasControl(g.kernelRow(), 70));
+}
+
+} // namespace
+
+namespace {
+
+// bin() against a brute-force count over random events and random windows.
+TEST(TimeBinModel, BinsMatchBruteForce) {
+    Feeder f;
+    std::vector<std::uint64_t> times;
+    std::uint64_t t = 1000, seed = 12345;
+    auto rnd = [&seed] {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return seed >> 33;
+    };
+    for (int i = 0; i < 20000; ++i) {
+        t += rnd() % 50; // ties included
+        times.push_back(t);
+        f.ev(t, 0, 100, LTT_EV_FILE_SYSTEM, LTT_FS_READ);
+    }
+    EventGraph g = f.builder.finish(t);
+    const std::size_t row = *g.rowOfPid(100);
+    RowBins b;
+    for (int trial = 0; trial < 50; ++trial) {
+        std::uint64_t begin = 1000 + rnd() % (t - 1000);
+        std::uint64_t end = begin + 1 + rnd() % (t - begin + 100);
+        unsigned columns = 1 + static_cast<unsigned>(rnd() % 1500);
+        g.bin(row, begin, end, columns, b);
+        for (unsigned c = 0; c < columns; ++c) {
+            std::uint64_t lo = EventGraph::columnStart(begin, end, columns, c);
+            std::uint64_t hi = EventGraph::columnStart(begin, end, columns, c + 1);
+            auto first = std::lower_bound(times.begin(), times.end(), lo);
+            auto last = std::lower_bound(times.begin(), times.end(), hi);
+            ASSERT_EQ(b.eventCount[c], std::uint32_t(last - first)) << trial << " " << c;
+            ASSERT_EQ(b.firstEvent[c], first == last ? -1 : std::int64_t(first - times.begin()));
+        }
+    }
 }
 
 } // namespace
