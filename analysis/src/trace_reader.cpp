@@ -2,6 +2,7 @@
 // read of the mapping goes through readAt(), which checks bounds first:
 // corrupt input is expected input.
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -17,7 +18,7 @@ namespace ltt {
 
 namespace {
 
-constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kNone = kNoTsc;
 constexpr std::uint32_t kStartRecord = sizeof(ltt_record_header) + sizeof(ltt_block_start);
 constexpr std::uint32_t kEndRecord = sizeof(ltt_record_header) + sizeof(ltt_block_end);
 
@@ -290,6 +291,7 @@ TraceCursor TraceReader::startCursor() const {
             return c;
     }
     c.index_m = static_cast<std::uint64_t>(-1); // next() yields event 0
+    c.buildTree();
     return c;
 }
 
@@ -335,7 +337,7 @@ void TraceReader::restore(TraceCursor& c, std::uint64_t k) const {
     c.error_m.reset();
     c.pendingError_m.reset();
     c.stopped_m = false;
-    c.lead_m = -1;
+    c.buildTree();
     c.index_m = k * kCheckpointInterval - 1; // wraps for k == 0; next() yields event k*interval
 }
 
@@ -348,6 +350,7 @@ TraceCursor TraceReader::atIndex(std::uint64_t index) const {
         done.blockPos = std::numeric_limits<std::uint32_t>::max();
         c.streams_m.assign(header_m.ncpus, done);
         c.index_m = indexedEvents_m;
+        c.buildTree();
         return c;
     }
     const std::uint64_t k = index / kCheckpointInterval;
@@ -449,93 +452,44 @@ inline bool TraceCursor::peek(std::uint16_t cpu) {
     }
 }
 
-bool TraceCursor::next() {
-    if (stopped_m) [[unlikely]] {
-        if (pendingError_m) {
-            error_m = std::move(pendingError_m);
-            pendingError_m.reset();
-        }
-        valid_m = false;
-        return false;
+// The walk stopped on an error: surface it (once found while peeking past
+// the previous event, it becomes the cursor's error now).
+bool TraceCursor::stop() {
+    if (pendingError_m) {
+        error_m = std::move(pendingError_m);
+        pendingError_m.reset();
     }
-    // k-way merge: the smallest next time wins, ties go to the lower CPU.
-    // The winner keeps winning while it stays below the runner-up (`limit`),
-    // so the streams are only scanned when the lead changes; a linear scan
-    // beats a heap for the handful of CPUs traces have.
-    int bestCpu = lead_m;
-    const std::uint64_t leadTsc = bestCpu < 0 ? kNone : streams_m[bestCpu].nextTsc;
-    // (An exhausted lead has kNone, which must never count as a tie.)
-    if (leadTsc == kNone ||
-        !(leadTsc < limitTsc_m || (leadTsc == limitTsc_m && bestCpu < limitCpu_m))) {
-        // Branch-free (conditional moves): which CPU leads is data, and
-        // with interleaved CPUs a branch on it mispredicts half the time.
-        std::uint64_t best = kNone, second = kNone;
-        int secondCpu = std::numeric_limits<int>::max();
-        bestCpu = -1;
-        const int n = static_cast<int>(streams_m.size());
-        for (int cpu = 0; cpu < n; ++cpu) {
-            const std::uint64_t t = streams_m[cpu].nextTsc;
-            const bool lead = t < best;
-            const bool runnerUp = !lead && t < second;
-            const int oldBest = bestCpu < 0 ? std::numeric_limits<int>::max() : bestCpu;
-            second = lead ? best : (runnerUp ? t : second);
-            secondCpu = lead ? oldBest : (runnerUp ? cpu : secondCpu);
-            best = lead ? t : best;
-            bestCpu = lead ? cpu : bestCpu;
-        }
-        if (bestCpu < 0) {
-            valid_m = false;
-            ++index_m;
-            return false;
-        }
-        lead_m = bestCpu;
-        limitTsc_m = second;
-        limitCpu_m = secondCpu;
+    valid_m = false;
+    return false;
+}
+
+// Plays the full tournament: after the streams were set (start, restore).
+void TraceCursor::buildTree() {
+    const std::size_t n = std::max<std::size_t>(streams_m.size(), 1);
+    const std::size_t leaves = std::bit_ceil(n);
+    tree_m.assign(leaves, 0);
+    int win[2 * LTT_MAX_CPUS];
+    for (std::size_t i = 0; i < leaves; ++i)
+        win[leaves + i] = static_cast<int>(i);
+    for (std::size_t node = leaves - 1; node >= 1; --node) {
+        const int a = win[2 * node], b = win[2 * node + 1];
+        const bool aFirst = before(a, b);
+        win[node] = aFirst ? a : b;
+        tree_m[node] = aFirst ? b : a;
     }
-    Stream& s = streams_m[bestCpu];
-    const std::uint64_t off = s.blockOffset + s.offset;
-    const ltt_record_header h = s.next;
-    const std::uint64_t tsc = s.nextTsc;
-    event_m.record = data_m + off;
-    event_m.offset = off;
-    event_m.tsc = tsc;
-    event_m.cpu = static_cast<std::uint16_t>(bestCpu);
-    event_m.size = h.size;
-    event_m.id = h.event;
-    event_m.subtype = h.subtype;
-    if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
-        s.base = tsc;
-    } else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
-        ltt_ev_schedchange d;
-        std::memcpy(&d, data_m + off + sizeof h, sizeof d);
-        s.pid = d.in;
-    }
-    event_m.pid = s.pid;
-    s.offset += h.size;
-    ++s.records;
-    ++index_m;
-    valid_m = true;
-    // Common case inline: the next record is an ordinary one of this block.
-    if (s.offset < s.endRecord) [[likely]] {
-        const std::uint64_t noff = s.blockOffset + s.offset;
-        std::memcpy(&s.next, data_m + noff, sizeof s.next);
-        const std::uint16_t size = s.next.size;
-        const std::uint8_t ev = s.next.event;
-        if (size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
-            s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
-            ev != LTT_EV_BLOCK_END) [[likely]] {
-            s.nextTsc = s.base + s.next.delta;
-            return true;
-        }
-    }
-    if (!peek(static_cast<std::uint16_t>(bestCpu))) {
+    tree_m[0] = leaves > 1 ? win[1] : 0;
+}
+
+// The next record of the lead stream is not an ordinary record of its
+// block: a heartbeat, the block's end, the next block, or corruption.
+void TraceCursor::advanceSlow(std::uint16_t cpu) {
+    if (!peek(cpu)) {
         // The current event is fine; the error stops the walk at the next step.
         pendingError_m = std::move(error_m);
         error_m.reset();
         stopped_m = true;
         valid_m = true;
     }
-    return true;
 }
 
 std::uint64_t TraceCursor::lowestOffset() const {

@@ -104,6 +104,8 @@ struct Event {
 
 class TraceReader;
 
+inline constexpr std::uint64_t kNoTsc = ~0ull; // an exhausted stream's next time
+
 // TSC -> nanoseconds without a division per event. With r = 1e6/khz =
 // a/b (reduced), ns = d*I + mulhi(d, F) where I = floor(r) and F is the
 // fraction of r in 64-bit fixed point, rounded up so the result never
@@ -142,6 +144,7 @@ public:
     // Merged index of event(): 0 for the first event of the trace.
     std::uint64_t index() const { return index_m; }
     // Moves to the following event; false at the end or on corruption.
+    // Inline: it is the loop body of every walk (defined below).
     bool next();
     // Moves to the preceding event (via the checkpoint index); false before
     // the first event.
@@ -195,16 +198,39 @@ private:
     };
     explicit TraceCursor(const TraceReader* reader);
     bool peek(std::uint16_t cpu);
+    bool stop();
+    void advanceSlow(std::uint16_t cpu);
+    void buildTree();
+    // Whether CPU a's next record comes before CPU b's (time, then CPU).
+    bool before(int a, int b) const {
+        const int n = static_cast<int>(streams_m.size());
+        const std::uint64_t ta = a < n ? streams_m[a].nextTsc : kNoTsc;
+        const std::uint64_t tb = b < n ? streams_m[b].nextTsc : kNoTsc;
+        return ta < tb || (ta == tb && a < b);
+    }
+    void replay(int cpu) {
+        int w = cpu;
+        for (std::size_t node = (static_cast<std::size_t>(w) + tree_m.size()) >> 1; node;
+             node >>= 1) {
+            const int other = tree_m[node];
+            if (before(other, w)) {
+                tree_m[node] = w;
+                w = other;
+            }
+        }
+        tree_m[0] = w;
+    }
     bool enterBlock(Stream& s, std::uint16_t cpu);
     bool fail(std::uint64_t offset, std::string message);
 
     const TraceReader* reader_m;
     const std::byte* data_m;       // the mapping
     std::vector<Stream> streams_m; // indexed by CPU
-    // Merge state: the stream in the lead and the runner-up's position.
-    int lead_m = -1;
-    int limitCpu_m = 0;
-    std::uint64_t limitTsc_m = 0;
+    // Merge state: a loser tree over the CPUs (tree_m[0] is the CPU whose
+    // record comes next, tree_m[n] the loser of internal node n; leaves are
+    // CPUs padded to a power of two). Advancing a CPU replays one path:
+    // log2(CPUs) comparisons per event.
+    std::vector<int> tree_m;
     bool stopped_m = false; // an error ends the walk
     Event event_m;
     std::uint64_t index_m = 0;
@@ -305,5 +331,57 @@ private:
     mutable std::uint64_t indexedEvents_m = 0;
     mutable std::optional<TraceError> indexError_m;
 };
+
+// k-way merge: the smallest next time wins, ties go to the lower CPU; the
+// loser tree finds it in log2(CPUs) comparisons.
+inline bool TraceCursor::next() {
+    if (stopped_m) [[unlikely]]
+        return stop();
+    const int cpu = tree_m[0];
+    if (streams_m[cpu].nextTsc == kNoTsc) [[unlikely]] {
+        valid_m = false; // every CPU is exhausted
+        ++index_m;
+        return false;
+    }
+    Stream& s = streams_m[cpu];
+    const std::uint64_t off = s.blockOffset + s.offset;
+    const ltt_record_header h = s.next;
+    const std::uint64_t tsc = s.nextTsc;
+    event_m.record = data_m + off;
+    event_m.offset = off;
+    event_m.tsc = tsc;
+    event_m.cpu = static_cast<std::uint16_t>(cpu);
+    event_m.size = h.size;
+    event_m.id = h.event;
+    event_m.subtype = h.subtype;
+    if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
+        s.base = tsc;
+    } else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
+        std::memcpy(&s.pid, data_m + off + sizeof h + offsetof(ltt_ev_schedchange, in),
+                    sizeof s.pid);
+    }
+    event_m.pid = s.pid;
+    s.offset += h.size;
+    ++s.records;
+    ++index_m;
+    valid_m = true;
+    // Common case: the next record is an ordinary one of the same block
+    // (frame checks as in peek(), which handles everything else).
+    if (s.offset < s.endRecord) [[likely]] {
+        std::memcpy(&s.next, data_m + s.blockOffset + s.offset, sizeof s.next);
+        const std::uint16_t size = s.next.size;
+        const std::uint8_t ev = s.next.event;
+        if (size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+            s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
+            ev != LTT_EV_BLOCK_END) [[likely]] {
+            s.nextTsc = s.base + s.next.delta;
+            replay(cpu);
+            return true;
+        }
+    }
+    advanceSlow(static_cast<std::uint16_t>(cpu));
+    replay(cpu);
+    return true;
+}
 
 } // namespace ltt
