@@ -65,7 +65,8 @@
  * for the few writes done from another CPU (blocks closed at stop).
  */
 #include <linux/kernel.h>
-#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -592,7 +593,7 @@ void ltt_buffers_free(void)
 		if (!c)
 			continue;
 		for (i = 0; i < 2; i++) {
-			vfree(c->buf[i].data);
+			kvfree(c->buf[i].data);
 			c->buf[i].data = NULL;
 		}
 	}
@@ -610,12 +611,22 @@ void ltt_buffers_free(void)
 int ltt_buffers_alloc(u32 size)
 {
 	unsigned int cpu;
+	u64 total = 0;
 	int i;
 
 	if (ltt_run.buffer_size == size &&
 	    per_cpu_ptr(&ltt_cpus, 0)->buf[0].data)
 		return 0;
 	ltt_buffers_free();
+	/*
+	 * Never take more than half of the memory available now: a trace
+	 * must not push the machine into the OOM killer.
+	 */
+	for (cpu = 0; cpu < ltt_ncpus; cpu++)
+		if (cpu_possible(cpu))
+			total += 2 * (u64)size;
+	if (total > (u64)si_mem_available() * PAGE_SIZE / 2)
+		return -ENOMEM;
 	ltt_run.buffer_size = size;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
@@ -623,7 +634,10 @@ int ltt_buffers_alloc(u32 size)
 		if (!c)
 			continue;
 		for (i = 0; i < 2; i++) {
-			c->buf[i].data = vzalloc_node(size, cpu_to_node(cpu));
+			/* A size the machine cannot afford is -ENOMEM, no splat. */
+			c->buf[i].data = kvzalloc_node(size,
+						       GFP_KERNEL | __GFP_NOWARN,
+						       cpu_to_node(cpu));
 			if (!c->buf[i].data) {
 				ltt_buffers_free();
 				ltt_run.buffer_size = 0;

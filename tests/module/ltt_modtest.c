@@ -486,6 +486,13 @@ static void check_ioctls(int fd)
 	check(!r, "START after STOP begins a new trace", "r %d", r);
 	xioctl(fd, LTT_IOC_RESET, NULL);
 	trace_free(&t);
+	/* The largest buffers: allocated, or ENOMEM without a kernel splat. */
+	configure(fd, 0, 0, LTT_BUFFER_MAX);
+	r = start(fd, &t);
+	check(r == 0 || r == -ENOMEM, "largest buffers: START works or ENOMEM",
+	      "r %d", r);
+	note("START with %u-byte buffers: %s", LTT_BUFFER_MAX, strerror(-r));
+	xioctl(fd, LTT_IOC_RESET, NULL);
 }
 
 /* ------------------------------------------------ test-mode delivery */
