@@ -234,11 +234,30 @@ static void step_disk(const char *dev)
 	printf("disk: read %zd bytes from %s\n", total, dev);
 }
 
+static long meminfo_kb(const char *key)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			kb = atol(line + strlen(key));
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * MADV_PAGEOUT writes the pages to swap, but they stay in the swap cache
+ * until memory pressure reclaims them: allocate (and free) a bit more than
+ * what is free so that they go, then touch them again to swap them in.
+ */
 static void step_swap(void)
 {
-	size_t len = 8 << 20;
-	volatile char *p;
-	long sum = 0;
+	size_t len = 8 << 20, big;
+	volatile char *p, *q;
+	long sum = 0, free_kb;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -246,15 +265,25 @@ static void step_swap(void)
 	if (p == MAP_FAILED)
 		return;
 	for (size_t i = 0; i < len; i += 4096)
-		p[i] = (char)i;
+		p[i] = (char)(i >> 12) | 1;
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
 	CHECK(madvise((void *)p, len, MADV_PAGEOUT) == 0, "madvise(MADV_PAGEOUT)");
+	usleep(100000);
+	free_kb = meminfo_kb("MemFree:");
+	big = (size_t)(free_kb > 0 ? free_kb : 65536) * 1024 + (16 << 20);
+	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (q != MAP_FAILED) {
+		for (size_t i = 0; i < big; i += 4096)
+			q[i] = 1;
+		munmap((void *)q, big);
+	}
 	for (size_t i = 0; i < len; i += 4096)
 		sum += p[i];
 	munmap((void *)p, len);
-	printf("swap: paged out and back in (%ld)\n", sum);
+	printf("swap: paged out, pressure %zu MB, back in (%ld)\n", big >> 20, sum);
 }
 
 /*
