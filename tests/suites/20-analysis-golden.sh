@@ -117,6 +117,23 @@ printf 'PID: 1; PPID: 0; NAME: init\nPID: 2; NAME: x\n' >"$tmp/bad.proc"
 t_run_expect "bad .proc line names file and line" 1 "^traceanalyze: $tmp/bad.proc:2: PID line without PPID$" \
 	"$ta" "$data/small.trace" "$tmp/bad.proc"
 
+# Events masked out at trace time: said so, never printed as zeros. The
+# header's event mask of a copy of small.trace loses syscalls and
+# file-system events (offset 64, little-endian).
+cp "$data/small.trace" "$tmp/masked.trace"
+printf '\xf9\xf7\x3f\x00\x00\x00\x00\x00' | dd of="$tmp/masked.trace" bs=1 seek=64 conv=notrunc status=none
+t_run_expect "masked events: header line" 0 "^Masked out at trace time: system calls, file-system events$" \
+	"$ta" -s "$tmp/masked.trace" "$data/small.proc"
+t_run_expect "masked events: per-process figures" 0 "Number of system calls: +masked out at trace time" \
+	"$ta" -a "$tmp/masked.trace" "$data/small.proc"
+t_run_expect "masked events: syscall accounting" 0 "System call accounting : masked out at trace time" \
+	"$ta" -a "$tmp/masked.trace" "$data/small.proc"
+t_check "masked events: JSON nulls and masked_out" bash -c \
+	"'$ta' --json '$tmp/masked.trace' '$data/small.proc' | jq -e '
+	   (.masked_out == [\"system calls\", \"file-system events\"]) and
+	   ([.processes[] | select(.syscalls != null or .bytes_read != null or .syscall_table != null)] | length == 0) and
+	   (.processes[] | select(.pid == 100) | .time_running_ns > 0)'"
+
 # CLI contract.
 t_run_expect "--help" 0 "^usage: traceanalyze \[options\] TRACE \[PROC \[OUT\]\]" "$ta" --help
 t_run_expect "--version" 0 "^traceanalyze \(ltt\) [0-9]+\.[0-9]+" "$ta" --version
