@@ -15,6 +15,8 @@
  *              which nothing else does reliably in a small guest
  *   ip_policy  write "DEPTH LOWER UPPER" (hex addresses): sets the syscall
  *              IP policy
+ *   warn       write anything: WARN() once, to test that the QEMU harness
+ *              fails a run whose console shows a kernel warning
  *   watch_pid  write a pid: remember the IP of its getppid() entries
  *   last_ip    the IP of the watched pid's last getppid() entry (hex)
  *
@@ -194,6 +196,18 @@ static const struct file_operations kick_fops = {
 	.write = kick_write,
 };
 
+static ssize_t warn_write(struct file *file, const char __user *buf,
+			  size_t len, loff_t *ppos)
+{
+	WARN(1, "ltt_probe: warning requested through debugfs\n");
+	return len;
+}
+
+static const struct file_operations warn_fops = {
+	.owner = THIS_MODULE,
+	.write = warn_write,
+};
+
 static ssize_t ip_policy_write(struct file *file, const char __user *buf,
 			       size_t len, loff_t *ppos)
 {
@@ -249,6 +263,7 @@ static int __init ltt_probe_init(void)
 	debugfs_create_file("selftest", 0400, dir, NULL, &selftest_fops);
 	debugfs_create_file("last_ip", 0400, dir, NULL, &last_ip_fops);
 	debugfs_create_file("kick", 0200, dir, NULL, &kick_fops);
+	debugfs_create_file("warn", 0200, dir, NULL, &warn_fops);
 	debugfs_create_file("ip_policy", 0200, dir, NULL, &ip_policy_fops);
 	debugfs_create_file("watch_pid", 0200, dir, NULL, &watch_pid_fops);
 	return 0;
