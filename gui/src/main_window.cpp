@@ -309,8 +309,12 @@ void MainWindow::startJob(const std::string& what,
     });
 }
 
-void MainWindow::openTrace(const std::string& trace, const std::string& proc,
+void MainWindow::openTrace(const std::string& tracePath, const std::string& procPath,
                            std::function<void(bool)> then, std::function<void()> shown) {
+    // Absolute paths: the recent-files list stores URIs.
+    const std::string trace = Gio::File::create_for_path(tracePath)->get_path();
+    const std::string proc =
+        procPath.empty() ? procPath : Gio::File::create_for_path(procPath)->get_path();
     job_m.cancel();
     startJob("Opening " + Glib::path_get_basename(trace),
              [this, trace, proc, then, shown](Progress& p) {
