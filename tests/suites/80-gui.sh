@@ -48,7 +48,8 @@ run_gui() {
 }
 
 log=$out/selftest.log
-run_gui --selftest "$out" "$data/small.trace" "$data/small.proc" >"$log" 2>&1
+# Relative paths on purpose (they must work as well as absolute ones).
+(cd "$root" && run_gui --selftest "$out" tests/gui/data/small.trace tests/gui/data/small.proc) >"$log" 2>&1
 rc=$?
 # Fold the self test's own checks in, one by one.
 while IFS= read -r line; do
