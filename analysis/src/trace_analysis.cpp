@@ -125,21 +125,16 @@ Process& TraceAnalysis::live(std::int32_t pid) {
 }
 
 std::vector<std::uint32_t> TraceAnalysis::roots() const {
+    // One pass over the children lists: a trace of a busy system holds tens
+    // of thousands of tasks.
+    std::vector<bool> isChild(processes_m.size(), false);
+    for (const Process& p : processes_m)
+        for (auto c : p.children)
+            isChild[c] = true;
     std::vector<std::uint32_t> r{0};
-    for (std::uint32_t i = 1; i < processes_m.size(); ++i) {
-        const Process& p = processes_m[i];
-        bool hasParent = false;
-        if (p.ppid > 0) {
-            for (std::uint32_t j = 0; j < processes_m.size() && !hasParent; ++j)
-                for (auto c : processes_m[j].children)
-                    if (c == i) {
-                        hasParent = true;
-                        break;
-                    }
-        }
-        if (!hasParent)
+    for (std::uint32_t i = 1; i < processes_m.size(); ++i)
+        if (!isChild[i])
             r.push_back(i);
-    }
     return r;
 }
 
