@@ -11,6 +11,7 @@
  *   ltt_modtest hold       open, start a core-event trace and read it until
  *                          killed (for the unload-under-load test)
  *   ltt_modtest load N     N iterations of a syscall-heavy loop
+ *   ltt_modtest toggle N   N START/STOP cycles (run it under load)
  *   ltt_modtest bench      ns per logged event (1 and 2 CPUs) and the
  *                          slowdown of a syscall loop traced vs untraced
  *
@@ -539,6 +540,15 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 	check(lc.total == res.lost_total && lc_rec == recorded, nm,
 	      "ioctl lost %llu recorded %llu", (unsigned long long)lc.total,
 	      (unsigned long long)lc_rec);
+	{
+		bool finals = !pr;
+
+		for (unsigned int c = 0; c < t.info.ncpus && finals; c++)
+			finals = res.final_blocks[c] == 1;
+		snprintf(nm, sizeof(nm), "%s: every CPU ends with one FINAL block",
+			 name);
+		check(finals, nm, " ");
+	}
 	snprintf(nm, sizeof(nm), "%s: in order, right CPU and size", name);
 	check(!s.out_of_order && !s.bad_cpu && !s.bad_size, nm,
 	      "out of order %llu bad cpu %llu bad size %llu",
@@ -1310,6 +1320,28 @@ static void syscall_loop(long n)
 		syscall(SYS_getppid);
 }
 
+/*
+ * START and STOP @n times: every START registers the callback (the
+ * facility patches its static key in), every STOP unregisters it. Run with
+ * a syscall load on every CPU, this exercises live code patching under the
+ * hooks' feet.
+ */
+static int mode_toggle(long n)
+{
+	struct trace t = { 0 };
+	int fd = open_dev(), r = fd < 0 ? -ENODEV : 0;
+
+	for (long i = 0; i < n && !r; i++) {
+		r = configure(fd, LTT_EV_MASK_CORE, LTT_EV_MASK_ALL, 65536);
+		r = r || start(fd, &t) || stop_and_collect(fd, &t);
+		trace_free(&t);
+	}
+	check(!r, "START/STOP cycles under load", "r %d", r);
+	if (fd >= 0)
+		close(fd);
+	return r ? 1 : 0;
+}
+
 static int mode_load(long n)
 {
 	syscall_loop(n);
@@ -1441,11 +1473,13 @@ int main(int argc, char **argv)
 		return mode_gap();
 	if (!strcmp(mode, "hold"))
 		return mode_hold();
+	if (!strcmp(mode, "toggle"))
+		return mode_toggle(argc > 2 ? atol(argv[2]) : 100);
 	if (!strcmp(mode, "load"))
 		return mode_load(argc > 2 ? atol(argv[2]) : 1000000);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|load N|bench [REPS]\n",
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|bench [REPS]\n",
 		argv[0]);
 	return 2;
 }

@@ -105,6 +105,9 @@ int tp_parse(const uint8_t *buf, size_t len, unsigned int ncpus,
 				if (r->event != LTT_EV_LOST || r->size != 24 ||
 				    l->count != bs->lost)
 					return fail(res, pos, "LOST record missing");
+				if (!l->first_tsc || l->first_tsc > bs->start_tsc)
+					return fail(res, pos, "LOST first_tsc %llu",
+						    (unsigned long long)l->first_tsc);
 				res->lost_records++;
 			} else if (pos != off && r->event == LTT_EV_LOST) {
 				return fail(res, pos, "misplaced LOST");
