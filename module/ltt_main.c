@@ -52,6 +52,7 @@
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/log2.h>
 #include <linux/uaccess.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
@@ -187,7 +188,7 @@ struct ltt_emitter {
 	u64 count;
 	struct ltt_ev_custom *ev;
 	u16 size;
-};
+} ____cacheline_aligned_in_smp;
 
 static struct ltt_emitter ltt_emitters[LTT_MAX_CPUS];
 static DEFINE_MUTEX(ltt_emit_lock);	/* one TEST_EMIT at a time */
@@ -260,7 +261,9 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 		if (!(mask & BIT_ULL(cpu)))
 			continue;
 		e->size = LTT_EV_CUSTOM_FIXED + te.payload;
-		e->ev = kzalloc(e->size, GFP_KERNEL);
+		/* Power-of-two sizes >= 128: no cache line shared by CPUs. */
+		e->ev = kzalloc(roundup_pow_of_two(max_t(u32, e->size, 128)),
+				GFP_KERNEL);
 		if (!e->ev) {
 			ret = -ENOMEM;
 			goto out_free;
