@@ -411,6 +411,7 @@ void TraceAnalysis::add(const Event& e) {
             if (!i)
                 break;
             Process& p = processes_m[i - 1];
+            ++p.stats.wakeups;
             if ((p.off == Process::OffCpu::Sleeping || p.off == Process::OffCpu::IoWait) &&
                 !p.woken) {
                 p.woken = true;

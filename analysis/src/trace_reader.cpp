@@ -278,6 +278,18 @@ bool TraceReader::scan(TraceError* error) {
         file_m->release(size);
     if (blocks_m.empty())
         firstTsc_m = lastTsc_m = header_m.anchor_tsc;
+    // The module closes every CPU with a FINAL block at STOP; a CPU whose
+    // blocks stop without one was cut off (the daemon was killed).
+    std::string cpus;
+    for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
+        const auto& list = cpuBlocks_m[cpu];
+        if (!list.empty() && !(blocks_m[list.back()].flags & LTT_BLOCK_F_FINAL))
+            cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu);
+    }
+    if (!cpus.empty())
+        unfinished_m = TraceError{path_m, dataEnd_m,
+                                  "trace did not end cleanly: no final block for CPU " + cpus +
+                                      " (the producer was probably killed); analyzed up to here"};
     return true;
 }
 

@@ -156,6 +156,8 @@ public:
         std::fprintf(f_m, "Duration:   %s s\n", secs(duration()).c_str());
         std::fprintf(f_m, "Events:     %llu; lost: %llu\n", ull(a_m.events()),
                      ull(a_m.lostEvents()));
+        if (r_m.unfinished())
+            std::fprintf(f_m, "Unfinished: %s\n", r_m.unfinished()->message.c_str());
         if (r_m.truncation())
             std::fprintf(f_m,
                          "Truncated:  the file ends inside a block at offset %llu; "
@@ -315,14 +317,15 @@ public:
         std::stable_sort(ps.begin(), ps.end(), [](const Process* x, const Process* y) {
             return x->stats.runningNs > y->stats.runningNs;
         });
-        std::fprintf(f_m, "  %-20s %8s %9s %12s %12s %12s %12s %12s %12s %12s %12s\n", "task",
-                     "pid", "sched-in", "run", "avg-run", "max-run", "sleep", "iowait", "preempted",
-                     "sched-delay", "max-delay");
+        std::fprintf(f_m, "  %-20s %8s %9s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "task",
+                     "pid", "sched-in", "wakeups", "run", "avg-run", "max-run", "sleep", "iowait",
+                     "preempted", "sched-delay", "max-delay");
         ltt::ProcessStats total;
         for (const Process* p : ps) {
             const auto& s = p->stats;
             row(p->name.c_str(), std::to_string(p->pid).c_str(), s);
             total.schedIn += s.schedIn;
+            total.wakeups += s.wakeups;
             total.runningNs += s.runningNs;
             total.maxSliceNs = std::max(total.maxSliceNs, s.maxSliceNs);
             total.sleepNs += s.sleepNs;
@@ -338,8 +341,8 @@ public:
 
 private:
     void row(const char* name, const char* pid, const ltt::ProcessStats& s) {
-        std::fprintf(f_m, "  %-20.20s %8s %9llu %12s %12s %12s %12s %12s %12s %12s %12s\n", name,
-                     pid, ull(s.schedIn), msec(s.runningNs).c_str(),
+        std::fprintf(f_m, "  %-20.20s %8s %9llu %8llu %12s %12s %12s %12s %12s %12s %12s %12s\n",
+                     name, pid, ull(s.schedIn), ull(s.wakeups), msec(s.runningNs).c_str(),
                      msec(s.schedIn ? s.runningNs / s.schedIn : 0).c_str(),
                      msec(s.maxSliceNs).c_str(), msec(s.sleepNs).c_str(), msec(s.ioWaitNs).c_str(),
                      msec(s.preemptedNs).c_str(), msec(s.schedDelayNs).c_str(),
@@ -415,6 +418,7 @@ void json(std::FILE* f, const Options& o, const TraceAnalysis& a) {
         std::fprintf(f, "%llu", ull(r.truncation()->offset));
     else
         std::fprintf(f, "null");
+    std::fprintf(f, ", \"ended_cleanly\": %s", r.unfinished() ? "false" : "true");
     std::fprintf(f, "},\n  \"masked_out\": [");
     auto missing = av.missing();
     for (std::size_t i = 0; i < missing.size(); ++i) {
@@ -471,6 +475,8 @@ void json(std::FILE* f, const Options& o, const TraceAnalysis& a) {
         num(av.sched, s.maxSliceNs);
         std::fprintf(f, ", \"sched_in\": ");
         num(av.sched, s.schedIn);
+        std::fprintf(f, ", \"wakeups\": ");
+        num(av.wakeups, s.wakeups);
         std::fprintf(f, ", \"syscall_table\": ");
         if (!av.syscalls) {
             std::fprintf(f, "null}");
@@ -653,6 +659,8 @@ int main(int argc, char** argv) {
     }
     if (reader->truncation())
         std::fprintf(stderr, "traceanalyze: warning: %s\n", reader->truncation()->str().c_str());
+    if (reader->unfinished())
+        std::fprintf(stderr, "traceanalyze: warning: %s\n", reader->unfinished()->str().c_str());
 
     std::optional<ltt::ProcSnapshot> snap;
     if (!o.proc.empty()) {

@@ -106,6 +106,7 @@ TEST(TraceAnalysis, AccountsTimeExactly) {
     EXPECT_EQ(sh.maxDelayNs, 300u);
     EXPECT_EQ(sh.maxSliceNs, 600u); // 700 -> 1300; the first and last are not whole
     EXPECT_EQ(sh.schedIn, 2u);
+    EXPECT_EQ(sh.wakeups, 1u);
     EXPECT_EQ(sh.syscalls, 2u);
     EXPECT_EQ(sh.traps, 1u);
     EXPECT_EQ(sh.bytesRead, 100u);

@@ -332,3 +332,23 @@ TEST(TraceReader, OpensFilesAndNamesMissingOnes) {
     EXPECT_EQ(e.file, "/nonexistent/x.trace");
     EXPECT_NE(e.str().find("cannot open: No such file"), std::string::npos);
 }
+
+TEST(TraceReader, WarnsWhenACpuHasNoFinalBlock) {
+    TraceBuilder tb = twoCpus();
+    auto b = tb.bytes();
+    auto o = open(b);
+    ASSERT_TRUE(o.reader);
+    ASSERT_TRUE(o.reader->unfinished()); // the builder sets no FINAL flags
+    EXPECT_NE(o.reader->unfinished()->message.find("no final block for CPU 0, 1"),
+              std::string::npos);
+    poke<std::uint16_t>(b, tb.blockOffsets[0] + 8 + 30, LTT_BLOCK_F_FINAL);
+    auto o2 = open(b);
+    ASSERT_TRUE(o2.reader);
+    ASSERT_TRUE(o2.reader->unfinished());
+    EXPECT_NE(o2.reader->unfinished()->message.find("no final block for CPU 1 ("),
+              std::string::npos);
+    poke<std::uint16_t>(b, tb.blockOffsets[1] + 8 + 30, LTT_BLOCK_F_FINAL);
+    auto o3 = open(b);
+    ASSERT_TRUE(o3.reader);
+    EXPECT_FALSE(o3.reader->unfinished());
+}

@@ -104,6 +104,11 @@ t_run_expect "truncated trace: report says where it stopped" 0 \
 	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc 2>/dev/null"
 t_run_expect "truncated trace: --json truncated_at" 0 "\"truncated_at\": $off" \
 	bash -c "cd '$data' && '$ta' --json bad/truncate.trace small.proc 2>/dev/null"
+t_run_expect "killed producer (no final block): warning names the CPU" 0 \
+	"^traceanalyze: warning: bad/truncate.trace: offset $off .*trace did not end cleanly: no final block for CPU 1 " \
+	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc"
+t_run_expect "killed producer: --json ended_cleanly false" 0 '"ended_cleanly": false' \
+	bash -c "cd '$data' && '$ta' --json bad/truncate.trace small.proc 2>/dev/null"
 head -c 100 "$data/small.trace" >"$tmp/short.trace"
 t_run_expect "trace shorter than its header" 1 \
 	"short.trace: offset 0 \(0x0\): file too short for a trace header \(100 bytes, need 320\)" \

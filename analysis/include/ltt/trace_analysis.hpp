@@ -58,6 +58,7 @@ struct ProcessStats {
     std::uint64_t maxDelayNs = 0; // longest preemption or scheduling delay
     std::uint64_t maxSliceNs = 0; // longest stretch on a CPU between switches
     std::uint64_t schedIn = 0;
+    std::uint64_t wakeups = 0; // PROCESS WAKEUP events naming this task
     // Indexed by syscall number; the last slot collects numbers the table
     // does not know. Empty until the process makes a system call.
     std::vector<SyscallStats> syscallTable;

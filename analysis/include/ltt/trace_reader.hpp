@@ -263,6 +263,10 @@ public:
     // Set when the file ends inside a block: the trace is readable up to
     // `offset` (the start of the damaged block).
     const std::optional<TraceError>& truncation() const { return truncation_m; }
+    // Set when some CPU's last block is not flagged LTT_BLOCK_F_FINAL: the
+    // producer did not stop the trace (killed, crashed), so the trace may
+    // end earlier on those CPUs than the user asked. Names the CPUs.
+    const std::optional<TraceError>& unfinished() const { return unfinished_m; }
     // Bytes of whole blocks (where reading stops).
     std::uint64_t dataEnd() const { return dataEnd_m; }
     // Records the producer claims (sum of BLOCK_END.events): exact for a
@@ -318,6 +322,7 @@ private:
     std::vector<std::vector<std::uint32_t>> cpuBlocks_m;
     std::vector<std::uint64_t> lostPerCpu_m;
     std::optional<TraceError> truncation_m;
+    std::optional<TraceError> unfinished_m;
     std::uint64_t dataEnd_m = 0;
     std::uint64_t claimedEvents_m = 0;
     std::uint64_t lost_m = 0;
