@@ -20,6 +20,10 @@ for kind in magic version block-magic block-length cpu record-size block-end tru
 	rm -f "bad/$kind.proc"
 done
 
+# vm-sh.{trace,proc}: a real trace (tracedaemon on the patched 6.1 kernel in
+# QEMU, 2 CPUs, kernel-clock fallback), kept as is: only its outputs are
+# regenerated.
+
 # Expected outputs.
 $ta -a -s small.trace small.proc >small.report.txt
 $ta --json small.trace small.proc >small.json
@@ -28,4 +32,6 @@ $ta -d tiny.trace tiny.proc >tiny.dump.txt
 $ta -d -c 1 -t syscall_entry,syscall_exit,schedchange small.trace small.proc >small.dump-cpu1.txt
 $ta -s -p 101 -o file_system small.trace small.proc >small.summary-omit.txt
 $ta -a -p 100 small.trace small.proc >small.pid100.txt
+$ta -a -s vm-sh.trace vm-sh.proc >vm-sh.report.txt
+$ta --json vm-sh.trace vm-sh.proc >vm-sh.json
 echo "updated $data"

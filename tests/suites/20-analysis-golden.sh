@@ -39,6 +39,8 @@ golden "dump -d (tiny)" tiny.dump.txt -d tiny.trace tiny.proc
 golden "dump -c 1 -t TYPES" small.dump-cpu1.txt -d -c 1 -t syscall_entry,syscall_exit,schedchange small.trace small.proc
 golden "summary -p -o TYPES" small.summary-omit.txt -s -p 101 -o file_system small.trace small.proc
 golden "analysis -p PID" small.pid100.txt -a -p 100 small.trace small.proc
+golden "real trace from the VM: report" vm-sh.report.txt -a -s vm-sh.trace vm-sh.proc
+golden "real trace from the VM: --json" vm-sh.json --json vm-sh.trace vm-sh.proc
 
 t_check "lost-events banner is the first line" \
 	grep -qm1 '^!!!!' <(head -n 1 "$data/lost.report.txt")
