@@ -77,6 +77,7 @@
 
 static DEFINE_PER_CPU(struct ltt_cpu, ltt_cpus);
 static u64 ltt_hb_period_ns __read_mostly;
+static u64 ltt_stop_time; /* when STOP was asked: the FINAL blocks' end */
 
 /* The state of a traced CPU, NULL for ids that are not possible CPUs. */
 static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
@@ -394,15 +395,18 @@ static void ltt_finish_locked(struct ltt_cpu *c, u64 now)
 
 /**
  * ltt_buffers_finish() - close every CPU's trace with a FINAL block
+ * @stop: the time STOP was asked; the FINAL blocks end there (or at their
+ *        last record, if that is later), not when STOP got round to them
  *
  * Called by STOP once no event can be written any more (callback
  * unregistered, heartbeats cancelled). A CPU whose two buffers both wait
  * for the reader gets its FINAL block when the reader frees one.
  */
-void ltt_buffers_finish(void)
+void ltt_buffers_finish(u64 stop)
 {
 	unsigned int cpu;
 
+	ltt_stop_time = stop;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
 		unsigned long flags;
@@ -410,7 +414,7 @@ void ltt_buffers_finish(void)
 		if (!c)
 			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
-		ltt_finish_locked(c, ltt_clock());
+		ltt_finish_locked(c, stop);
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 }
@@ -445,7 +449,7 @@ static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
 		c->buf[idx].state = LTT_BUF_FREE;
 		c->nready--;
 		if (c->final_pending)
-			ltt_finish_locked(c, ltt_clock());
+			ltt_finish_locked(c, ltt_stop_time);
 	} else {
 		c->buf[idx].state = LTT_BUF_READY;
 	}

@@ -441,10 +441,14 @@ static int ltt_start(void)
 
 static int ltt_stop(void)
 {
+	u64 stop;
+
 	if (ltt_dev.state == LTT_IDLE)
 		return -EINVAL;
 	if (ltt_dev.state == LTT_STOPPED)
 		return 0;
+	/* The trace ends now, however long the teardown below takes. */
+	stop = ltt_clock();
 	WRITE_ONCE(ltt_active, false);
 	ltt_unregister_callback(ltt_callback);
 	/* Test-mode and user-event writers run preempt-disabled too. */
@@ -452,7 +456,7 @@ static int ltt_stop(void)
 	ltt_heartbeat_stop();
 	wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
 	ltt_set_syscall_ip_policy(0, 0, 0);
-	ltt_buffers_finish();
+	ltt_buffers_finish(stop);
 	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
 	wake_up_interruptible(&ltt_dev.readq);
 	return 0;

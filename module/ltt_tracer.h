@@ -132,7 +132,7 @@ void ltt_log(u8 event, u8 subtype, const void *details, u16 size,
 void ltt_log_trace_start(const struct ltt_ev_trace_start *ts);
 void ltt_heartbeat_start(u64 period_ns);
 void ltt_heartbeat_stop(void);
-void ltt_buffers_finish(void);
+void ltt_buffers_finish(u64 stop);
 ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
 bool ltt_buffers_ready(void);
 void ltt_buffers_lost(struct ltt_lost_counts *lc);
