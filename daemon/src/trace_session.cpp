@@ -180,9 +180,11 @@ private:
 };
 
 Session::Drain Session::drain(bool unbounded) {
-    // Bounded per wake-up so a flood of blocks cannot starve the signals;
-    // the loop polls again at once when this returns More.
-    const std::size_t budget = 8 * buffer_m->capacity();
+    // Bounded per wake-up (bytes and time) so a steady flood of blocks
+    // cannot starve the signals and the duration timer; the loop polls again
+    // at once when this returns More.
+    const std::size_t budget = 2 * buffer_m->capacity();
+    const auto until = Clock::now() + std::chrono::milliseconds(20);
     std::size_t got = 0;
     while (true) {
         auto space = buffer_m->space();
@@ -201,7 +203,7 @@ Session::Drain Session::drain(bool unbounded) {
             }
             buffer_m->commit(chunk.size());
             got += chunk.size();
-            if (!unbounded && got >= budget)
+            if (!unbounded && (got >= budget || Clock::now() >= until))
                 return Drain::More;
             continue;
         }

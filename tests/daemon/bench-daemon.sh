@@ -18,7 +18,9 @@ if [[ ! -s $out/bench.txt ]]; then
 fi
 cat "$out/bench.txt"
 best=$(sed -n 's/^best \([0-9]*\) .*/\1/p' "$out/bench.txt")
-line=$(grep "^rate $best " "$out/bench.txt" | tail -n 1)
+# The search's passing run at the best rate (the confirmation run is only reported).
+line=$(grep "^rate $best .* lost 0 " "$out/bench.txt" | head -n 1)
+confirm=$(sed -n 's/^confirm [0-9]* lost \([0-9]*\)$/\1/p' "$out/bench.txt")
 if [[ -z $best || $best == 0 || -z $line ]]; then
 	echo "bench-daemon: no rate without loss" >&2
 	exit 1
@@ -30,4 +32,5 @@ awk -v smp="$(grep -m1 -o 'smp [0-9]*' "$out/console.log" 2>/dev/null)" '{
 	printf "  %.0f test events/s (%.2f MB/s of trace written, all events enabled)\n", e / s, b / s / 1e6
 	printf "  daemon CPU time: %.1f ms per MiB written (drain + writer threads; %.3f s in all for %.1f MiB, with the /proc snapshot)\n", m, c, b / 1048576
 }' <<<"$line"
+echo "  a second run at that rate lost ${confirm:-?} events (the boundary is noisy under TCG)"
 exit 0
