@@ -1380,7 +1380,7 @@ static int mode_bench(int reps)
 {
 	enum { NEV = 200000 };
 	const long loops = 200000;
-	double one[32], two[32], plain[32], traced[32];
+	double one[32], two[32], plain[32], traced[32], nosel[32];
 	struct trace t = { 0 };
 	struct ltt_lost_counts lc;
 	uint64_t lost_traced = 0, lost_emit = 0;
@@ -1413,6 +1413,17 @@ static int mode_bench(int reps)
 			plain[i] = (now_ns() - t0) / loops;
 		}
 		{
+			/* Hooks on, callback registered, nothing selected. */
+			double t0, t1;
+
+			r = r || configure(fd, 0, 0, 65536) || start(fd, &t);
+			t0 = now_ns();
+			syscall_loop(loops);
+			t1 = now_ns();
+			r = r || xioctl(fd, LTT_IOC_STOP, NULL);
+			nosel[i] = (t1 - t0) / loops;
+		}
+		{
 			double t0, t1;
 			pid_t reader;
 
@@ -1438,6 +1449,7 @@ static int mode_bench(int reps)
 	}
 	double m1 = median(one, reps), m2 = median(two, reps);
 	double mp = median(plain, reps), mt = median(traced, reps);
+	double mn = median(nosel, reps);
 
 	printf("bench-module: %d repetitions, medians; clock %s\n", reps,
 	       t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock" : "TSC");
@@ -1448,6 +1460,8 @@ static int mode_bench(int reps)
 	printf("bench-module: lost in test-mode runs: %llu\n",
 	       (unsigned long long)lost_emit);
 	printf("bench-module: getppid loop untraced    : %8.1f ns/iteration\n", mp);
+	printf("bench-module: getppid loop no event sel: %8.1f ns/iteration (hooks and callback only)\n",
+	       mn);
 	printf("bench-module: getppid loop core events : %8.1f ns/iteration (lost %llu)\n",
 	       mt, (unsigned long long)lost_traced);
 	printf("bench-module: slowdown traced/untraced : %8.3f (%+.1f%%)\n", mt / mp,
