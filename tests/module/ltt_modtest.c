@@ -1455,8 +1455,8 @@ static int mode_bench(int reps)
 	       t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock" : "TSC");
 	printf("bench-module: test mode, 1 CPU logging : %8.1f ns/event (%d events per run)\n",
 	       m1, NEV);
-	printf("bench-module: test mode, 2 CPUs logging: %8.1f ns/event per CPU (%d events per CPU per run)\n",
-	       m2, NEV);
+	printf("bench-module: test mode, 2 CPUs logging: %8.1f ns/event per CPU (%d events per CPU per run; %.1f ns per event of the two together)\n",
+	       m2, NEV, m2 / 2);
 	printf("bench-module: lost in test-mode runs: %llu\n",
 	       (unsigned long long)lost_emit);
 	printf("bench-module: getppid loop untraced    : %8.1f ns/iteration\n", mp);
