@@ -28,6 +28,41 @@ std::size_t gallop(const std::vector<std::uint64_t>& v, std::size_t from, std::u
                          v.begin() + static_cast<std::ptrdiff_t>(hi), value) -
         v.begin());
 }
+
+constexpr std::size_t kSampleEvery = 64;
+
+// Same answer as gallop(v, from, value), through `sample` (every
+// kSampleEvery-th value of v): a far target is found in the small sample
+// array, which stays in cache, and then in one 64-value block of v. At coarse
+// zoom this saves most of the cache misses of galloping through v itself.
+std::size_t seek(const std::vector<std::uint64_t>& v, const std::vector<std::uint64_t>& sample,
+                 std::size_t from, std::uint64_t value) {
+    const std::size_t n = v.size();
+    if (from >= n || v[from] >= value)
+        return from;
+    const std::size_t nearEnd = std::min(n, from + 8);
+    if (nearEnd == n || v[nearEnd - 1] >= value)
+        return static_cast<std::size_t>(
+            std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(from + 1),
+                             v.begin() + static_cast<std::ptrdiff_t>(nearEnd), value) -
+            v.begin());
+    // Every sample before k is < value, sample k (if any) is >= value.
+    const std::size_t k = gallop(sample, from / kSampleEvery + 1, value);
+    const std::size_t lo = std::max(from + 1, (k - 1) * kSampleEvery);
+    const std::size_t hi = std::min(n, k * kSampleEvery);
+    return static_cast<std::size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                     v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                                     value) -
+                                    v.begin());
+}
+
+std::vector<std::uint64_t> sampleOf(const std::vector<std::uint64_t>& v) {
+    std::vector<std::uint64_t> s;
+    s.reserve(v.size() / kSampleEvery + 1);
+    for (std::size_t i = 0; i < v.size(); i += kSampleEvery)
+        s.push_back(v[i]);
+    return s;
+}
 } // namespace
 
 std::string_view graphEventKindName(GraphEventKind kind) {
@@ -182,8 +217,8 @@ void EventGraph::bin(std::size_t row, std::uint64_t begin, std::uint64_t end, un
     for (unsigned c = 0; c < columns; ++c) {
         const std::uint64_t next = columnStart(begin, end, columns, c + 1);
         const std::uint64_t limit = (c + 1 == columns) ? end : next;
-        const std::size_t ctlNext = gallop(d.ctlTime, ctlPos, limit);
-        const std::size_t markNext = gallop(d.markTime, markPos, limit);
+        const std::size_t ctlNext = seek(d.ctlTime, d.ctlSample, ctlPos, limit);
+        const std::size_t markNext = seek(d.markTime, d.markSample, markPos, limit);
         std::uint8_t flags = inControl ? RowBins::kControlAtStart : 0;
         if (ctlNext > ctlPos) {
             flags |= RowBins::kControlChanges;
@@ -435,6 +470,9 @@ EventGraph EventGraphBuilder::finish(std::uint64_t endNs) {
         std::size_t old = order[newRow];
         out.rows_m.push_back(graph_m.rows_m[old]);
         out.data_m.push_back(std::move(graph_m.data_m[old]));
+        auto& d = out.data_m.back();
+        d.ctlSample = sampleOf(d.ctlTime);
+        d.markSample = sampleOf(d.markTime);
         if (out.rows_m.back().kind == GraphRowKind::Process)
             out.pidRow_m[out.rows_m.back().pid] = newRow;
     }

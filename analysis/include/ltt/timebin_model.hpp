@@ -149,6 +149,9 @@ private:
         std::vector<std::uint64_t> markTime;  // markers, sorted by time
         std::vector<std::uint64_t> markIndex; // their event indices
         std::vector<GraphEventKind> markKind;
+        // Every 64th ctlTime / markTime: the first level of bin()'s search.
+        std::vector<std::uint64_t> ctlSample;
+        std::vector<std::uint64_t> markSample;
     };
     std::vector<GraphRow> rows_m;
     std::vector<RowData> data_m;
