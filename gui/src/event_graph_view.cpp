@@ -168,6 +168,7 @@ void EventGraphView::setDocument(const TraceDocument* doc) {
     selected_m.reset();
     selectedTime_m.reset();
     selectedRow_m.reset();
+    highlightRow_m.reset();
     firstRow_m = 0;
     densityWidth_m = -1;
     bins_m.clear();
@@ -325,7 +326,33 @@ std::optional<ltt::GraphHit> EventGraphView::hitAt(double x, double y) const {
     return doc_m->graph().nearestEvent(*row, xToTime(x - kLabelWidth), 4 * nsPerPx);
 }
 
+void EventGraphView::showProcess(std::int32_t pid) {
+    if (!doc_m)
+        return;
+    auto row = doc_m->graph().rowOfPid(pid);
+    if (!row)
+        return;
+    highlightRow_m = row;
+    if (*row >= 2) {
+        std::size_t p = *row - 2, n = std::max<std::size_t>(1, visibleProcessRows());
+        if (p < firstRow_m || p >= firstRow_m + n) {
+            firstRow_m = p > n / 2 ? p - n / 2 : 0;
+            syncScrollbars();
+        }
+    }
+    area_m.queue_draw();
+}
+
 void EventGraphView::clickAt(double x, double y) {
+    if (x < kLabelWidth) {
+        if (auto row = rowAtY(y)) {
+            const auto& r = doc_m->graph().rows()[*row];
+            highlightRow_m = row;
+            area_m.queue_draw();
+            rowSignal_m.emit(r.kind == ltt::GraphRowKind::Kernel ? -1 : r.pid);
+        }
+        return;
+    }
     auto hit = hitAt(x, y);
     if (!hit || !doc_m->ready()) // selecting needs the random-access index
         return;
@@ -429,7 +456,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
             cr->rectangle(0, top, width, kRowHeight);
             cr->fill();
         }
-        if (r == selectedRow_m) {
+        if (r == selectedRow_m || r == highlightRow_m) {
             cr->set_source_rgb(0.85, 0.90, 1.0);
             cr->rectangle(0, top, kLabelWidth, kRowHeight);
             cr->fill();

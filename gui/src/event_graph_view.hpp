@@ -32,6 +32,11 @@ public:
     void selectEvent(std::optional<std::uint64_t> index); // from another view
     std::optional<std::uint64_t> selected() const { return selected_m; }
 
+    // Brings the row of `pid` into view and highlights its label.
+    void showProcess(std::int32_t pid);
+    // Emitted when the user clicks a row's label (with the row's pid; the
+    // kernel row gives -1).
+    sigc::signal<void(std::int32_t)>& signalRowClicked() { return rowSignal_m; }
     // Emitted when the user picks an event in the graph.
     sigc::signal<void(std::uint64_t)>& signalEventSelected() { return selectedSignal_m; }
     // Emitted after every paint with the time the paint took.
@@ -88,6 +93,8 @@ private:
     std::vector<ltt::RowBins> bins_m; // reused between paints
     std::size_t lastMarkers_m = 0, lastTransitions_m = 0;
     sigc::signal<void(std::uint64_t)> selectedSignal_m;
+    sigc::signal<void(std::int32_t)> rowSignal_m;
+    std::optional<std::size_t> highlightRow_m;
     sigc::signal<void(std::chrono::nanoseconds)> paintedSignal_m;
 };
 

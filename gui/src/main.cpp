@@ -77,6 +77,20 @@ int main(int argc, char** argv) {
     auto app = Gtk::Application::create("org.ltt.traceview", Gio::Application::Flags::NON_UNIQUE);
     int status = 0;
     std::unique_ptr<traceview::MainWindow> window;
+    // Keyboard shortcuts for the window's actions.
+    const std::pair<const char*, std::vector<Glib::ustring>> accels[] = {
+        {"win.open", {"<Control>o"}},
+        {"win.quit", {"<Control>q"}},
+        {"win.zoom-in", {"<Control>plus", "<Control>equal", "<Control>KP_Add"}},
+        {"win.zoom-out", {"<Control>minus", "<Control>KP_Subtract"}},
+        {"win.zoom-fit", {"<Control>0"}},
+        {"win.goto-event", {"<Control>g"}},
+        {"win.goto-time", {"<Control>t"}},
+        {"win.find-next", {"F3"}},
+        {"win.find-prev", {"<Shift>F3"}},
+    };
+    for (const auto& [action, keys] : accels)
+        app->set_accels_for_action(action, keys);
     app->signal_activate().connect([&] {
         window = std::make_unique<traceview::MainWindow>();
         app->add_window(*window);

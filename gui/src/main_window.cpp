@@ -87,10 +87,18 @@ MainWindow::MainWindow() {
     raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
     raw_m.signalFilterRequested().connect([this](EventFilter f) { runFilter(f); });
     process_m.signalPidSelected().connect([this](std::int32_t pid) {
-        // Selecting a process scrolls the graph to its row; the event
+        // Selecting a process brings its graph row into view; the event
         // selection stays.
-        if (doc_m)
-            setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+        if (!doc_m)
+            return;
+        graph_m.showProcess(pid);
+        setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+    });
+    graph_m.signalRowClicked().connect([this](std::int32_t pid) {
+        if (!doc_m || pid < 0)
+            return;
+        process_m.selectPid(pid);
+        setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
     });
     Gtk::RecentManager::get_default()->signal_changed().connect([this] { rebuildRecentMenu(); });
     rebuildRecentMenu();

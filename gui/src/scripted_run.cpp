@@ -296,6 +296,22 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         win.activate_action("win.zoom-fit");
         next();
     });
+    script->add([&win, checks](auto next) {
+        // Clicking a process row's label selects that process in the
+        // process tab.
+        auto& g = win.graphView();
+        auto labels = g.visibleRowLabels();
+        if (labels.size() > 2) {
+            const std::string& l = labels[2];
+            auto open = l.rfind('(');
+            std::int32_t pid = open == std::string::npos ? -1 : std::atoi(l.c_str() + open + 1);
+            g.clickAt(10, EventGraphView::kAxisHeight + 2.5 * EventGraphView::kRowHeight);
+            checks->check(win.processView().selectedPid() == pid,
+                          "clicking the label " + l + " selects it in the process tab",
+                          "process tab shows " + std::to_string(win.processView().selectedPid()));
+        }
+        next();
+    });
     script->add([&app, checks, &status, shot](auto next) {
         shot("event-graph-final");
         std::cout << "selftest: " << checks->passed << " passed, " << checks->failed << " failed\n";
