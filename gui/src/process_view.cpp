@@ -18,6 +18,10 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
         (void)id;
     };
     addSorted(tree_m, "Process", cols_m.label, 0);
+    if (auto* c = tree_m.get_column(0)) {
+        c->set_sizing(Gtk::TreeViewColumn::Sizing::FIXED);
+        c->set_fixed_width(250);
+    }
     addSorted(tree_m, "PID", cols_m.pid, 1);
     addSorted(tree_m, "Syscalls", cols_m.syscalls, 2);
     {
@@ -28,7 +32,7 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
         }
     }
     treeScroll_m.set_child(tree_m);
-    treeScroll_m.set_size_request(460, -1);
+    treeScroll_m.set_size_request(520, -1);
     set_shrink_start_child(false);
     set_start_child(treeScroll_m);
     set_resize_start_child(false);
