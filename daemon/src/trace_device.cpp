@@ -106,21 +106,26 @@ std::unique_ptr<TraceDevice> openTraceDevice(const std::string& path) {
         return std::make_unique<FileTraceDevice>(path, UniqueFd(fd));
     }
     int err = errno;
+    throw DeviceError(
+        openFailureMessage(path, err, err == ENOENT ? miscMinor("tracer") : std::nullopt), err);
+}
+
+std::string openFailureMessage(const std::string& path, int err, std::optional<int> minor) {
     std::string msg = "cannot open " + path + ": " + errnoText(err);
     switch (err) {
     case ENOENT:
-        if (auto minor = miscMinor("tracer"))
+        if (minor)
             msg += ". The trace module is loaded (misc device \"tracer\", minor " +
                    std::to_string(*minor) +
-                   ") but the device node is missing: mount devtmpfs "
-                   "on /dev or run: mknod " +
+                   ") but the device node is missing: mount devtmpfs on /dev or run: mknod " +
                    path + " c 10 " + std::to_string(*minor);
         else
-            msg += ". Is the trace module loaded? (insmod ltt.ko, or modprobe it)";
+            msg += ". Is the trace module loaded? (insmod ltt_tracer.ko)";
         break;
     case ENODEV:
     case ENXIO:
-        msg += ". The device node exists but no driver answers: load the trace module";
+        msg += ". The device node exists but no driver answers: load the trace module "
+               "(insmod ltt_tracer.ko)";
         break;
     case EBUSY:
         msg += ". The trace device is in use: another tracedaemon is running (only one "
@@ -133,7 +138,7 @@ std::unique_ptr<TraceDevice> openTraceDevice(const std::string& path) {
     default:
         break;
     }
-    throw DeviceError(msg, err);
+    return msg;
 }
 
 std::string abiVersionString(std::uint32_t v) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <ltt/abi.h>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -48,6 +49,9 @@ public:
 // DeviceError explaining the likely cause: module not loaded, device node
 // missing, busy (another tracedaemon), permission denied.
 std::unique_ptr<TraceDevice> openTraceDevice(const std::string& path);
+// The message for a failed open: errno `err`, and the misc minor of
+// "tracer" from /proc/misc when the module is loaded (ENOENT only).
+std::string openFailureMessage(const std::string& path, int err, std::optional<int> miscMinor);
 
 // Typed operations; each throws DeviceError on failure.
 std::uint32_t abiVersion(TraceDevice& dev);

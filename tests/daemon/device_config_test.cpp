@@ -175,3 +175,24 @@ TEST(OpenTraceDevice, RegularFileIsNotATraceDevice) {
         EXPECT_NE(std::string(e.what()).find("is not a character device"), std::string::npos);
     }
 }
+
+TEST(OpenTraceDevice, EveryFailureSaysWhatToDo) {
+    EXPECT_EQ(openFailureMessage("/dev/tracer", ENOENT, std::nullopt),
+              "cannot open /dev/tracer: No such file or directory. Is the trace module loaded? "
+              "(insmod ltt_tracer.ko)");
+    EXPECT_EQ(openFailureMessage("/dev/tracer", ENOENT, 57),
+              "cannot open /dev/tracer: No such file or directory. The trace module is loaded "
+              "(misc device \"tracer\", minor 57) but the device node is missing: mount "
+              "devtmpfs on /dev or run: mknod /dev/tracer c 10 57");
+    EXPECT_NE(openFailureMessage("/dev/tracer", ENXIO, std::nullopt).find("no driver answers"),
+              std::string::npos);
+    EXPECT_EQ(openFailureMessage("/dev/tracer", EBUSY, std::nullopt),
+              "cannot open /dev/tracer: Device or resource busy. The trace device is in use: "
+              "another tracedaemon is running (only one may trace at a time)");
+    EXPECT_EQ(openFailureMessage("/dev/tracer", EACCES, std::nullopt),
+              "cannot open /dev/tracer: Permission denied. Tracing needs root (the device is "
+              "mode 0600)");
+    EXPECT_EQ(openFailureMessage("/dev/tracer", EPERM, std::nullopt),
+              "cannot open /dev/tracer: Operation not permitted. Tracing needs root (the device "
+              "is mode 0600)");
+}
