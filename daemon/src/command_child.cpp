@@ -30,6 +30,9 @@ CommandChild::CommandChild(const std::vector<std::string>& argv, bool ownGroup,
     if (pid < 0)
         throw std::system_error(errno, std::generic_category(), "cannot fork the command");
     if (pid == 0) {
+        // The command starts with the signal state the daemon was given,
+        // except SIGPIPE, which tracedaemon ignores for itself.
+        ::signal(SIGPIPE, SIG_DFL);
         ::sigprocmask(SIG_SETMASK, &childMask, nullptr);
         if (ownGroup)
             ::setpgid(0, 0);

@@ -416,3 +416,19 @@ TEST(TraceSession, TestEmitFailureIsReported) {
     EXPECT_NE(msg.str().find("warning: test mode emit failed: Invalid argument"), std::string::npos)
         << msg.str();
 }
+
+TEST(TraceSession, CommandGetsDefaultSigpipeAndUnblockedSignals) {
+    // tracedaemon ignores SIGPIPE and blocks its signals; the command must
+    // not inherit either: here it dies of SIGPIPE, and SIGTERM reaches it.
+    Files f("sigpipe");
+    auto s = std::make_shared<FakeState>();
+    auto old = ::signal(SIGPIPE, SIG_IGN);
+    std::ostringstream msg;
+    SessionSummary r =
+        runTraceSession(opts(f, {}, {"/bin/sh", "-c", "kill -PIPE $$; exit 0"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 128 + SIGPIPE) << msg.str();
+    SessionSummary t = runTraceSession(opts(f, {}, {"/bin/sh", "-c", "kill -TERM $$; exit 0"}), msg,
+                                       fakeEnv(std::make_shared<FakeState>()));
+    EXPECT_EQ(t.exitCode, 128 + SIGTERM) << msg.str();
+    ::signal(SIGPIPE, old);
+}
