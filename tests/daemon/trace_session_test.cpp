@@ -391,11 +391,13 @@ TEST(TraceSession, TestEmitLoadKeepsItsRate) {
     std::ostringstream msg;
     SessionSummary r = runTraceSession(opts(f, {"--test-emit", "100k", "-ts1"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 0) << msg.str();
-    EXPECT_GT(s->count(LTT_IOC_TEST_EMIT), 10u);
-    // The load starts after the .proc snapshot and never runs ahead of its
-    // rate; on a loaded machine it may lag.
-    EXPECT_GT(r.testEmitted, 30000u);
+    EXPECT_GE(s->count(LTT_IOC_TEST_EMIT), 2u);
+    // Never ahead of the rate; on a loaded machine it may lag a lot (it
+    // starts after the .proc snapshot), so only a loose lower bound.
+    EXPECT_GT(r.testEmitted, 5000u);
     EXPECT_LE(r.testEmitted, 100000u);
+    unsigned cpus = static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    EXPECT_EQ(r.testEmitted % cpus, 0u);
     auto last = s->arg<ltt_test_emit>(LTT_IOC_TEST_EMIT);
     EXPECT_EQ(last.cpu_mask, 0u);
     EXPECT_EQ(last.payload, sizeof(ltt_test_payload));
