@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
@@ -60,8 +62,31 @@ Options opts(const Files& f, std::initializer_list<std::string_view> extra,
     return r.options.value_or(Options{});
 }
 
-SessionEnv fakeEnv(std::shared_ptr<FakeState> s) {
+// A two-task /proc, so the snapshot takes no time even on a loaded machine
+// (the session tests are about timing; the snapshot has its own tests).
+const std::string& smallProc() {
+    static const std::string root = [] {
+        std::string r = ::testing::TempDir() + "/daemon-small-proc";
+        std::string cmd = "rm -rf " + r + " && mkdir -p " + r + "/1/task/1 " + r + "/7/task/7";
+        if (std::system(cmd.c_str()) != 0)
+            return std::string("/proc");
+        auto write = [](const std::string& path, const char* text) {
+            if (FILE* f = std::fopen(path.c_str(), "w")) {
+                std::fputs(text, f);
+                std::fclose(f);
+            }
+        };
+        write(r + "/1/task/1/stat", "1 (init) S 0 1 1 0 -1 0 0 0");
+        write(r + "/7/task/7/stat", "7 (worker) R 1 7 7 0 -1 0 0 0");
+        write(r + "/interrupts", "     CPU0\n  4:   5   IO-APIC   4-edge   ttyS0\n");
+        return r;
+    }();
+    return root;
+}
+
+SessionEnv fakeEnv(std::shared_ptr<FakeState> s, bool hostProc = false) {
     SessionEnv env;
+    env.procRoot = hostProc ? "/proc" : smallProc();
     env.openDevice = fakeOpener(std::move(s));
     env.endTimeout = 300ms;
     return env;
@@ -137,13 +162,14 @@ TEST(TraceSession, DurationIsHonouredAndEveryBlockIsWritten) {
     EXPECT_TRUE(s->sigio);
     EXPECT_EQ(s->arg<__u64>(LTT_IOC_SET_EVENT_MASK), LTT_EV_BIT(LTT_EV_SCHEDCHANGE));
 
-    // The .proc snapshot was written and names this process.
+    // The .proc snapshot was written from the (small, fake) /proc.
     ProcParseError err;
     auto snap = readProcFile(f.proc, &err);
     ASSERT_TRUE(snap) << err.str();
-    bool me = std::any_of(snap->tasks.begin(), snap->tasks.end(),
-                          [](const ProcTask& t) { return t.pid == ::getpid(); });
-    EXPECT_TRUE(me);
+    ASSERT_EQ(snap->tasks.size(), 2u);
+    EXPECT_EQ(snap->tasks[1].name, "worker");
+    ASSERT_EQ(snap->irqs.size(), 1u);
+    EXPECT_EQ(snap->irqs[0].name, "ttyS0");
 
     std::string m = msg.str();
     EXPECT_NE(m.find("tracedaemon: traced 0."), std::string::npos) << m;
@@ -232,7 +258,8 @@ TEST(TraceSession, CommandIsTracedFromItsStartAndItsStatusReturned) {
     std::remove(marker.c_str());
     std::string script = "echo $$ > " + marker + "; exit 3";
     std::ostringstream msg;
-    SessionSummary r = runTraceSession(opts(f, {"-T"}, {"/bin/sh", "-c", script}), msg, fakeEnv(s));
+    SessionSummary r =
+        runTraceSession(opts(f, {"-T"}, {"/bin/sh", "-c", script}), msg, fakeEnv(s, true));
     EXPECT_EQ(r.exitCode, 3) << msg.str();
     EXPECT_EQ(r.reason, StopReason::CommandExited);
     EXPECT_NE(msg.str().find("(command exited)"), std::string::npos) << msg.str();
