@@ -362,7 +362,7 @@ void MainWindow::openTrace(const std::string& tracePath, const std::string& proc
                                  return;
                              if (ok) {
                                  process_m.setDocument(doc_m.get());
-                                 raw_m.setDocument(doc_m.get());
+                                 raw_m.setDocument(doc_m);
                                  graph_m.area().queue_draw(); // process names
                                  std::string status = doc_m->summary();
                                  for (const auto& w : doc_m->warnings())

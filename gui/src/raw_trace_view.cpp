@@ -9,11 +9,12 @@ namespace traceview {
 // ---------------------------------------------------------------------------
 // EventItem
 
-EventItem::EventItem(const TraceDocument* doc, std::uint64_t index)
-    : Glib::ObjectBase(typeid(EventItem)), doc_m(doc), index_m(index) {}
+EventItem::EventItem(std::shared_ptr<const TraceDocument> doc, std::uint64_t index)
+    : Glib::ObjectBase(typeid(EventItem)), doc_m(std::move(doc)), index_m(index) {}
 
-Glib::RefPtr<EventItem> EventItem::create(const TraceDocument* doc, std::uint64_t index) {
-    return Glib::make_refptr_for_instance<EventItem>(new EventItem(doc, index));
+Glib::RefPtr<EventItem> EventItem::create(std::shared_ptr<const TraceDocument> doc,
+                                          std::uint64_t index) {
+    return Glib::make_refptr_for_instance<EventItem>(new EventItem(std::move(doc), index));
 }
 
 const EventLine& EventItem::line() {
@@ -70,10 +71,10 @@ gpointer EventListModel::get_item_vfunc(guint position) {
     return g_object_ref(item->gobj());
 }
 
-void EventListModel::reset(const TraceDocument* doc,
+void EventListModel::reset(std::shared_ptr<const TraceDocument> doc,
                            std::optional<std::vector<std::uint64_t>> filtered) {
     guint before = size();
-    doc_m = doc;
+    doc_m = std::move(doc);
     filtered_m = std::move(filtered);
     items_changed(0, before, size());
 }
@@ -222,12 +223,12 @@ std::string RawTraceView::cellText(guint position, int column) const {
     return cellOf(doc_m->event(model_m->indexAt(position)), column);
 }
 
-void RawTraceView::setDocument(const TraceDocument* doc) {
-    doc_m = doc;
+void RawTraceView::setDocument(std::shared_ptr<const TraceDocument> doc) {
+    doc_m = std::move(doc);
     syncing_m = true;
-    model_m->reset(doc, std::nullopt);
+    model_m->reset(doc_m, std::nullopt);
     syncing_m = false;
-    count_m.set_text(doc ? std::to_string(model_m->size()) + " events" : "");
+    count_m.set_text(doc_m ? std::to_string(model_m->size()) + " events" : "");
 }
 
 namespace {

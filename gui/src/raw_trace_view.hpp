@@ -7,6 +7,7 @@
 #include "trace_document.hpp"
 
 #include <gtkmm.h>
+#include <memory>
 #include <optional>
 
 namespace traceview {
@@ -14,15 +15,16 @@ namespace traceview {
 // One visible row; decodes its event on first use.
 class EventItem : public Glib::Object {
 public:
-    static Glib::RefPtr<EventItem> create(const TraceDocument* doc, std::uint64_t index);
+    static Glib::RefPtr<EventItem> create(std::shared_ptr<const TraceDocument> doc,
+                                          std::uint64_t index);
     const EventLine& line();
     std::uint64_t index() const { return index_m; }
 
 protected:
-    EventItem(const TraceDocument* doc, std::uint64_t index);
+    EventItem(std::shared_ptr<const TraceDocument> doc, std::uint64_t index);
 
 private:
-    const TraceDocument* doc_m;
+    std::shared_ptr<const TraceDocument> doc_m; // rows may outlive a closed trace
     std::uint64_t index_m;
     std::optional<EventLine> line_m;
 };
@@ -32,7 +34,8 @@ private:
 class EventListModel : public Gio::ListModel, public Glib::Object {
 public:
     static Glib::RefPtr<EventListModel> create();
-    void reset(const TraceDocument* doc, std::optional<std::vector<std::uint64_t>> filtered);
+    void reset(std::shared_ptr<const TraceDocument> doc,
+               std::optional<std::vector<std::uint64_t>> filtered);
     std::uint64_t indexAt(guint position) const;
     std::optional<guint> positionOf(std::uint64_t index) const; // nearest at or after
     guint size() const;
@@ -44,14 +47,14 @@ protected:
     gpointer get_item_vfunc(guint position) override;
 
 private:
-    const TraceDocument* doc_m = nullptr;
+    std::shared_ptr<const TraceDocument> doc_m;
     std::optional<std::vector<std::uint64_t>> filtered_m;
 };
 
 class RawTraceView : public Gtk::Box {
 public:
     RawTraceView();
-    void setDocument(const TraceDocument* doc);
+    void setDocument(std::shared_ptr<const TraceDocument> doc);
     void setFiltered(std::optional<std::vector<std::uint64_t>> indices, const std::string& what);
     void selectEvent(std::optional<std::uint64_t> index);
     EventFilter currentFilter() const;
@@ -73,7 +76,7 @@ private:
     void addColumn(const char* title, int column, bool expand);
     void scrollTo(guint position);
 
-    const TraceDocument* doc_m = nullptr;
+    std::shared_ptr<const TraceDocument> doc_m;
     Glib::RefPtr<EventListModel> model_m;
     Glib::RefPtr<Gtk::SingleSelection> selection_m;
     Gtk::Box bar_m{Gtk::Orientation::HORIZONTAL, 6};

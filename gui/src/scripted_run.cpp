@@ -20,7 +20,10 @@ class Script : public std::enable_shared_from_this<Script> {
 public:
     using Step = std::function<void(std::function<void()> next)>;
     void add(Step s) { steps_m.push_back(std::move(s)); }
-    void run(unsigned pauseMs) {
+    // `widget` paces the steps: after each, a pause, then two frames of its
+    // frame clock, so layout and painting are done even on a loaded machine.
+    void run(Gtk::Widget& widget, unsigned pauseMs) {
+        widget_m = &widget;
         pause_m = pauseMs;
         step(0);
     }
@@ -31,10 +34,23 @@ private:
             return;
         auto self = shared_from_this();
         steps_m[i]([self, i] {
-            Glib::signal_timeout().connect_once([self, i] { self->step(i + 1); }, self->pause_m);
+            Glib::signal_timeout().connect_once(
+                [self, i] {
+                    auto frames = std::make_shared<int>(0);
+                    self->widget_m->queue_draw();
+                    self->widget_m->add_tick_callback(
+                        [self, i, frames](const Glib::RefPtr<Gdk::FrameClock>&) {
+                            if (++*frames < 2)
+                                return true;
+                            Glib::signal_idle().connect_once([self, i] { self->step(i + 1); });
+                            return false;
+                        });
+                },
+                self->pause_m);
         });
     }
     std::vector<Step> steps_m;
+    Gtk::Widget* widget_m = nullptr;
     unsigned pause_m = 200;
 };
 
@@ -112,7 +128,11 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         bool recent = false;
         for (const auto& [t, p] : win.recentTraces())
             recent = recent || t == doc->tracePath();
-        checks->check(recent, "File → Open Recent lists the trace");
+        std::string listed;
+        for (const auto& [t, p] : win.recentTraces())
+            listed += t + " ";
+        checks->check(recent, "File → Open Recent lists the trace",
+                      "want " + doc->tracePath() + ", have " + listed);
         auto& g = win.graphView();
         auto labels = g.visibleRowLabels();
         checks->check(labels.size() >= 3 && labels[0] == "Kernel" && labels[1] == "Idle (0)",
@@ -319,7 +339,7 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         app.quit();
         next();
     });
-    script->run(300);
+    script->run(win, 300);
 }
 
 void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& trace,
