@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: throughput and peak memory of `traceanalyze -a -s` on a
-# 10-million-event ltt-synth trace (best of 3 runs; single-threaded), and the
+# 10-million-event ltt-synth trace (best of 3 runs for time, worst for
+# memory; the analyzer is single-threaded), and the
 # same on a 1-million-event trace to show memory does not grow with events.
 # The machine may be shared: events/s is given per wall-clock second and per
 # CPU second (user + system) of the analyzer's own process.
@@ -21,17 +22,17 @@ make_trace() { # NAME EVENTS
 	fi
 }
 
-measure() { # NAME -> prints "events wall cpu rss_kb" of the best run
-	local name=$1 best="" line wall user sys rss
+measure() { # NAME -> prints "events wall cpu rss_kb": the best of 3 runs each
+	local name=$1 line wall user sys rss bw=999999 bc=999999 br=0
 	for _ in 1 2 3; do
 		line=$(/usr/bin/time -f "%e %U %S %M" "$bin/traceanalyze" -a -s \
 			"$dir/$name.trace" "$dir/$name.proc" 2>&1 >/dev/null | tail -n 1)
 		read -r wall user sys rss <<<"$line"
-		if [[ -z $best ]] || awk -v a="$wall" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
-			best="$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $rss"
-		fi
+		read -r bw bc br < <(awk -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
+			-v bw="$bw" -v bc="$bc" -v br="$br" 'BEGIN {
+			c = u + s; printf "%s %.2f %d\n", (w < bw ? w : bw), (c < bc ? c : bc), (r > br ? r : br) }')
 	done
-	echo "$(cat "$dir/$name.events") $best"
+	echo "$(cat "$dir/$name.events") $bw $bc $br"
 }
 
 make_trace synth10m 10000000
