@@ -644,6 +644,70 @@ static void check_emit_with_reader(int fd)
 	trace_free(&t);
 }
 
+/*
+ * STOP, then RESET, while another process sharing the file is inside an
+ * endless TEST_EMIT: the emitters stop, the ioctl returns, the blocks are
+ * whole and account for every event stored.
+ */
+static void check_stop_during_emit(int fd)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		const char *what = mode ? "RESET" : "STOP";
+		struct ltt_lost_counts lc;
+		struct trace t = { 0 };
+		struct tp_result res;
+		struct test_seen s;
+		uint64_t recorded = 0, lc_rec = 0;
+		int pipefd[2], r, st, pr = 0;
+		char nm[128], c;
+		pid_t pid;
+
+		test_seen_init(&s, 16);
+		r = configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL, 65536);
+		r = r || start(fd, &t);
+		if (r || pipe(pipefd)) {
+			check(false, "stop during TEST_EMIT: setup", "r %d", r);
+			return;
+		}
+		pid = fork();
+		if (pid == 0) {
+			write(pipefd[1], "e", 1);
+			r = emit(fd, 1ULL << 40, 0, 16);
+			/* 0: ended by the STOP; EINVAL: it came first. */
+			_exit(r == 0 || r == -EINVAL ? 0 : 1);
+		}
+		read(pipefd[0], &c, 1);
+		usleep(200000); /* only makes it likely the emitters run */
+		r = xioctl(fd, mode ? LTT_IOC_RESET : LTT_IOC_STOP, NULL);
+		waitpid(pid, &st, 0);
+		snprintf(nm, sizeof(nm), "%s during an endless TEST_EMIT ends it",
+			 what);
+		check(!r && WIFEXITED(st) && WEXITSTATUS(st) == 0, nm,
+		      "r %d status %#x", r, st);
+		if (!mode) {
+			r = read_all(fd, &t) || xioctl(fd, LTT_IOC_GET_LOST, &lc);
+			if (!r)
+				pr = tp_parse(t.buf, t.len, t.info.ncpus,
+					      t.info.anchor_tsc, on_test_record, &s,
+					      &res);
+			for (unsigned int i = 0; i < LTT_MAX_CPUS; i++) {
+				recorded += s.count[i];
+				lc_rec += r ? 0 : lc.recorded[i];
+			}
+			check(!r && !pr && recorded == lc_rec && !s.out_of_order &&
+				      res.lost_total == lc.total,
+			      "STOP during TEST_EMIT: whole blocks, counts agree",
+			      "r %d parse '%s' recorded %llu/%llu", r,
+			      pr ? res.error : "", (unsigned long long)recorded,
+			      (unsigned long long)lc_rec);
+		}
+		trace_free(&t);
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	xioctl(fd, LTT_IOC_RESET, NULL);
+}
+
 /* ------------------------------------------------------- notification */
 
 static void check_notify(int fd)
@@ -1285,6 +1349,7 @@ static int mode_check(void)
 	check_emit(fd, "2 CPUs, small buffers", 20000, 4096, 16, false);
 	check_emit(fd, "2 CPUs, 64 KiB buffers", 200000, 65536, 40, false);
 	check_emit_with_reader(fd);
+	check_stop_during_emit(fd);
 	check_notify(fd);
 	check_filters(fd);
 	if (check_kernel_events(fd))
