@@ -601,7 +601,7 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            configuration is always set)
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
-  -V, --version            show the version and the module ABI it speaks
+  -V, --version            show the version and the ltt ABI it speaks
 
 Events (case-insensitive; LTT names, ABI names and groups):
   SYS_ENTRY SYS_EXIT TRAP_ENTRY TRAP_EXIT IRQ_ENTRY IRQ_EXIT SCHED KTIMER
