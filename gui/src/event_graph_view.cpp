@@ -184,7 +184,9 @@ void EventGraphView::setView(std::uint64_t begin, std::uint64_t end) {
         return;
     const auto& g = doc_m->graph();
     const std::uint64_t lo = g.startNs(), hi = std::max(g.endNs(), g.startNs() + 1);
-    std::uint64_t span = std::clamp<std::uint64_t>(end > begin ? end - begin : 1, 20, hi - lo + 0);
+    const std::uint64_t whole = hi - lo;
+    std::uint64_t span = std::clamp<std::uint64_t>(end > begin ? end - begin : 1,
+                                                   std::min<std::uint64_t>(20, whole), whole);
     if (span == 0)
         span = 1;
     begin = std::clamp(begin, lo, hi - std::min(span, hi - lo));

@@ -350,6 +350,7 @@ void MainWindow::openTrace(const std::string& tracePath, const std::string& proc
                      set_title(Glib::path_get_basename(trace) + " — traceview");
                      setStatus(doc_m->summary());
                      Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
+                     openedThisSession_m.push_back(trace);
                      rebuildRecentMenu();
                      if (shown)
                          shown();
