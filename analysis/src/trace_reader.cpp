@@ -477,7 +477,13 @@ bool TraceCursor::stop() {
 
 // Plays the full tournament: after the streams were set (start, restore).
 void TraceCursor::buildTree() {
-    const std::size_t n = std::max<std::size_t>(streams_m.size(), 1);
+    keys_m.resize(std::max<std::size_t>(streams_m.size(), 1), kNoTsc);
+    for (std::size_t i = 0; i < streams_m.size(); ++i)
+        keys_m[i] = streams_m[i].nextTsc;
+    scan_m = keys_m.size() <= kScanCpus;
+    if (scan_m)
+        return;
+    const std::size_t n = keys_m.size();
     const std::size_t leaves = std::bit_ceil(n);
     tree_m.assign(leaves, 0);
     int win[2 * LTT_MAX_CPUS];

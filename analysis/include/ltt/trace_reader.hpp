@@ -203,10 +203,26 @@ private:
     void buildTree();
     // Whether CPU a's next record comes before CPU b's (time, then CPU).
     bool before(int a, int b) const {
-        const int n = static_cast<int>(streams_m.size());
-        const std::uint64_t ta = a < n ? streams_m[a].nextTsc : kNoTsc;
-        const std::uint64_t tb = b < n ? streams_m[b].nextTsc : kNoTsc;
+        const int n = static_cast<int>(keys_m.size());
+        const std::uint64_t ta = a < n ? keys_m[a] : kNoTsc;
+        const std::uint64_t tb = b < n ? keys_m[b] : kNoTsc;
         return ta < tb || (ta == tb && a < b);
+    }
+    // For a few CPUs: the first of the smallest next times, by a scan the
+    // compiler turns into conditional moves. Which CPU comes next is data
+    // (CPUs interleave every event or two), so any branch on it would
+    // mispredict about half the time.
+    int scanFirst() const {
+        const std::uint64_t* k = keys_m.data();
+        const int n = static_cast<int>(keys_m.size());
+        std::uint64_t best = k[0];
+        int cpu = 0;
+        for (int i = 1; i < n; ++i) {
+            const bool earlier = k[i] < best;
+            best = earlier ? k[i] : best;
+            cpu = earlier ? i : cpu;
+        }
+        return cpu;
     }
     void replay(int cpu) {
         int w = cpu;
@@ -231,6 +247,11 @@ private:
     // CPUs padded to a power of two). Advancing a CPU replays one path:
     // log2(CPUs) comparisons per event.
     std::vector<int> tree_m;
+    // Next record time per CPU (mirrors Stream::nextTsc, packed for the
+    // merge); with at most kScanCpus CPUs a scan replaces the tree.
+    static constexpr std::size_t kScanCpus = 8;
+    std::vector<std::uint64_t> keys_m;
+    bool scan_m = true;
     bool stopped_m = false; // an error ends the walk
     Event event_m;
     std::uint64_t index_m = 0;
@@ -342,8 +363,8 @@ private:
 inline bool TraceCursor::next() {
     if (stopped_m) [[unlikely]]
         return stop();
-    const int cpu = tree_m[0];
-    if (streams_m[cpu].nextTsc == kNoTsc) [[unlikely]] {
+    const int cpu = scan_m ? scanFirst() : tree_m[0];
+    if (keys_m[cpu] == kNoTsc) [[unlikely]] {
         valid_m = false; // every CPU is exhausted
         ++index_m;
         return false;
@@ -380,12 +401,16 @@ inline bool TraceCursor::next() {
             s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
             ev != LTT_EV_BLOCK_END) [[likely]] {
             s.nextTsc = s.base + s.next.delta;
-            replay(cpu);
+            keys_m[cpu] = s.nextTsc;
+            if (!scan_m)
+                replay(cpu);
             return true;
         }
     }
     advanceSlow(static_cast<std::uint16_t>(cpu));
-    replay(cpu);
+    keys_m[cpu] = s.nextTsc;
+    if (!scan_m)
+        replay(cpu);
     return true;
 }
 
