@@ -61,6 +61,8 @@ public:
     Gtk::Entry& searchEntry() { return search_m; }
     Gtk::Label& statusLabel() { return status_m; }
     bool busy() const { return job_m.busy(); }
+    // What the status bar's Cancel button does.
+    void cancelJob() { job_m.cancel(); }
     std::vector<std::string> menuLabels() const;
     // Traces in File → Open Recent (trace, proc).
     const std::vector<std::pair<std::string, std::string>>& recentTraces() const {

@@ -332,6 +332,19 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         }
         next();
     });
+    script->add([&win, checks, trace, proc](auto next) {
+        // Cancel re-opening the trace at once: the open stops, the trace
+        // already shown stays.
+        const TraceDocument* before = win.document();
+        win.openTrace(trace, proc, [checks, &win, before, next](bool ok) {
+            checks->check(!ok && win.document() == before &&
+                              win.statusLabel().get_text() == "Opening cancelled",
+                          "Cancel stops opening and keeps the current trace",
+                          win.statusLabel().get_text());
+            next();
+        });
+        win.cancelJob();
+    });
     script->add([&app, checks, &status, shot](auto next) {
         shot("event-graph-final");
         std::cout << "selftest: " << checks->passed << " passed, " << checks->failed << " failed\n";

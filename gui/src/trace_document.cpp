@@ -104,16 +104,23 @@ bool TraceDocument::complete(Progress& progress) {
     // a pass of its own: build it next to the analysis pass.
     std::thread indexer([&reader] { reader.buildIndex(); });
     auto analysis = std::make_unique<ltt::TraceAnalysis>(reader, d.proc ? &*d.proc : nullptr);
+    // TraceAnalysis::run() with a cancellation point: feed the events here.
     const double total = double(std::max<std::uint64_t>(1, d.events));
-    bool ok = analysis->run([&progress, total](double f) {
-        progress.set(f);
-        (void)total;
-    });
+    auto c = reader.begin();
+    for (std::uint64_t n = 0; c.valid(); c.next(), ++n) {
+        analysis->add(c.event());
+        if ((n & 0xffff) == 0) {
+            progress.set(double(n) / total);
+            if (progress.cancelled())
+                break;
+        }
+    }
     indexer.join();
     if (progress.cancelled())
         return false;
-    if (!ok && analysis->error() && d.warnings.empty())
-        d.warnings.push_back(analysis->error()->str());
+    analysis->finish();
+    if (c.error() && d.warnings.empty())
+        d.warnings.push_back(c.error()->str());
     const auto& procs = analysis->processes();
     for (std::uint32_t i = 0; i < procs.size(); ++i)
         d.latest[procs[i].pid] = i;
