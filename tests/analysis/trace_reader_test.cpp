@@ -3,6 +3,7 @@
 // TSC conversion.
 #include "trace_builder.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <ltt/trace_reader.hpp>
 #include <random>
@@ -351,4 +352,36 @@ TEST(TraceReader, WarnsWhenACpuHasNoFinalBlock) {
     auto o3 = open(b);
     ASSERT_TRUE(o3.reader);
     EXPECT_FALSE(o3.reader->unfinished());
+}
+
+// Few CPUs are merged by a scan, many by a loser tree: both give the same
+// order, (time, CPU).
+TEST(TraceReader, MergesManyCpus) {
+    for (std::uint32_t ncpus : {1u, 3u, 16u, 17u, 40u, 64u}) {
+        TraceBuilder b(ncpus);
+        std::mt19937 rng(ncpus);
+        std::size_t events = 0;
+        for (std::uint16_t cpu = 0; cpu < ncpus; ++cpu) {
+            for (int blk = 0; blk < 2; ++blk) {
+                std::uint64_t t = 1000 + blk * 100000 + rng() % 50;
+                b.block(cpu, t, cpu);
+                for (int i = 0; i < 50; ++i) {
+                    t += rng() % 7; // ties across CPUs happen
+                    b.ev(t, LTT_EV_KERNEL_TIMER);
+                }
+                b.end(t);
+                events += 52;
+            }
+        }
+        auto o = open(b.bytes());
+        ASSERT_TRUE(o.reader) << o.error.str();
+        std::vector<std::pair<std::uint64_t, std::uint16_t>> seen;
+        for (auto c = o.reader->begin(); c.valid(); c.next())
+            seen.emplace_back(c.event().tsc, c.event().cpu);
+        EXPECT_EQ(seen.size(), events) << ncpus;
+        EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << ncpus;
+        auto mid = o.reader->atIndex(events / 2);
+        ASSERT_TRUE(mid.valid());
+        EXPECT_EQ(std::make_pair(mid.event().tsc, mid.event().cpu), seen[events / 2]);
+    }
 }

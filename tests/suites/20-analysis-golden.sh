@@ -61,7 +61,8 @@ done
 for args in "--events 20000 --cpus 4 --processes 8 --seed 11" \
 	"--events 50000 --cpus 1 --processes 3 --seed 12" \
 	"--events 30000 --cpus 3 --processes 5 --lost 500 --seed 13" \
-	"--events 20000 --cpus 16 --processes 40 --seed 14"; do
+	"--events 20000 --cpus 16 --processes 40 --seed 14" \
+	"--events 30000 --cpus 24 --processes 30 --lost 300 --seed 15"; do
 	t_check "ltt-synth $args: analysis = --expect" bash -c \
 		"'$synth' $args -o '$tmp/s' --expect >'$tmp/s.expect' &&
 		 '$ta' --json '$tmp/s.trace' '$tmp/s.proc' >'$tmp/s.json' &&

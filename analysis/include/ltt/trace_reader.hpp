@@ -249,7 +249,7 @@ private:
     std::vector<int> tree_m;
     // Next record time per CPU (mirrors Stream::nextTsc, packed for the
     // merge); with at most kScanCpus CPUs a scan replaces the tree.
-    static constexpr std::size_t kScanCpus = 8;
+    static constexpr std::size_t kScanCpus = 16;
     std::vector<std::uint64_t> keys_m;
     bool scan_m = true;
     bool stopped_m = false; // an error ends the walk
