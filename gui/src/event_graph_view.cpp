@@ -425,7 +425,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     const auto t0 = std::chrono::steady_clock::now();
     cr->set_source_rgb(1, 1, 1);
     cr->paint();
-    lastMarkers_m = lastTransitions_m = 0;
+    lastMarkers_m = lastTransitions_m = lastLabels_m = 0;
     if (!doc_m) {
         cr->set_source_rgb(0.4, 0.4, 0.4);
         cr->move_to(20, 40);
@@ -581,6 +581,38 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
             cr->rectangle(x - 2, y - 8, 5, 5);
         cr->fill();
         lastMarkers_m += marks[k].size();
+    }
+
+    // Zoomed in far enough, label isolated events like LTT's graph did
+    // ("SYSCALL : newstat"): the description's first field, where the next
+    // marker of the row leaves room for it.
+    if (doc_m->ready() && lastMarkers_m <= 400) {
+        constexpr double kRoom = 90;
+        cr->set_font_size(9);
+        cr->set_source_rgb(0.25, 0.25, 0.25);
+        for (std::size_t r : visible) {
+            const auto& b = bins_m[r];
+            double y = *yOfRow(r);
+            for (unsigned c = 0; c < columns; ++c) {
+                if (b.firstEvent[c] < 0 || b.eventCount[c] != 1)
+                    continue;
+                unsigned n = c + 1;
+                while (n < columns && b.firstEvent[n] < 0 && n - c < kRoom)
+                    ++n;
+                if (n - c < kRoom)
+                    continue;
+                EventLine line = doc_m->event(std::uint64_t(b.firstEvent[c]));
+                std::string text = line.description.substr(0, line.description.find(';'));
+                if (text.empty())
+                    text = line.event;
+                if (text.size() > 18)
+                    text = text.substr(0, 17) + "…";
+                // Under the line on the top row, where above is the axis.
+                cr->move_to(kLabelWidth + c + 4, r == g.kernelRow() ? y + 12 : y - 9);
+                cr->show_text(text);
+                ++lastLabels_m;
+            }
+        }
     }
 
     // Lost events: a red dashed line where they happened.

@@ -47,6 +47,7 @@ public:
     std::vector<std::string> visibleRowLabels() const;
     std::size_t lastMarkerCount() const { return lastMarkers_m; }
     std::size_t lastTransitionCount() const { return lastTransitions_m; }
+    std::size_t lastLabelCount() const { return lastLabels_m; }
     // Simulated input, for the self test.
     void clickAt(double x, double y);
     std::optional<std::string> tooltipAt(double x, double y) const;
@@ -91,7 +92,7 @@ private:
     int densityWidth_m = -1;
 
     std::vector<ltt::RowBins> bins_m; // reused between paints
-    std::size_t lastMarkers_m = 0, lastTransitions_m = 0;
+    std::size_t lastMarkers_m = 0, lastTransitions_m = 0, lastLabels_m = 0;
     sigc::signal<void(std::uint64_t)> selectedSignal_m;
     sigc::signal<void(std::int32_t)> rowSignal_m;
     std::optional<std::size_t> highlightRow_m;

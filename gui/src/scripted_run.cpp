@@ -195,6 +195,22 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         }
         next();
     });
+    script->add([&win, clicked](auto next) {
+        // Zoom in around the selected event, as far as single events.
+        auto& g = win.graphView();
+        if (const TraceDocument* doc = win.document())
+            g.showTime(doc->event(*clicked).timeNs);
+        for (int i = 0; i < 5; ++i)
+            g.zoom(2);
+        next();
+    });
+    script->add([&win, checks, shot](auto next) {
+        auto& g = win.graphView();
+        checks->check(g.lastLabelCount() > 0, "zoomed in, events carry labels (" +
+                                                  std::to_string(g.lastLabelCount()) + ")");
+        shot("event-graph-detail");
+        next();
+    });
     script->add([&win, checks, shot, clicked](auto next) {
         shot("event-graph-selected");
         win.notebook().set_current_page(1);
