@@ -591,6 +591,9 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         cr->set_font_size(9);
         cr->set_source_rgb(0.25, 0.25, 0.25);
         for (std::size_t r : visible) {
+            // The kernel row's labels would sit on the axis or the idle row.
+            if (r == g.kernelRow())
+                continue;
             const auto& b = bins_m[r];
             double y = *yOfRow(r);
             for (unsigned c = 0; c < columns; ++c) {
@@ -607,8 +610,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
                     text = line.event;
                 if (text.size() > 18)
                     text = text.substr(0, 17) + "…";
-                // Under the line on the top row, where above is the axis.
-                cr->move_to(kLabelWidth + c + 4, r == g.kernelRow() ? y + 12 : y - 9);
+                cr->move_to(kLabelWidth + c + 4, y - 9);
                 cr->show_text(text);
                 ++lastLabels_m;
             }
