@@ -101,6 +101,11 @@ fi
 # make targets may ask at once).
 exec 9>"$cache/.build.lock"
 flock 9
+if [[ -f $kdir/.ltt-built ]]; then # built by whoever held the lock
+	echo "kernel ($variant) is up to date"
+	echo "$kdir"
+	exit 0
+fi
 
 make_env=()
 if command -v ccache >/dev/null; then
