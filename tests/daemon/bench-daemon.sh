@@ -26,9 +26,10 @@ if [[ -z $best || $best == 0 || -z $line ]]; then
 	exit 1
 fi
 # rate R emitted E lost L bytes B secs S cpu_s_ms_per_mib C M
-awk -v smp="$(grep -m1 -o 'smp [0-9]*' "$out/console.log" 2>/dev/null)" '{
+smp=$(sed -n 's/^run-vm.sh: guest with \([0-9]*\) vCPU.*/\1/p' "$build/daemon-vm-bench.log" | tail -n 1)
+awk -v smp="${smp:-?}" '{
 	e = $4; b = $8; s = $10; c = $12; m = $13
-	printf "\nbench-daemon: highest sustained rate with zero loss (default configuration, QEMU TCG guest, 2 vCPUs):\n"
+	printf "\nbench-daemon: highest sustained rate with zero loss (default configuration, QEMU TCG guest, %s vCPU):\n", smp
 	printf "  %.0f test events/s (%.2f MB/s of trace written, all events enabled)\n", e / s, b / s / 1e6
 	printf "  daemon CPU time: %.1f ms per MiB written (drain + writer threads; %.3f s in all for %.1f MiB, with the /proc snapshot)\n", m, c, b / 1048576
 }' <<<"$line"
