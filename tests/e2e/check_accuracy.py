@@ -142,8 +142,11 @@ def scenario_syscalls():
     rep = analyze("syscalls")
     if not rep:
         return
-    ps = procs(rep, "wl_syscalls")
-    if not check("syscalls: exactly one wl_syscalls process", len(ps) == 1, f"found {len(ps)}"):
+    both = procs(rep, "wl_syscalls")
+    pids = {p["pid"] for p in both}
+    ps = [p for p in both if p["ppid"] in pids]  # the child does the work
+    if not check("syscalls: two wl_syscalls processes, a parent and the working child",
+                 len(both) == 2 and len(ps) == 1, f"found {len(both)}, {len(ps)} children"):
         return
     p = ps[0]
     counts, errors = sc_counts(p), sc_errors(p)
@@ -155,13 +158,17 @@ def scenario_syscalls():
         check(f"syscalls: {name} has no errors", errors.get(name, 0) == 0, f"got {errors.get(name)}")
     check("syscalls: bytes written", p["bytes_written"] == N * SIZE, f"{p['bytes_written']} vs {N * SIZE}")
     check("syscalls: bytes read", p["bytes_read"] == N * SIZE, f"{p['bytes_read']} vs {N * SIZE}")
-    compare_ftrace("syscalls", rep, ps)
+    compare_ftrace("syscalls", rep, both)
 
-    # strace -c ran the same program separately. Its table counts from the
-    # execve on; our trace also sees what the shell's child did between fork
-    # and exec (one rt_sigaction, one set_robust_list with busybox), so those
-    # two may exceed strace's count by one. exit_group never returns and
-    # strace -c leaves it out; so do we here.
+    # strace -c -f ran the same program separately; its table sums the parent
+    # and the child, counted from the execve on. Our trace also sees what the
+    # shell's child did between its fork and the exec (busybox: one
+    # set_robust_list, close and rt_sigaction), so those three may exceed
+    # strace's count by one. exit_group never returns and strace -c leaves it
+    # out; so do we here.
+    counts = Counter()
+    for q in both:
+        counts.update(sc_counts(q))
     path = os.path.join(OUT, "syscalls.strace")
     if not check("strace: summary present", os.path.exists(path)):
         return
@@ -173,7 +180,7 @@ def scenario_syscalls():
     check("strace: summary parsed", len(st) >= 8, f"{len(st)} syscalls")
     for name, n in sorted(st.items()):
         got = counts.get(name, 0)
-        if name in ("rt_sigaction", "set_robust_list"):
+        if name in ("rt_sigaction", "set_robust_list", "close"):
             check(f"strace: {name} count matches (pre-exec +1 allowed)", got - n in (0, 1),
                   f"ltt {got}, strace {n}")
         else:
@@ -211,13 +218,23 @@ def scenario_cpu():
     if not check("cpu: the wl_cpu process is in the trace", len(ps) == 1):
         return
     p = ps[0]
-    run, user = p["time_running_ns"], p["time_user_ns"]
+    run, user, irq = p["time_running_ns"], p["time_user_ns"], p["time_irq_ns"]
     sched_run = truth["schedstat_run_ns"]
     utime_ns = truth["utime_ticks"] * 1e9 / truth["clk_tck"]
+    # schedstat is a nanosecond clock: the tight comparison.
     check("cpu: running time within 2% of /proc/PID/schedstat", within(run, sched_run, 0.02),
           f"ltt {run / 1e6:.1f} ms, schedstat {sched_run / 1e6:.1f} ms")
-    check("cpu: user time within 2% of /proc/PID/stat utime", within(user, utime_ns, 0.02),
-          f"ltt {user / 1e6:.1f} ms, utime {utime_ns / 1e6:.1f} ms")
+    # utime is sampled: each 100 Hz tick charges a whole tick to the mode it
+    # interrupted, so interrupt handlers that interrupt user code count as
+    # user time (no IRQ_TIME_ACCOUNTING), and under emulation a tick delayed
+    # by a host stall still counts one tick. So compare what tick sampling
+    # would see, user time plus interrupt time, and allow 5%; docs/accuracy.md
+    # has the figures. ltt's own user time excludes the interrupts.
+    check("cpu: user + interrupt time within 5% of /proc/PID/stat utime (tick-sampled)",
+          within(user + irq, utime_ns, 0.05),
+          f"ltt user {user / 1e6:.1f} ms + irq {irq / 1e6:.1f} ms, utime {utime_ns / 1e6:.1f} ms")
+    check("cpu: the process ran mostly in user mode", user > 0.5 * run,
+          f"user {user / 1e6:.1f} of {run / 1e6:.1f} ms running")
 
 
 def scenario_sleep():

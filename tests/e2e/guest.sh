@@ -11,14 +11,21 @@ T=/sys/kernel/tracing
 
 insmod /opt/ltt/ltt_tracer.ko || { echo "guest: insmod failed" >&2; exit 1; }
 
-# scenario NAME COMMAND...: trace everything while COMMAND runs.
+# scenario NAME COMMAND...: trace everything while COMMAND runs. With
+# QUIET=1 the command's output is not redirected: a redirect makes the
+# shell's child open, dup2 and close before the exec, and those system calls
+# belong to the same PID as the workload's (correctly: it is one process).
 scenario() {
 	name=$1
 	shift
 	tracedaemon -q "$O/$name.trace" "$O/$name.proc" >"$O/$name.daemon.log" 2>&1 &
 	daemon=$!
 	sleep 1 # the daemon has started tracing and written the .proc file
-	"$@" >"$O/$name.out" 2>&1
+	if [ "${QUIET:-0}" = 1 ]; then
+		"$@"
+	else
+		"$@" >"$O/$name.out" 2>&1
+	fi
 	echo $? >"$O/$name.status"
 	sleep 0.3
 	kill -INT $daemon
@@ -44,10 +51,12 @@ ftrace_off() { # ftrace_off FILE
 
 # 1. exact syscall counts and bytes, with ftrace's counters over the same run
 ftrace_on
+QUIET=1
 scenario syscalls $W/wl_syscalls 200 512 /tmp
+QUIET=0
 ftrace_off $O/syscalls.ftrace
 # the same program under strace -c
-strace -c -o $O/syscalls.strace $W/wl_syscalls 200 512 /tmp
+/usr/bin/strace -f -c -o $O/syscalls.strace $W/wl_syscalls 200 512 /tmp
 # 2. a fork tree of known shape, with exec
 scenario forktree $W/wl_forktree 2 3 $W/wl_leaf
 # 3. CPU-bound: compared with the process's own schedstat and stat

@@ -12,6 +12,7 @@
  * call, not a vDSO read, and checking it often would make this loop spend its
  * time in the kernel instead of in user mode.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 5000000; i++)
 			x += i;
 
+	/* schedstat's run time of a running task is only brought up to date by
+	 * the scheduler (at a tick or a switch): yield once so it is current. */
+	sched_yield();
 	unsigned long long run = 0, wait = 0, slices = 0;
 	FILE *f = fopen("/proc/self/schedstat", "r");
 	if (!f || fscanf(f, "%llu %llu %llu", &run, &wait, &slices) != 3) {
