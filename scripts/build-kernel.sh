@@ -150,7 +150,7 @@ echo "configuring $variant kernel in $kdir (log: $log)"
 frag_all=$kdir/ltt-fragment.config
 cat "${frags[@]}" >"$frag_all"
 case $variant in
-noltt) echo '# CONFIG_LTT is not set' >>"$frag_all" ;;
+noltt) sed -i 's/^CONFIG_LTT=y$/# CONFIG_LTT is not set/' "$frag_all" ;;
 vanilla) sed -i '/^CONFIG_LTT=/d' "$frag_all" ;;
 esac
 mk tinyconfig || die "tinyconfig failed"
