@@ -52,7 +52,7 @@ t_check "abi-sync fails on a differing header" abi_detects_drift
 t_check "checkpatch.pl: no errors in the series" scripts/kernel-checkpatch.sh -q
 
 # --- builds --------------------------------------------------------------
-build() { scripts/build-kernel.sh "$@" >"$work/build$1.log" 2>&1; }
+build() { scripts/build-kernel.sh "$@" >"$work/build${1:-}.log" 2>&1; }
 if build; then
 	t_pass "kernel builds with CONFIG_LTT=y"
 	kdir=$(scripts/build-kernel.sh --print-dir)
