@@ -27,10 +27,15 @@
  * configuration.
  *
  * Choices the ABI leaves open, made here:
- *  - The callback is registered at START and unregistered at STOP, not at
- *    load: while no trace runs the hooks stay patched out (one no-op jump),
- *    and STOP's unregistration is the point after which no event can touch
- *    the buffers. The module cannot be unloaded while /dev/tracer is open.
+ *  - The callback is registered at load and unregistered at unload; while
+ *    no trace runs it returns at its first test (ltt_active). STOP clears
+ *    ltt_active and waits for an RCU grace period: every writer (the
+ *    facility's callers, test mode, user events) runs with preemption
+ *    disabled, so after it no event can touch the buffers. Registering at
+ *    START instead would leave the hooks patched out between traces, but
+ *    every START/STOP would then patch kernel text under running CPUs, and
+ *    QEMU's multi-threaded TCG mishandles that (see module/README.md). The
+ *    module cannot be unloaded while /dev/tracer is open.
  *  - Filters: an event passes when the task it happens in (current) is
  *    tracked, or when the task it concerns (the facility's @task: the
  *    incoming task of a schedchange, the child of a fork, the woken task,
@@ -424,15 +429,6 @@ static int ltt_start(void)
 				  cfg->syscall_range.upper);
 	/* Publish ltt_run and the buffers before any event can see them. */
 	smp_store_release(&ltt_active, true);
-	ret = ltt_register_callback(ltt_callback);
-	if (ret) {
-		WRITE_ONCE(ltt_active, false);
-		synchronize_rcu();
-		ltt_set_syscall_ip_policy(0, 0, 0);
-		ltt_buffers_reset(0);
-		WRITE_ONCE(ltt_dev.state, LTT_IDLE);
-		return ret;
-	}
 	if (heartbeat_ms)
 		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
 	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
@@ -450,8 +446,7 @@ static int ltt_stop(void)
 	/* The trace ends now, however long the teardown below takes. */
 	stop = ltt_clock();
 	WRITE_ONCE(ltt_active, false);
-	ltt_unregister_callback(ltt_callback);
-	/* Test-mode and user-event writers run preempt-disabled too. */
+	/* Every writer runs preempt-disabled: wait for those that saw it set. */
 	synchronize_rcu();
 	ltt_heartbeat_stop();
 	wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
@@ -798,10 +793,19 @@ static int __init ltt_init(void)
 		INIT_WORK(&ltt_emitters[cpu].work, ltt_emit_fn);
 	ltt_buffer_init();
 
+	ret = ltt_register_callback(ltt_callback);
+	if (ret) {
+		pr_err("cannot register with the trace facility (%d)\n", ret);
+		return ret;
+	}
 	ret = misc_register(&ltt_misc);
 	if (ret)
-		return ret;
+		goto err_unregister;
 	return 0;
+
+err_unregister:
+	ltt_unregister_callback(ltt_callback);
+	return ret;
 }
 
 static void __exit ltt_exit(void)
@@ -811,6 +815,8 @@ static void __exit ltt_exit(void)
 	mutex_lock(&ltt_dev.lock);
 	ltt_reset();
 	mutex_unlock(&ltt_dev.lock);
+	/* Returns once no CPU is inside ltt_callback() any more. */
+	ltt_unregister_callback(ltt_callback);
 	irq_work_sync(&ltt_notify);
 }
 

@@ -51,8 +51,7 @@ sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
 load1=$!
 "$mt" load 1000000000 &
 load2=$!
-# START/STOP (the facility patching its static key in and out) while every
-# CPU makes syscalls.
+# START/STOP cycles while every CPU makes syscalls.
 "$mt" toggle 100 >>"$res" 2>&1
 "$mt" hold >"$out/hold.txt" 2>&1 &
 holder=$!

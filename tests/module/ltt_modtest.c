@@ -1386,10 +1386,8 @@ static void syscall_loop(long n)
 }
 
 /*
- * START and STOP @n times: every START registers the callback (the
- * facility patches its static key in), every STOP unregisters it. Run with
- * a syscall load on every CPU, this exercises live code patching under the
- * hooks' feet.
+ * START and STOP @n times, run with a syscall load on every CPU: events
+ * race with the start and the teardown of every trace.
  */
 static int mode_toggle(long n)
 {
