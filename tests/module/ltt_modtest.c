@@ -14,6 +14,8 @@
  *   ltt_modtest toggle N   N START/STOP cycles (run it under load)
  *   ltt_modtest bench      ns per logged event (1 and 2 CPUs) and the
  *                          slowdown of a syscall loop traced vs untraced
+ *                          ($LTT_BASELINE_NS: the loop without the module)
+ *   ltt_modtest syscalls   median ns per getppid(), for that baseline
  *
  * No check depends on how long something takes: waits have generous
  * timeouts only so a broken module cannot hang the suite.
@@ -1439,6 +1441,25 @@ static pid_t drain(int fd)
 	return pid;
 }
 
+/* Median ns per getppid() over @reps runs: the baseline, module unloaded. */
+static int mode_syscalls(int reps)
+{
+	const long loops = 200000;
+	double v[32];
+
+	if (reps > 32)
+		reps = 32;
+	syscall_loop(loops);
+	for (int i = 0; i < reps; i++) {
+		double t0 = now_ns();
+
+		syscall_loop(loops);
+		v[i] = (now_ns() - t0) / loops;
+	}
+	printf("%.1f\n", median(v, reps));
+	return 0;
+}
+
 static int mode_bench(int reps)
 {
 	enum { NEV = 200000 };
@@ -1522,13 +1543,23 @@ static int mode_bench(int reps)
 	       m2, NEV, m2 / 2);
 	printf("bench-module: lost in test-mode runs: %llu\n",
 	       (unsigned long long)lost_emit);
-	printf("bench-module: getppid loop untraced    : %8.1f ns/iteration\n", mp);
-	printf("bench-module: getppid loop no event sel: %8.1f ns/iteration (hooks and callback only)\n",
+	const char *base_env = getenv("LTT_BASELINE_NS");
+	double base = base_env ? atof(base_env) : 0;
+
+	if (base > 0)
+		printf("bench-module: getppid loop, no module   : %8.1f ns/iteration (hooks patched out)\n",
+		       base);
+	printf("bench-module: getppid loop, not tracing : %8.1f ns/iteration (module loaded, callback returns at once)\n",
+	       mp);
+	printf("bench-module: getppid loop, no event sel: %8.1f ns/iteration (tracing, every event filtered out)\n",
 	       mn);
-	printf("bench-module: getppid loop core events : %8.1f ns/iteration (lost %llu)\n",
+	printf("bench-module: getppid loop, core events : %8.1f ns/iteration (lost %llu)\n",
 	       mt, (unsigned long long)lost_traced);
-	printf("bench-module: slowdown traced/untraced : %8.3f (%+.1f%%)\n", mt / mp,
-	       (mt / mp - 1) * 100);
+	if (base > 0)
+		printf("bench-module: slowdown core events / no module  : %8.3f (%+.1f%%)\n",
+		       mt / base, (mt / base - 1) * 100);
+	printf("bench-module: slowdown core events / not tracing: %8.3f (%+.1f%%)\n",
+	       mt / mp, (mt / mp - 1) * 100);
 	return 0;
 }
 
@@ -1554,9 +1585,11 @@ int main(int argc, char **argv)
 		return mode_toggle(argc > 2 ? atol(argv[2]) : 100);
 	if (!strcmp(mode, "load"))
 		return mode_load(argc > 2 ? atol(argv[2]) : 1000000);
+	if (!strcmp(mode, "syscalls"))
+		return mode_syscalls(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|bench [REPS]\n",
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|bench [REPS]\n",
 		argv[0]);
 	return 2;
 }
