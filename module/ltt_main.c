@@ -63,7 +63,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/cpumask.h>
-#include <linux/cpu.h>
+#include <linux/bitops.h>
 #include <linux/cred.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -232,7 +232,7 @@ static void ltt_emit_fn(struct work_struct *work)
 static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 {
 	struct ltt_test_emit te;
-	unsigned int cpu, n = 0;
+	unsigned int cpu;
 	u64 mask = 0;
 	long ret = 0;
 
@@ -248,11 +248,10 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	cpus_read_lock();
+	/* A CPU going offline meanwhile runs its share elsewhere. */
 	for_each_online_cpu(cpu)
 		if (cpu < ltt_ncpus)
 			mask |= BIT_ULL(cpu);
-	cpus_read_unlock();
 	if (te.cpu_mask) {
 		if (te.cpu_mask & ~mask) {
 			ret = -EINVAL;
@@ -277,10 +276,7 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 		e->ev->length = te.payload;
 		e->count = te.count;
 	}
-	for (cpu = 0; cpu < ltt_ncpus; cpu++)
-		if (mask & BIT_ULL(cpu))
-			n++;
-	atomic_set(&ltt_emit_pending, n);
+	atomic_set(&ltt_emit_pending, hweight64(mask));
 	for (cpu = 0; cpu < ltt_ncpus; cpu++)
 		if (mask & BIT_ULL(cpu))
 			queue_work_on(cpu, system_highpri_wq,
