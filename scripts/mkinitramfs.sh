@@ -11,7 +11,7 @@ Writes an uncompressed newc cpio archive with:
   /bin/busybox (from busybox-static) and its applet links
   /init        mounts proc, sys, devtmpfs, debugfs, tracefs, tmpfs /tmp,
                creates /out, runs /ltt/cmd.sh as root (stdout and stderr to
-               the second serial port, /dev/ttyS1), prints
+               the second serial port, /dev/ttyS1, in raw mode), prints
                "LTT-GUEST-EXIT <status>" on the console, tars /out onto
                /dev/vda (when present) and powers off
   /ltt/cmd.sh  the command (--cmd-file; default: uname -a)
@@ -60,7 +60,11 @@ mount -t tmpfs tmpfs /tmp
 mkdir -p /out
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 out=/dev/console
-[ -c /dev/ttyS1 ] && out=/dev/ttyS1
+if [ -c /dev/ttyS1 ]; then
+	out=/dev/ttyS1
+	# Raw: the host gets the command's bytes as written (no CR before LF).
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+fi
 echo "LTT-GUEST-READY"
 cd /
 sh /ltt/cmd.sh </dev/null >"$out" 2>&1
