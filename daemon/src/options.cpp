@@ -572,7 +572,7 @@ Options (LTT's short forms; values may be attached, as in -ts30):
   -b, --buffer-size SIZE   size of each of the module's per-CPU buffers
                            (4K..64M, default 1M; suffixes K, M)
   -B, --daemon-buffer SIZE size of each half of the daemon's double buffer
-                           (default: 4M, or two of the module's largest blocks)
+                           (default: 4M, or the module's largest block if bigger)
   -e, --events LIST        record only these events (repeatable, comma lists)
   -D, --details LIST       record the details of these events only; events
                            named here are recorded too (default: details of

@@ -419,7 +419,7 @@ SessionSummary Session::run() {
         writer_m = std::make_unique<TraceWriter>(
             o_m.traceFile, makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION));
         std::size_t capacity =
-            o_m.daemonBuffer ? *o_m.daemonBuffer : std::max<std::size_t>(4u << 20, 2 * maxBlock_m);
+            o_m.daemonBuffer ? *o_m.daemonBuffer : std::max<std::size_t>(4u << 20, maxBlock_m);
         if (capacity < maxBlock_m) {
             warn("warning: daemon buffer " + formatBytes(capacity) +
                  " is smaller than the module's largest block; using " + formatBytes(maxBlock_m));

@@ -165,6 +165,12 @@ rc=$?
 expect "default configuration at 20k events/s: no loss" 0 "no events lost" emit.log
 fact emit_emitted "$(sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' emit.log)"
 
+# 7b. Large module buffers (the daemon's halves then equal one block).
+"$td" -b 16M -e NONE --test-emit 200k -ts1 big.trace big.proc >big.log 2>&1
+rc=$?
+expect "16 MiB module buffers: no loss" 0 "no events lost" big.log
+fact big_emitted "$(sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' big.log)"
+
 # 8. -- COMMAND: traced from its exec to its exit; the command's status
 # is the daemon's.
 "$td" -T cmd.trace cmd.proc -- "$dir/wl_syscalls" 50 100 /tmp >cmd.log 2>&1

@@ -135,7 +135,7 @@ fi
 
 # Test mode: recorded + lost == emitted, and the daemon's lost count is
 # the file's.
-for t in lost emit; do
+for t in lost emit big; do
 	emitted=$(fact ${t}_emitted)
 	if analyze -s "$out/$t.trace" "$out/$t.proc" >"$out/$t.s" 2>"$out/$t.err"; then
 		custom=$(count Custom "$out/$t.s")
@@ -150,9 +150,9 @@ for t in lost emit; do
 			if [[ -n $dl && $dl == "${lost:-}" ]]; then t_pass "lost: the daemon's count ($dl) is the file's"
 			else t_fail "lost: the daemon's count is the file's" "daemon ${dl:-?}, file ${lost:-?}"; fi
 		elif [[ ${lost:-0} == 0 ]]; then
-			t_pass "emit: no loss in the file"
+			t_pass "$t: no loss in the file"
 		else
-			t_fail "emit: no loss in the file" "lost $lost"
+			t_fail "$t: no loss in the file" "lost $lost"
 		fi
 	else
 		t_fail "$t: trace readable" "$(tail -n 2 "$out/$t.err")"
