@@ -34,6 +34,8 @@ Options:
                     always gets pci=noacpi: ACPI's PCI routing is too slow
                     to interpret under TCG with lockdep and KASAN)
   --allow-warnings  do not fail on kernel warnings in the console
+  --qemu-arg ARG    pass ARG to qemu-system-x86_64; repeatable
+                    (e.g. --qemu-arg -icount --qemu-arg shift=0)
   -h, --help        this text
 
 Exit status:
@@ -54,7 +56,7 @@ EOF
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= debug=0 out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
 append= allow_warn=0
-adds=()
+adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
 
 while (($#)); do
@@ -71,6 +73,7 @@ while (($#)); do
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
 	--allow-warnings) allow_warn=1 ;;
+	--qemu-arg) qemu_args+=("$2"); shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) fail 203 "unknown option '$1' (see --help)" ;;
@@ -127,7 +130,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-append "console=ttyS0 loglevel=7 panic=-1 oops=panic rdinit=/init $append" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" -serial "file:$work/cmd.out" \
-	"${drives[@]}" </dev/null >"$work/qemu.out" 2>&1
+	"${drives[@]}" "${qemu_args[@]}" </dev/null >"$work/qemu.out" 2>&1
 qrc=$?
 
 cat "$work/cmd.out" 2>/dev/null
