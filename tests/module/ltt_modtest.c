@@ -1324,8 +1324,8 @@ static int mode_quick(void)
 		if (!xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info))
 			note("clock: tsc_khz %llu flags %#x",
 			     (unsigned long long)info.tsc_khz, info.flags);
-		check_emit(fd, "2 CPUs, buffers suffice", 3000, 65536, 16, true);
-		check_emit(fd, "2 CPUs, small buffers", 20000, 4096, 16, false);
+		check_emit(fd, "every CPU, buffers suffice", 3000, 65536, 16, true);
+		check_emit(fd, "every CPU, small buffers", 20000, 4096, 16, false);
 		check_kernel_events(fd);
 		check_heartbeat(fd);
 		close(fd);

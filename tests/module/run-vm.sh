@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# usage: tests/module/run-vm.sh check|bench [--debug] [--out DIR] [--no-build]
+# usage: tests/module/run-vm.sh check|unload|bench [--debug] [--out DIR]
+#        [--no-build] [--smp N]
 # Builds the trace module against the cached patched kernel (the debug one
 # with --debug; KERNELDIR overrides the normal one), builds the static test
 # program, boots the kernel in QEMU (scripts/qemu-run.sh) and runs
@@ -14,10 +15,11 @@ cd "$repo" || exit 203
 build=${BUILD:-build}
 mode=${1:-check}
 shift || true
-debug=0 out= nobuild=0
+debug=0 out= nobuild=0 smp=2
 while (($#)); do
 	case $1 in
 	--debug) debug=1 ;;
+	--smp) smp=$2; shift ;;
 	--no-build) nobuild=1 ;;
 	--out) out=$2; shift ;;
 	*) echo "run-vm.sh: unknown argument '$1'" >&2; exit 203 ;;
@@ -51,7 +53,7 @@ rm -rf "$out"
 mkdir -p "$out"
 timeout=1500
 ((debug)) && timeout=3000
-scripts/qemu-run.sh "${qflag[@]}" --timeout $timeout --mem 1G --out "$out" \
+scripts/qemu-run.sh "${qflag[@]}" --timeout $timeout --mem 1G --smp "$smp" --out "$out" \
 	--add "$ko:/t/" --add "$build/module/ltt_modtest:/t/" \
 	--add tests/module/guest.sh:/t/ -- sh /t/guest.sh "$mode" /t
 rc=$?
