@@ -28,7 +28,10 @@ Options:
   --log FILE        console log (default: DIR/console.log with --out, else
                     a file under ${TMPDIR:-/tmp}; its path is printed on stderr)
   --timeout SEC     kill QEMU after SEC seconds (default 600)
-  --smp N           vCPUs (default 2)
+  --smp N           vCPUs (default 2). QEMU runs them in one host thread
+                    (-accel tcg,thread=single): multi-threaded TCG runs a
+                    stale INT3 while a static key is patched and the kernel
+                    oopses. LTT_QEMU_MTTCG=1 in the environment: MTTCG.
   --mem SIZE        guest RAM (default 512M)
   --append ARGS     extra kernel command line arguments (a debug kernel
                     always gets pci=noacpi: ACPI's PCI routing is too slow
@@ -123,9 +126,16 @@ if [[ -n $disk ]]; then
 	drives+=(-drive "file=$work/scratch.img,if=virtio,format=raw,cache=unsafe")
 fi
 
+# Single-threaded TCG by default: with one host thread per vCPU (MTTCG),
+# QEMU lets another vCPU run a stale INT3 while the kernel patches a static
+# key (text_poke_bp), which oopses in the int3 handler. LTT_QEMU_MTTCG=1
+# restores MTTCG. icount needs single-threaded TCG anyway.
+accel=tcg,thread=single
+[[ ${LTT_QEMU_MTTCG:-0} == 1 ]] && accel=tcg,thread=multi
+
 echo "qemu-run.sh: booting $kernel (console log: $log)" >&2
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-machine pc -accel tcg -cpu max -smp "$smp" -m "$mem" \
+	-machine pc -accel "$accel" -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio" \
 	-append "console=ttyS0 loglevel=7 panic=-1 oops=panic rdinit=/init $append" \
 	-display none -monitor none -no-reboot \
