@@ -44,7 +44,6 @@ chk "/dev/tracer created" test -c /dev/tracer
 if [ "$mode" = bench ]; then
 	LTT_BASELINE_NS=$base "$mt" bench "${BENCH_REPS:-7}" >"$out/bench.txt" 2>&1
 	echo "exit $?" >>"$out/bench.txt"
-	rmmod ltt_tracer
 	dmesg >"$out/dmesg.txt"
 	exit 0
 fi
