@@ -233,8 +233,11 @@ def scenario_cpu():
     check("cpu: user + interrupt time within 5% of /proc/PID/stat utime (tick-sampled)",
           within(user + irq, utime_ns, 0.05),
           f"ltt user {user / 1e6:.1f} ms + irq {irq / 1e6:.1f} ms, utime {utime_ns / 1e6:.1f} ms")
-    check("cpu: the process ran mostly in user mode", user > 0.5 * run,
-          f"user {user / 1e6:.1f} of {run / 1e6:.1f} ms running")
+    # CPU-bound in user mode: apart from the interrupts that hit it (whose
+    # share grows with host load under emulation), no time in the kernel.
+    check("cpu: the process ran in user mode (user + interrupt >= 90% of running)",
+          user + irq >= 0.9 * run,
+          f"user {user / 1e6:.1f} + irq {irq / 1e6:.1f} of {run / 1e6:.1f} ms running")
 
 
 def scenario_sleep():

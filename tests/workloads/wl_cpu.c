@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * wl_cpu SECONDS OUT: spins in user mode for SECONDS of wall-clock time, then
- * writes to OUT what the kernel's own accounting says about this process:
- *   {"pid": P, "schedstat_run_ns": R, "utime_ticks": U, "stime_ticks": S,
- *    "clk_tck": HZ}
- * from /proc/self/schedstat (time on CPU, ns) and /proc/self/stat. The
- * accuracy test compares the trace's running and user time with these.
+ * wl_cpu SECONDS OUT: a child process spins in user mode for SECONDS of
+ * wall-clock time and exits; the parent then writes to OUT what the kernel's
+ * own accounting says about that child over its whole life:
+ *   {"pid": CHILD, "schedstat_run_ns": R, "schedstat_wait_ns": W,
+ *    "utime_ticks": U, "stime_ticks": S, "clk_tck": HZ}
+ * from /proc/CHILD/schedstat (time on CPU, ns) and /proc/CHILD/stat. The
+ * parent reads them while the child is a zombie (waitid with WNOWAIT): the
+ * figures are final, and cover exactly the life the trace shows for that
+ * pid, from fork to exit. The accuracy test compares the trace's running and
+ * user time with these.
  *
  * The clock is read only every few million iterations: in a guest without a
  * stable TSC (QEMU's software emulation) clock_gettime() is a real system
  * call, not a vDSO read, and checking it often would make this loop spend its
  * time in the kernel instead of in user mode.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +28,15 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void spin(double secs)
+{
+	volatile unsigned long x = 0;
+	double end = now() + secs;
+	while (now() < end)
+		for (int i = 0; i < 5000000; i++)
+			x += i;
 }
 
 int main(int argc, char **argv)
@@ -37,26 +50,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wl_cpu: SECONDS must be in (0, 600]\n");
 		return 2;
 	}
-	volatile unsigned long x = 0;
-	double end = now() + secs;
-	while (now() < end)
-		for (int i = 0; i < 5000000; i++)
-			x += i;
+	pid_t child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (child == 0) {
+		spin(secs);
+		_exit(0);
+	}
+	siginfo_t info;
+	if (waitid(P_PID, child, &info, WEXITED | WNOWAIT) != 0) {
+		perror("waitid");
+		return 1;
+	}
 
-	/* schedstat's run time of a running task is only brought up to date by
-	 * the scheduler (at a tick or a switch): yield once so it is current. */
-	sched_yield();
+	char path[64], line[4096];
 	unsigned long long run = 0, wait = 0, slices = 0;
-	FILE *f = fopen("/proc/self/schedstat", "r");
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", child);
+	FILE *f = fopen(path, "r");
 	if (!f || fscanf(f, "%llu %llu %llu", &run, &wait, &slices) != 3) {
-		perror("/proc/self/schedstat");
+		perror(path);
 		return 1;
 	}
 	fclose(f);
-	char line[4096];
-	f = fopen("/proc/self/stat", "r");
+	snprintf(path, sizeof(path), "/proc/%d/stat", child);
+	f = fopen(path, "r");
 	if (!f || !fgets(line, sizeof(line), f)) {
-		perror("/proc/self/stat");
+		perror(path);
 		return 1;
 	}
 	fclose(f);
@@ -65,9 +86,11 @@ int main(int argc, char **argv)
 	unsigned long utime = 0, stime = 0;
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
 			 &utime, &stime) != 2) {
-		fprintf(stderr, "wl_cpu: cannot parse /proc/self/stat\n");
+		fprintf(stderr, "wl_cpu: cannot parse %s\n", path);
 		return 1;
 	}
+	waitpid(child, NULL, 0);
+
 	FILE *out = fopen(argv[2], "w");
 	if (!out) {
 		perror(argv[2]);
@@ -76,6 +99,6 @@ int main(int argc, char **argv)
 	fprintf(out,
 		"{\"pid\": %d, \"schedstat_run_ns\": %llu, \"schedstat_wait_ns\": %llu, "
 		"\"utime_ticks\": %lu, \"stime_ticks\": %lu, \"clk_tck\": %ld}\n",
-		getpid(), run, wait, utime, stime, sysconf(_SC_CLK_TCK));
+		child, run, wait, utime, stime, sysconf(_SC_CLK_TCK));
 	return fclose(out) != 0;
 }
