@@ -27,6 +27,8 @@ workload() {
 	$W/wl_pingpong 2000
 	echo "== sockets and SysV IPC"
 	$W/wl_sockets 200 4096
+	echo "== network: ping over loopback"
+	ping -c 3 -i 0.2 127.0.0.1 | tail -n 2
 	echo "== the paper's Figure 10 program (sched_yield loop), scaled 1/20"
 	$W/wl_fig10 20
 	if [ -b /dev/vdb ]; then
