@@ -76,22 +76,6 @@ def sc_errors(p):
     return {s["name"]: s["errors"] for s in (p.get("syscall_table") or [])}
 
 
-def dump_wakeups(scn):
-    """pid -> number of WAKEUP events targeting it, from the event dump."""
-    trace, proc = (os.path.join(OUT, f"{scn}.{ext}") for ext in ("trace", "proc"))
-    r = subprocess.run([ANALYZE, "-d", "-t", "process", trace, proc],
-                       capture_output=True, text=True, timeout=300)
-    return Counter(int(m) for m in re.findall(r"WAKEUP PID : (\d+)", r.stdout))
-
-
-def wakeups_of(rep, scn, p, cache={}):
-    if "wakeups" in p:
-        return p["wakeups"]
-    if scn not in cache:
-        cache[scn] = dump_wakeups(scn)
-    return cache[scn][p["pid"]]
-
-
 FTRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+[\d.]+:\s+(\w+):\s*(.*)$")
 
 
@@ -132,7 +116,7 @@ def compare_ftrace(scn, rep, plist):
         check(f"{scn}: pid {pid} sched-ins == ftrace sched_switch next_pid",
               p["sched_in"] == sched_in[pid], f"ltt {p['sched_in']}, ftrace {sched_in[pid]}")
         if waking:
-            w = wakeups_of(rep, scn, p)
+            w = p["wakeups"]
             check(f"{scn}: pid {pid} wakeups == ftrace sched_waking", w == waking[pid],
                   f"ltt {w}, ftrace {waking[pid]}")
 
@@ -283,7 +267,7 @@ def scenario_pingpong():
         c = sc_counts(p)
         check(f"pingpong: pid {p['pid']} made {N} writes and {N} reads",
               c.get("write") == N and c.get("read") == N, f"write {c.get('write')}, read {c.get('read')}")
-        w = wakeups_of(rep, "pingpong", p)
+        w = p["wakeups"]
         check(f"pingpong: pid {p['pid']} woken at most once per round trip", 0 < w <= N + 5,
               f"{w} wakeups, {p['sched_in']} sched-ins")
     compare_ftrace("pingpong", rep, ps)
