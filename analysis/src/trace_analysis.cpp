@@ -263,7 +263,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     in.woken = false;
 }
 
-void TraceAnalysis::add(const Event& e) {
+[[gnu::always_inline]] inline void TraceAnalysis::step(const Event& e) {
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
     CpuState& s = state_m[e.cpu];
@@ -473,6 +473,10 @@ void TraceAnalysis::add(const Event& e) {
     }
 }
 
+void TraceAnalysis::add(const Event& e) {
+    step(e);
+}
+
 void TraceAnalysis::finish() {
     for (std::size_t i = 0; i < cpus_m.size(); ++i)
         cpus_m[i].lastNs = state_m[i].lastNs;
@@ -481,18 +485,18 @@ void TraceAnalysis::finish() {
 bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     reader_m.adviseSequential();
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
-    std::uint64_t n = 0;
+    constexpr std::uint64_t kTick = 0x3ffff;
+    std::uint64_t ticks = 0;
     TraceCursor c = reader_m.begin();
-    for (; c.valid(); c.next()) {
-        add(c.event());
-        if ((++n & 0x3ffff) == 0) [[unlikely]] {
+    c.forEach(
+        [this](const Event& e) __attribute__((always_inline)) { step(e); }, kTick,
+        [&] {
             // Memory must not grow with the trace: give back the pages
             // every CPU has moved past.
             reader_m.releaseBefore(c.lowestOffset());
             if (progress)
-                progress(static_cast<double>(n) / static_cast<double>(total));
-        }
-    }
+                progress(static_cast<double>(++ticks * (kTick + 1)) / static_cast<double>(total));
+        });
     error_m = c.error();
     finish();
     return !error_m;

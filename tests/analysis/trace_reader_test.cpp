@@ -385,3 +385,94 @@ TEST(TraceReader, MergesManyCpus) {
         EXPECT_EQ(std::make_pair(mid.event().tsc, mid.event().cpu), seen[events / 2]);
     }
 }
+
+// forEach() (the analysis pass's walk: a merge specialised per CPU count) sees
+// exactly what a loop over next() sees, and stops where it stops: same
+// events, same error, same final index.
+TEST(TraceReader, ForEachMatchesTheNextLoop) {
+    struct Seen {
+        std::uint64_t tsc, offset;
+        std::int32_t pid;
+        std::uint16_t cpu, size;
+        std::uint8_t id, subtype;
+        bool operator==(const Seen&) const = default;
+    };
+    auto seen = [](const ltt::Event& e) {
+        return Seen{e.tsc, e.offset, e.pid, e.cpu, e.size, e.id, e.subtype};
+    };
+    for (std::uint32_t ncpus : {1u, 2u, 3u, 4u, 5u, 8u, 9u, 16u, 17u, 40u}) {
+        TraceBuilder b(ncpus);
+        std::mt19937 rng(ncpus * 7 + 1);
+        for (int blk = 0; blk < 3; ++blk) {
+            for (std::uint16_t cpu = 0; cpu < ncpus; ++cpu) {
+                std::uint64_t t = 1000 + blk * 100000 + rng() % 20;
+                b.block(cpu, t, 100 + cpu);
+                const int n = 5 + static_cast<int>(rng() % 60);
+                for (int i = 0; i < n; ++i) {
+                    t += rng() % 4; // ties across CPUs and within one
+                    switch (rng() % 6) {
+                    case 0: {
+                        ltt_ev_schedchange sc{100 + cpu, static_cast<std::int32_t>(rng() % 50),
+                                              LTT_TASK_RUNNING, 0};
+                        b.ev(t, LTT_EV_SCHEDCHANGE, 0, sc);
+                        break;
+                    }
+                    case 1:
+                        if (rng() % 4 == 0) {
+                            t += 10;
+                            b.heartbeat(t);
+                        }
+                        break;
+                    case 2: {
+                        ltt_ev_syscall_entry se{0x401000, static_cast<std::uint32_t>(rng() % 300),
+                                                0};
+                        b.ev(t, LTT_EV_SYSCALL_ENTRY, 0, se);
+                        break;
+                    }
+                    default:
+                        b.ev(t, static_cast<std::uint8_t>(rng() % LTT_EV_BLOCK_START),
+                             static_cast<std::uint8_t>(rng() % 3));
+                    }
+                }
+                b.end(t + 1);
+            }
+        }
+        const auto good = b.bytes();
+        // The intact trace, then damage the walk finds: a bad record size,
+        // a BLOCK_END count off by one, a block cut short.
+        std::vector<std::vector<std::byte>> variants{good};
+        const std::size_t mid = b.blockOffsets[b.blockOffsets.size() / 2];
+        variants.push_back(good);
+        poke<std::uint16_t>(variants.back(), mid + 48 + 6, 12);
+        variants.push_back(good);
+        const std::size_t endOf = b.blockOffsets[b.blockOffsets.size() / 3 + 1] - 24 + 8 + 8;
+        std::uint32_t count;
+        std::memcpy(&count, good.data() + endOf, 4);
+        poke<std::uint32_t>(variants.back(), endOf, count + 1);
+        variants.push_back(good);
+        variants.back().resize(b.blockOffsets.back() + 100);
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+            auto o = open(variants[v]);
+            ASSERT_TRUE(o.reader) << ncpus << " " << v << ": " << o.error.str();
+            std::vector<Seen> want, got;
+            auto c = o.reader->begin();
+            for (; c.valid(); c.next())
+                want.push_back(seen(c.event()));
+            auto d = o.reader->begin();
+            std::uint64_t ticks = 0;
+            d.forEach([&](const ltt::Event& e) { got.push_back(seen(e)); }, 15, [&] { ++ticks; });
+            EXPECT_TRUE(got == want) << ncpus << " CPUs, variant " << v << ": " << got.size()
+                                     << " vs " << want.size() << " events";
+            EXPECT_EQ(ticks, got.size() / 16) << ncpus << " " << v;
+            EXPECT_FALSE(d.valid());
+            EXPECT_EQ(d.index(), c.index()) << ncpus << " " << v;
+            ASSERT_EQ(bool(d.error()), bool(c.error())) << ncpus << " " << v;
+            if (c.error()) {
+                EXPECT_EQ(d.error()->str(), c.error()->str());
+            }
+            EXPECT_EQ(v != 0 && v != 3, bool(c.error())) << ncpus << " " << v;
+            // A walk past the end stays there.
+            EXPECT_FALSE(d.next());
+        }
+    }
+}

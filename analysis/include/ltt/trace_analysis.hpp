@@ -157,6 +157,7 @@ private:
         std::uint32_t irqDepth = 0;
         std::uint32_t softDepth = 0;
     };
+    void step(const Event& event); // add(), inlined into run()'s walk
     Process& live(std::int32_t pid);
     Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
     void charge(std::uint16_t cpu, std::uint64_t ns);

@@ -154,6 +154,14 @@ public:
     std::uint64_t lowestOffset() const;
     // Set when the walk stopped on corrupt data: the file, offset and cause.
     const std::optional<TraceError>& error() const { return error_m; }
+    // Calls f(event()) for the current event and every one after it, and
+    // leaves the cursor where a loop over next() would: past the end, or
+    // stopped with error() set. After every 2^k events (tickMask = 2^k - 1)
+    // it calls tick(), when lowestOffset() is up to date. The same events in
+    // the same order as that loop, faster (defined below): for up to
+    // kScanCpus CPUs the merge keys live in a fixed-size local array and f
+    // can be inlined into the loop.
+    template <class F, class T> void forEach(F&& f, std::uint64_t tickMask, T&& tick);
 
 private:
     friend class TraceReader;
@@ -236,6 +244,25 @@ private:
         }
         tree_m[0] = w;
     }
+    // The first of the smallest of n keys (n a power of two), as a
+    // branch-free tournament: log2(n) levels of conditional moves, so the
+    // choice is a short dependency chain. Ties go to the lower CPU.
+    template <int N> static int firstMin(const std::uint64_t* k, std::uint64_t& min) {
+        if constexpr (N == 1) {
+            min = k[0];
+            return 0;
+        } else {
+            std::uint64_t a, b;
+            const int ia = firstMin<N / 2>(k, a);
+            const int ib = firstMin<N / 2>(k + N / 2, b) + N / 2;
+            // Masks, not ?: -- the compiler turns a select it could
+            // branch on into a branch, which mispredicts here.
+            const std::uint64_t second = 0 - static_cast<std::uint64_t>(b < a);
+            min = a ^ ((a ^ b) & second);
+            return ia ^ ((ia ^ ib) & static_cast<int>(second));
+        }
+    }
+    template <int N, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick);
     bool enterBlock(Stream& s, std::uint16_t cpu);
     bool fail(std::uint64_t offset, std::string message);
 
@@ -412,6 +439,109 @@ inline bool TraceCursor::next() {
     if (!scan_m)
         replay(cpu);
     return true;
+}
+
+// The loop of next() for a fixed number of merge keys N (the CPUs padded
+// with exhausted streams), calling f on each event.
+template <int N, class F, class T> void TraceCursor::walk(F& fn, std::uint64_t tickMask, T& tick) {
+    F f = fn; // a local copy the compiler can keep in registers
+    std::uint64_t key[N];
+    const std::size_t ncpus = streams_m.size();
+    for (std::size_t i = 0; i < N; ++i)
+        key[i] = i < ncpus ? streams_m[i].nextTsc : kNoTsc;
+    Stream* const streams = streams_m.data();
+    const std::byte* const data = data_m;
+    std::uint64_t index = index_m;
+    bool stopped = stopped_m;
+    f(event_m);
+    for (std::uint64_t n = 1;; ++n) {
+        if ((n & tickMask) == 0) [[unlikely]]
+            tick();
+        if (stopped) [[unlikely]]
+            break;
+        std::uint64_t tsc;
+        const int cpu = firstMin<N>(key, tsc);
+        if (tsc == kNoTsc) [[unlikely]]
+            break; // every CPU is exhausted
+        Stream& s = streams[cpu];
+        const std::uint64_t off = s.blockOffset + s.offset;
+        ltt_record_header h;
+        std::memcpy(&h, data + off, sizeof h);
+        Event e;
+        e.record = data + off;
+        e.offset = off;
+        e.tsc = tsc;
+        e.cpu = static_cast<std::uint16_t>(cpu);
+        e.size = h.size;
+        e.id = h.event;
+        e.subtype = h.subtype;
+        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
+            s.base = tsc;
+        } else if (h.event == LTT_EV_SCHEDCHANGE &&
+                   h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
+            std::memcpy(&s.pid, data + off + sizeof h + offsetof(ltt_ev_schedchange, in),
+                        sizeof s.pid);
+        }
+        e.pid = s.pid;
+        s.offset += h.size;
+        ++s.records;
+        ++index;
+        // As in next(): an ordinary record of the same block, or peek().
+        ltt_record_header nh;
+        const std::uint32_t noff = s.offset;
+        bool fast = false;
+        if (noff < s.endRecord) [[likely]] {
+            std::memcpy(&nh, data + s.blockOffset + noff, sizeof nh);
+            fast = nh.size >= sizeof nh && (nh.size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+                   noff + nh.size <= s.endRecord && nh.event != LTT_EV_HEARTBEAT &&
+                   nh.event != LTT_EV_BLOCK_START && nh.event != LTT_EV_BLOCK_END;
+        }
+        if (fast) [[likely]] {
+            // s.next and s.nextTsc are left stale: nothing reads them before
+            // this walk ends (lowestOffset() only asks whether a stream is
+            // exhausted), and it ends with every stream exhausted or stopped.
+            key[cpu] = s.base + nh.delta;
+        } else {
+            advanceSlow(static_cast<std::uint16_t>(cpu));
+            stopped = stopped_m;
+            key[cpu] = s.nextTsc;
+        }
+        f(e);
+    }
+    // event_m is stale, but the cursor is no longer on an event.
+    index_m = index;
+    for (std::size_t i = 0; i < ncpus; ++i)
+        keys_m[i] = streams[i].nextTsc = key[i];
+    if (stopped) {
+        stop();
+    } else {
+        valid_m = false;
+        ++index_m;
+    }
+}
+
+template <class F, class T> void TraceCursor::forEach(F&& f, std::uint64_t tickMask, T&& tick) {
+    if (!valid_m)
+        return;
+    if (scan_m) {
+        const std::size_t n = streams_m.size();
+        if (n <= 1)
+            return walk<1>(f, tickMask, tick);
+        if (n <= 2)
+            return walk<2>(f, tickMask, tick);
+        if (n <= 4)
+            return walk<4>(f, tickMask, tick);
+        if (n <= 8)
+            return walk<8>(f, tickMask, tick);
+        if (n <= 16)
+            return walk<16>(f, tickMask, tick);
+    }
+    std::uint64_t n = 0;
+    do {
+        f(event_m);
+        if ((++n & tickMask) == 0) [[unlikely]]
+            tick();
+    } while (next());
 }
 
 } // namespace ltt
