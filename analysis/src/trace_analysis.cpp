@@ -2,6 +2,7 @@
 // path (add) touches only per-CPU state and the current task, found through
 // a pointer, so it allocates nothing per event; memory grows with processes.
 #include <algorithm>
+#include <array>
 #include <ltt/event_format.hpp>
 #include <ltt/trace_analysis.hpp>
 
@@ -63,6 +64,7 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     Process& idle = create(0, 0, "The All Mighty");
     idle.fromSnapshot = true;
     idle.kthread = true;
+    refreshMode(idle);
     if (snapshot) {
         for (const ProcTask& t : snapshot->tasks) {
             if (t.pid == 0)
@@ -70,6 +72,7 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
             Process& p = create(t.pid, t.ppid, t.name);
             p.tgid = t.tgid ? t.tgid : t.pid;
             p.kthread = t.kthread;
+            refreshMode(p);
             p.fromSnapshot = true;
         }
     }
@@ -112,6 +115,7 @@ Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::s
     p.ppid = ppid;
     p.tgid = pid;
     p.name = name;
+    refreshMode(p);
     setLive(pid, idx);
     return p;
 }
@@ -154,40 +158,64 @@ CpuStats TraceAnalysis::total() const {
     return t;
 }
 
-// Charges the time since the CPU's previous record to its current task.
+namespace {
+
+// Where charge() puts a stretch of time, by the CPU's mode (see charge()).
+struct ChargeSlots {
+    std::uint64_t CpuStats::*cpu;
+    std::uint64_t ProcessStats::*proc;
+    std::uint64_t procMask;    // ~0: charge `proc`; 0: add nothing there
+    std::uint64_t runningMask; // ~0: the task was running
+};
+
+constexpr std::uint64_t kAll = ~0ull;
+
+// Indexed by irq << 4 | idle << 3 | trap << 2 | syscall << 1 | kthread.
+constexpr std::array<ChargeSlots, 32> kChargeSlots = [] {
+    std::array<ChargeSlots, 32> t{};
+    for (unsigned m = 0; m < 32; ++m) {
+        const bool irq = m & 16, idle = m & 8, trap = m & 4, sys = m & 2, kthread = m & 1;
+        ChargeSlots& c = t[m];
+        c.proc = &ProcessStats::userNs; // with procMask 0 when nothing is charged
+        if (irq) {
+            c.cpu = &CpuStats::irqNs;
+            c.proc = &ProcessStats::irqNs;
+            c.procMask = c.runningMask = idle ? 0 : kAll;
+        } else if (idle) {
+            c.cpu = &CpuStats::idleNs;
+        } else {
+            c.runningMask = kAll;
+            c.cpu = &CpuStats::kernelNs;
+            c.procMask = kAll;
+            if (trap)
+                c.proc = &ProcessStats::trapNs;
+            else if (sys)
+                c.proc = &ProcessStats::syscallNs;
+            else if (kthread)
+                c.procMask = 0;
+            else
+                c.cpu = &CpuStats::userNs;
+        }
+    }
+    return t;
+}();
+
+} // namespace
+
+// Charges the time since the CPU's previous record to its current task:
+// in an interrupt, to the CPU's interrupt time (and the task's, unless the
+// CPU is idle); otherwise to the idle time, or to the task's trap, system
+// call or user time (kernel threads: CPU kernel time only). Which of these
+// applies changes from one record to the next, so it is a table lookup, not
+// branches the CPU would mispredict.
 inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
     CpuState& s = state_m[cpu];
-    if (!s.started || ns <= s.lastNs)
-        return;
-    const std::uint64_t d = ns - s.lastNs;
-    CpuStats& c = cpus_m[cpu];
+    const std::uint64_t d = s.started && ns > s.lastNs ? ns - s.lastNs : 0;
     Process& p = *s.current;
-    const bool idle = p.pid == 0;
-    if (s.irqDepth || s.softDepth) {
-        c.irqNs += d;
-        if (!idle) {
-            p.stats.irqNs += d;
-            p.stats.runningNs += d;
-        }
-        return;
-    }
-    if (idle) {
-        c.idleNs += d;
-        return;
-    }
-    p.stats.runningNs += d;
-    if (p.trapDepth) {
-        p.stats.trapNs += d;
-        c.kernelNs += d;
-    } else if (p.inSyscall) {
-        p.stats.syscallNs += d;
-        c.kernelNs += d;
-    } else if (p.kthread) {
-        c.kernelNs += d;
-    } else {
-        p.stats.userNs += d;
-        c.userNs += d;
-    }
+    const ChargeSlots& slots = kChargeSlots[s.irqBit | p.modeBits];
+    s.stats.*slots.cpu += d;
+    p.stats.*slots.proc += d & slots.procMask;
+    p.stats.runningNs += d & slots.runningMask;
 }
 
 // A lost-events gap (or the CPU's first block): the CPU's state is unknown
@@ -199,8 +227,10 @@ void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
         old->onCpu = -1;
         old->off = Process::OffCpu::None; // when it left is unknown
         old->trapDepth = 0;
+        old->modeBits &= ~kModeTrap;
     }
     s.irqDepth = s.softDepth = 0;
+    refreshIrq(s);
     Process& in = live(pid);
     in.off = Process::OffCpu::None;
     if (in.pid != 0)
@@ -263,17 +293,16 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     in.woken = false;
 }
 
-[[gnu::always_inline]] inline void TraceAnalysis::step(const Event& e) {
+[[gnu::always_inline]] inline void TraceAnalysis::step(const Event e) {
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
     CpuState& s = state_m[e.cpu];
-    CpuStats& cs = cpus_m[e.cpu];
-    if (events_m == 0)
-        firstNs_m = ns;
-    lastNs_m = std::max(lastNs_m, ns);
-    ++events_m;
-    ++counts_m[e.id < LTT_EV_MAX ? e.id : unsigned(LTT_EV_MAX)];
-    ++cs.events;
+    CpuStats& cs = s.stats;
+    // firstNs_m, lastNs_m, events_m, counts_m: from the CPUs' figures in
+    // finish().
+    if (ns < s.lastNs) [[unlikely]]
+        s.peakNs = std::max(s.peakNs, s.lastNs);
+    ++s.counts[e.id];
     if (!cs.seen) [[unlikely]] {
         cs.seen = true;
         cs.firstNs = ns;
@@ -320,6 +349,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
             cur.stats.syscallTable.resize(syscallSlots_m + 1);
         ++cur.stats.syscallTable[slot].count;
         cur.inSyscall = true;
+        cur.modeBits |= kModeSyscall;
         cur.syscallSlot = slot;
         cur.syscallStartNs = ns;
         cur.syscallGen = gen_m;
@@ -329,10 +359,10 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         if (!cur.inSyscall)
             break; // the trace started inside this call
         cur.inSyscall = false;
+        cur.modeBits &= ~kModeSyscall;
         SyscallStats& st = cur.stats.syscallTable[cur.syscallSlot];
         ltt_ev_syscall_exit d;
-        if (e.detailsAs(d) && d.ret < 0)
-            ++st.errors;
+        st.errors += e.detailsAs(d) && d.ret < 0;
         if (cur.syscallGen == gen_m && ns >= cur.syscallStartNs) {
             const std::uint64_t dur = ns - cur.syscallStartNs;
             st.minNs = st.timed ? std::min(st.minNs, dur) : dur;
@@ -346,23 +376,27 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         if (cur.pid != 0)
             ++cur.stats.traps;
         ++cur.trapDepth;
+        cur.modeBits |= kModeTrap;
         break;
     case LTT_EV_TRAP_EXIT:
-        if (cur.trapDepth)
-            --cur.trapDepth;
+        if (cur.trapDepth && --cur.trapDepth == 0)
+            cur.modeBits &= ~kModeTrap;
         break;
     case LTT_EV_IRQ_ENTRY:
         ++s.irqDepth;
+        refreshIrq(s);
         break;
     case LTT_EV_IRQ_EXIT:
         if (s.irqDepth)
             --s.irqDepth;
+        refreshIrq(s);
         break;
     case LTT_EV_SOFT_IRQ:
         if (e.subtype == LTT_SOFTIRQ_ENTRY || e.subtype == LTT_TASKLET_ENTRY)
             ++s.softDepth;
         else if (s.softDepth)
             --s.softDepth;
+        refreshIrq(s);
         break;
     case LTT_EV_SCHEDCHANGE: {
         ltt_ev_schedchange d;
@@ -372,6 +406,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
             switchOut(cur, d.out_state, ns);
         // Interrupt nesting does not survive a context switch on this CPU.
         s.irqDepth = s.softDepth = 0;
+        refreshIrq(s);
         switchTo(e.cpu, live(d.in), ns);
         break;
     }
@@ -386,6 +421,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
             const std::string name = processes_m[parentIdx].name;
             Process& c = create(d.pid, cur.pid, name);
             c.kthread = e.subtype == LTT_PROCESS_KTHREAD || processes_m[parentIdx].kthread;
+            refreshMode(c);
             c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread))
                          ? processes_m[parentIdx].tgid
                          : d.pid;
@@ -437,15 +473,15 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         static_assert(sizeof d == LTT_EV_FS_FIXED);
         if (e.copyDetails(d) < LTT_EV_FS_FIXED)
             break;
+        if (e.subtype == LTT_FS_READ || e.subtype == LTT_FS_WRITE) {
+            // The common case, without a second jump on the subtype.
+            static constexpr std::uint64_t ProcessStats::*kBytes[2] = {&ProcessStats::bytesRead,
+                                                                       &ProcessStats::bytesWritten};
+            cur.stats.*kBytes[e.subtype == LTT_FS_WRITE] +=
+                d.arg > 0 ? static_cast<std::uint64_t>(d.arg) : 0;
+            break;
+        }
         switch (e.subtype) {
-        case LTT_FS_READ:
-            if (d.arg > 0)
-                cur.stats.bytesRead += static_cast<std::uint64_t>(d.arg);
-            break;
-        case LTT_FS_WRITE:
-            if (d.arg > 0)
-                cur.stats.bytesWritten += static_cast<std::uint64_t>(d.arg);
-            break;
         case LTT_FS_BUF_WAIT_START:
             cur.inBufWait = true;
             break;
@@ -478,8 +514,30 @@ void TraceAnalysis::add(const Event& e) {
 }
 
 void TraceAnalysis::finish() {
-    for (std::size_t i = 0; i < cpus_m.size(); ++i)
-        cpus_m[i].lastNs = state_m[i].lastNs;
+    // Events come in merged order, so the first one is the earliest of the
+    // CPUs' first events.
+    events_m = 0;
+    firstNs_m = ~0ull;
+    lastNs_m = 0;
+    counts_m.fill(0);
+    for (std::size_t i = 0; i < cpus_m.size(); ++i) {
+        const CpuState& s = state_m[i];
+        CpuStats& c = cpus_m[i];
+        c = s.stats;
+        c.lastNs = s.lastNs;
+        c.events = 0;
+        for (std::size_t id = 0; id < s.counts.size(); ++id) {
+            c.events += s.counts[id];
+            counts_m[std::min<std::size_t>(id, LTT_EV_MAX)] += s.counts[id];
+        }
+        events_m += c.events;
+        if (c.seen) {
+            firstNs_m = std::min(firstNs_m, c.firstNs);
+            lastNs_m = std::max({lastNs_m, s.lastNs, s.peakNs});
+        }
+    }
+    if (events_m == 0)
+        firstNs_m = 0;
 }
 
 bool TraceAnalysis::run(const std::function<void(double)>& progress) {

@@ -87,6 +87,9 @@ struct Process {
     bool inBufWait = false;
     std::uint32_t trapDepth = 0;
     std::uint32_t syscallSlot = 0;
+    // idle << 3 | trapDepth != 0 << 2 | inSyscall << 1 | kthread: how time
+    // on a CPU is charged to this task (TraceAnalysis keeps it up to date).
+    std::uint8_t modeBits = 0;
     std::uint64_t offStartNs = 0, wokenNs = 0, syscallStartNs = 0, sliceStartNs = 0;
     std::uint64_t sliceGen = ~0ull; // ~0: no slice open
     std::uint64_t offGen = 0, syscallGen = 0;
@@ -150,14 +153,28 @@ public:
     static std::string syscallSlotName(std::uint32_t slot);
 
 private:
+    // Per-CPU state of the walk, with the CPU's figures: cpus_m and
+    // counts_m are filled from these in finish().
     struct CpuState {
         Process* current = nullptr;
         std::uint64_t lastNs = 0;
         bool started = false;
         std::uint32_t irqDepth = 0;
         std::uint32_t softDepth = 0;
+        std::uint8_t irqBit = 0; // 16 while irqDepth or softDepth
+        // The largest record time seen before a later, smaller one: with
+        // lastNs, the largest time of all (lastNs_m, in finish()).
+        std::uint64_t peakNs = 0;
+        CpuStats stats;                          // events: see counts
+        std::array<std::uint64_t, 256> counts{}; // by event id, unknown ids too
     };
-    void step(const Event& event); // add(), inlined into run()'s walk
+    void step(Event event); // add(), inlined into run()'s walk
+    static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
+    static void refreshMode(Process& p) {
+        p.modeBits = static_cast<std::uint8_t>((p.pid == 0) << 3 | (p.trapDepth != 0) << 2 |
+                                               p.inSyscall << 1 | p.kthread);
+    }
+    static void refreshIrq(CpuState& s) { s.irqBit = (s.irqDepth | s.softDepth) ? 16 : 0; }
     Process& live(std::int32_t pid);
     Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
     void charge(std::uint16_t cpu, std::uint64_t ns);

@@ -14,6 +14,8 @@
 // with events / kCheckpointInterval, not with events.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -192,7 +194,7 @@ private:
     };
     // One CPU's position. The current block's frame is cached here so the
     // hot path never goes back to the block table.
-    struct Stream {
+    struct alignas(64) Stream {
         std::uint64_t nextTsc = 0;     // time of the next record; UINT64_MAX: exhausted
         std::uint64_t base = 0;        // delta base (block start or last heartbeat)
         std::uint64_t blockOffset = 0; // file offset of the current block
@@ -443,78 +445,150 @@ inline bool TraceCursor::next() {
 
 // The loop of next() for a fixed number of merge keys N (the CPUs padded
 // with exhausted streams), calling f on each event.
-template <int N, class F, class T> void TraceCursor::walk(F& fn, std::uint64_t tickMask, T& tick) {
+//
+// The merge is the walk's critical path: which stream comes next depends on
+// the key the previous step computed. Two things keep that path short.
+// The keys are packed, (tsc - t0) << S | cpu with S = log2(N), so the first
+// smallest is a plain minimum (ties fall to the lower CPU, as in next()) and
+// names its CPU in its low bits. And each stream's record after its head is
+// decoded one step ahead, so advancing a stream is one load of a ready key;
+// the decoding itself (the record's header, its checks, its time) is off
+// the critical path. A time that does not pack (before t0, or 2^(64-S)
+// ticks after it: only damaged or absurd traces) hands the rest of the walk
+// to next().
+template <int N, class F, class T>
+[[gnu::noinline]] void TraceCursor::walk(F& fn, std::uint64_t tickMask, T& tick) {
+    static_assert(N >= 2);
+    constexpr unsigned S = std::bit_width(static_cast<unsigned>(N - 1));
+    constexpr std::uint64_t kEnd = ~0ull; // an exhausted stream's key
+    constexpr std::uint64_t kMaxRel = (~0ull >> S) - 1;
     F f = fn; // a local copy the compiler can keep in registers
-    std::uint64_t key[N];
-    const std::size_t ncpus = streams_m.size();
-    for (std::size_t i = 0; i < N; ++i)
-        key[i] = i < ncpus ? streams_m[i].nextTsc : kNoTsc;
     Stream* const streams = streams_m.data();
     const std::byte* const data = data_m;
-    std::uint64_t index = index_m;
-    bool stopped = stopped_m;
-    f(event_m);
-    for (std::uint64_t n = 1;; ++n) {
-        if ((n & tickMask) == 0) [[unlikely]]
-            tick();
-        if (stopped) [[unlikely]]
-            break;
-        std::uint64_t tsc;
-        const int cpu = firstMin<N>(key, tsc);
-        if (tsc == kNoTsc) [[unlikely]]
-            break; // every CPU is exhausted
-        Stream& s = streams[cpu];
-        const std::uint64_t off = s.blockOffset + s.offset;
+    const std::size_t ncpus = std::min<std::size_t>(streams_m.size(), N); // always the size
+    const std::uint64_t t0 = reader_m->firstTsc();
+    // With t0 this low, kNoTsc never packs: one comparison tells an
+    // exhausted stream and a time that does not pack.
+    bool packs = t0 < kEnd - kMaxRel;
+    auto pack = [&](std::uint64_t tsc, std::size_t cpu) {
+        const std::uint64_t rel = tsc - t0;
+        if (rel > kMaxRel) [[unlikely]] {
+            packs = packs && tsc == kNoTsc;
+            return kEnd;
+        }
+        return rel << S | cpu;
+    };
+    // Per stream, the record after the head: its key and header when it is
+    // an ordinary record of the same block (as next()'s fast path checks);
+    // header size 0 when not (then advancing goes through peek()).
+    struct Ahead {
+        std::uint64_t key;
         ltt_record_header h;
-        std::memcpy(&h, data + off, sizeof h);
-        Event e;
-        e.record = data + off;
-        e.offset = off;
-        e.tsc = tsc;
-        e.cpu = static_cast<std::uint16_t>(cpu);
-        e.size = h.size;
-        e.id = h.event;
-        e.subtype = h.subtype;
-        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
+    };
+    Ahead ahead[N];
+    auto lookAhead = [&](std::size_t cpu, std::uint64_t base) {
+        const Stream& s = streams[cpu];
+        Ahead& a = ahead[cpu];
+        a.h.size = 0;
+        const std::uint32_t o = s.offset + s.next.size;
+        if (o >= s.endRecord) [[unlikely]]
+            return;
+        ltt_record_header h;
+        std::memcpy(&h, data + s.blockOffset + o, sizeof h);
+        if (h.size >= sizeof h && (h.size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+            o + h.size <= s.endRecord && h.event != LTT_EV_HEARTBEAT &&
+            h.event != LTT_EV_BLOCK_START && h.event != LTT_EV_BLOCK_END) [[likely]] {
+            const std::uint64_t rel = base + h.delta - t0;
+            if (rel <= kMaxRel) [[likely]] {
+                a.key = rel << S | cpu;
+                a.h = h;
+            }
+        }
+    };
+    std::uint64_t key[N];
+    for (std::size_t i = 0; i < N; ++i) {
+        ahead[i].h.size = 0;
+        key[i] = i < ncpus ? pack(streams[i].nextTsc, i) : kEnd;
+        if (key[i] != kEnd && !stopped_m) {
+            const Stream& s = streams[i];
+            // A heartbeat head moves the base when it is taken.
+            lookAhead(i, s.next.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base);
+        }
+    }
+    const std::uint64_t first = index_m;
+    std::uint64_t n = 1; // events fed
+    bool leave = stopped_m || !packs;
+    f(event_m);
+    while (!leave) {
+        if ((n & tickMask) == 0) [[unlikely]] {
+            // lowestOffset() reads nextTsc only to tell exhausted streams.
+            tick();
+        }
+        std::uint64_t m = key[0];
+        for (int i = 1; i < N; ++i)
+            m = std::min(m, key[i]);
+        if (m == kEnd) [[unlikely]]
+            break; // every CPU is exhausted
+        const int cpu = static_cast<int>(m & (N - 1));
+        const std::uint64_t tsc = (m >> S) + t0;
+        Stream& s = streams[cpu];
+        const ltt_record_header h = s.next;
+        const std::uint64_t off = s.blockOffset + s.offset;
+        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
             s.base = tsc;
-        } else if (h.event == LTT_EV_SCHEDCHANGE &&
-                   h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
+        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
             std::memcpy(&s.pid, data + off + sizeof h + offsetof(ltt_ev_schedchange, in),
                         sizeof s.pid);
-        }
-        e.pid = s.pid;
+        const Event e{data + off, off,     tsc,      s.pid, static_cast<std::uint16_t>(cpu),
+                      h.size,     h.event, h.subtype};
         s.offset += h.size;
         ++s.records;
-        ++index;
-        // As in next(): an ordinary record of the same block, or peek().
-        ltt_record_header nh;
-        const std::uint32_t noff = s.offset;
-        bool fast = false;
-        if (noff < s.endRecord) [[likely]] {
-            std::memcpy(&nh, data + s.blockOffset + noff, sizeof nh);
-            fast = nh.size >= sizeof nh && (nh.size & (LTT_RECORD_ALIGN - 1)) == 0 &&
-                   noff + nh.size <= s.endRecord && nh.event != LTT_EV_HEARTBEAT &&
-                   nh.event != LTT_EV_BLOCK_START && nh.event != LTT_EV_BLOCK_END;
-        }
-        if (fast) [[likely]] {
-            // s.next and s.nextTsc are left stale: nothing reads them before
-            // this walk ends (lowestOffset() only asks whether a stream is
-            // exhausted), and it ends with every stream exhausted or stopped.
-            key[cpu] = s.base + nh.delta;
+        const Ahead& a = ahead[cpu];
+        if (a.h.size != 0) [[likely]] {
+            // The next record was decoded: it is the new head (an ordinary
+            // record: the base stays). s.nextTsc is left stale until the
+            // walk ends.
+            key[cpu] = a.key;
+            s.next = a.h;
+            lookAhead(static_cast<std::size_t>(cpu), s.base);
         } else {
+            // A heartbeat, the block's end, the next block, or damage.
             advanceSlow(static_cast<std::uint16_t>(cpu));
-            stopped = stopped_m;
-            key[cpu] = s.nextTsc;
+            const std::uint64_t next = stopped_m ? kNoTsc : s.nextTsc;
+            key[cpu] = pack(next, static_cast<std::size_t>(cpu));
+            if (key[cpu] != kEnd)
+                lookAhead(static_cast<std::size_t>(cpu),
+                          s.next.event == LTT_EV_HEARTBEAT ? next : s.base);
+            leave = stopped_m || !packs;
         }
         f(e);
+        ++n;
     }
-    // event_m is stale, but the cursor is no longer on an event.
-    index_m = index;
-    for (std::size_t i = 0; i < ncpus; ++i)
-        keys_m[i] = streams[i].nextTsc = key[i];
-    if (stopped) {
+    // Bring the streams up to date. A key of kEnd: the stream is exhausted,
+    // or (packs false) nextTsc holds the time that did not pack.
+    for (std::size_t i = 0; i < ncpus; ++i) {
+        Stream& s = streams[i];
+        if (key[i] != kEnd)
+            s.nextTsc = (key[i] >> S) + t0;
+        else if (packs)
+            s.nextTsc = kNoTsc;
+        keys_m[i] = s.nextTsc;
+    }
+    index_m = first + (n - 1);
+    if (leave && (n & tickMask) == 0)
+        tick();
+    if (stopped_m) {
         stop();
+    } else if (!packs) {
+        // Hand over to next(): the cursor stands on the last event fed.
+        valid_m = true;
+        while (next()) {
+            f(event_m);
+            if ((++n & tickMask) == 0) [[unlikely]]
+                tick();
+        }
     } else {
+        // event_m is stale, but the cursor is no longer on an event.
         valid_m = false;
         ++index_m;
     }
@@ -525,8 +599,6 @@ template <class F, class T> void TraceCursor::forEach(F&& f, std::uint64_t tickM
         return;
     if (scan_m) {
         const std::size_t n = streams_m.size();
-        if (n <= 1)
-            return walk<1>(f, tickMask, tick);
         if (n <= 2)
             return walk<2>(f, tickMask, tick);
         if (n <= 4)
