@@ -31,10 +31,25 @@ Options:
 Environment: LTT_CACHE (cache dir), LTT_KERNEL_TARBALL (default
 /usr/src/linux-source-6.1.tar.xz), LTT_JOBS. ccache is used when installed.
 EOF
+# >>> not in the cache key
+	cat <<'EOF'
+
+After a build, source trees (with their builds, ~2 GB each) other than the
+LTT_CACHE_KEEP (default 2) most recently used of each kind (patched,
+vanilla) are removed from the cache.
+EOF
+# <<<
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 self=$repo/scripts/build-kernel.sh
+# >>> not in the cache key
+# The key hashes this script without its blocks marked "not in the cache
+# key": they only manage the cache and do not change what is built.
+self=$(mktemp "${TMPDIR:-/tmp}/build-kernel-key.XXXXXX")
+trap 'rm -f "$self"' EXIT
+sed '/^# >>> not in the cache key/,/^# <<<$/d' "$repo/scripts/build-kernel.sh" >"$self"
+# <<<
 cache=${LTT_CACHE:-$HOME/.cache/ltt}
 tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${LTT_JOBS:-2}
@@ -83,6 +98,9 @@ kdir=$srcdir/build-$variant-$build_key
 
 if ((print_dir)); then
 	if [[ -f $kdir/.ltt-built ]]; then
+# >>> not in the cache key
+		touch "$srcdir" # most recently used: see step 4
+# <<<
 		echo "$kdir"
 		exit 0
 	fi
@@ -92,6 +110,9 @@ fi
 
 mkdir -p "$cache"
 if [[ -f $kdir/.ltt-built ]]; then
+# >>> not in the cache key
+	touch "$srcdir"
+# <<<
 	echo "kernel ($variant) is up to date"
 	echo "$kdir"
 	exit 0
@@ -176,4 +197,22 @@ mk -j"$jobs" all || die "kernel build failed (log: $log)"
 [[ -f $kdir/arch/x86/boot/bzImage ]] || die "no bzImage after the build"
 echo "built in $(($(date +%s) - start)) s"
 touch "$kdir/.ltt-built"
+# >>> not in the cache key
+
+# 4. Keep the cache bounded: each source tree with its builds is ~2 GB.
+# Drop all but the LTT_CACHE_KEEP most recently used trees of this kind
+# (their directory mtime is touched whenever a kernel of theirs is asked for).
+touch "$srcdir"
+keep=${LTT_CACHE_KEEP:-2}
+[[ $keep =~ ^[1-9][0-9]*$ ]] || die "LTT_CACHE_KEEP must be a positive number, not '$keep'"
+if [[ $variant == vanilla ]]; then pattern='src-vanilla-*'; else pattern='src-[0-9a-f]*'; fi
+n=0
+# shellcheck disable=SC2012,SC2086 # ls -t: newest first; $pattern is a glob
+while read -r old; do
+	[[ $old == "$srcdir" || $old == *.tmp ]] && continue
+	((++n < keep)) && continue
+	echo "pruning the unused kernel tree $old"
+	rm -rf "$old"
+done < <(cd "$cache" && ls -1dt -- $pattern 2>/dev/null | sed "s|^|$cache/|")
+# <<<
 echo "$kdir"
