@@ -1,5 +1,7 @@
 // Time-bin model of the event graph: see timebin_model.hpp for the design.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <ltt/events.h>
 #include <ltt/timebin_model.hpp>
 #include <ltt/trace_reader.hpp>
@@ -9,61 +11,201 @@ namespace ltt {
 
 namespace {
 constexpr std::int32_t kIdlePid = 0;
+constexpr std::int32_t kFlatPids = 1 << 22; // Linux's PID_MAX_LIMIT
+constexpr std::uint32_t kKernelRow = 0;
+constexpr std::uint32_t kIdleRow = 1;
 
-// First position at or after `from` whose value is >= `value`: exponential
-// search from `from`, then binary search. Column boundaries move forward a
-// little at a time, so this costs O(log distance), not O(log size).
-std::size_t gallop(const std::vector<std::uint64_t>& v, std::size_t from, std::uint64_t value) {
-    const std::size_t n = v.size();
-    if (from >= n || v[from] >= value)
-        return from;
-    std::size_t lo = from, step = 1; // v[lo] < value
-    while (lo + step < n && v[lo + step] < value) {
-        lo += step;
-        step *= 2;
+bool isStructure(std::uint8_t event) {
+    return event == LTT_EV_TRACE_START || event == LTT_EV_BLOCK_START ||
+           event == LTT_EV_BLOCK_END || event == LTT_EV_HEARTBEAT;
+}
+
+// The row an event's marker goes to: interrupt-side events belong to the
+// kernel row, the rest to the task's row.
+std::uint32_t markerRow(GraphEventKind kind, std::uint32_t taskRow) {
+    switch (kind) {
+    case GraphEventKind::Irq:
+    case GraphEventKind::KernelTimer:
+    case GraphEventKind::BottomHalf:
+    case GraphEventKind::Lost:
+        return kKernelRow;
+    default:
+        return taskRow;
     }
-    const std::size_t hi = std::min(n, lo + step);
-    return static_cast<std::size_t>(
-        std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo + 1),
-                         v.begin() + static_cast<std::ptrdiff_t>(hi), value) -
-        v.begin());
 }
 
-constexpr std::size_t kSampleEvery = 64;
+struct Cpu {
+    bool known = false;
+    std::int32_t pid = 0;
+    std::uint32_t depth = 0;  // kernel nesting: 0 = user mode (or idle)
+    std::uint32_t row = 0;    // row currently holding control
+    std::uint32_t pidRow = 0; // row of `pid`
+};
 
-// Same answer as gallop(v, from, value), through `sample` (every
-// kSampleEvery-th value of v): a far target is found in the small sample
-// array, which stays in cache, and then in one 64-value block of v. At coarse
-// zoom this saves most of the cache misses of galloping through v itself.
-std::size_t seek(const std::vector<std::uint64_t>& v, const std::vector<std::uint64_t>& sample,
-                 std::size_t from, std::uint64_t value) {
-    const std::size_t n = v.size();
-    if (from >= n || v[from] >= value)
-        return from;
-    const std::size_t nearEnd = std::min(n, from + 8);
-    if (nearEnd == n || v[nearEnd - 1] >= value)
-        return static_cast<std::size_t>(
-            std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(from + 1),
-                             v.begin() + static_cast<std::ptrdiff_t>(nearEnd), value) -
-            v.begin());
-    // Every sample before k is < value, sample k (if any) is >= value.
-    const std::size_t k = gallop(sample, from / kSampleEvery + 1, value);
-    const std::size_t lo = std::max(from + 1, (k - 1) * kSampleEvery);
-    const std::size_t hi = std::min(n, k * kSampleEvery);
-    return static_cast<std::size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
-                                                     v.begin() + static_cast<std::ptrdiff_t>(hi),
-                                                     value) -
-                                    v.begin());
-}
+// The control rules, shared by the builder and by the sweeps that re-read
+// events, so both see exactly the same transitions. `rowOf` maps a pid to
+// its row; `sink` gets transition(row, t) for every row control enters or
+// leaves, marker(row, event, kind) and lost(event).
+struct Control {
+    std::vector<Cpu> cpus;
+    std::unordered_map<std::int32_t, std::uint32_t> savedDepth;
+    std::vector<std::uint8_t> inControl; // per row: CPUs in control now
 
-std::vector<std::uint64_t> sampleOf(const std::vector<std::uint64_t>& v) {
-    std::vector<std::uint64_t> s;
-    s.reserve(v.size() / kSampleEvery + 1);
-    for (std::size_t i = 0; i < v.size(); i += kSampleEvery)
-        s.push_back(v[i]);
-    return s;
-}
+    template <class RowOf, class Sink>
+    void step(const GraphEventInput& ev, RowOf&& rowOf, Sink& sink) {
+        if (cpus.size() <= ev.cpu)
+            cpus.resize(ev.cpu + 1u);
+        const std::uint32_t evRow = rowOf(ev.pid);
+        Cpu& cpu = cpus[ev.cpu];
+        // Records the tracer writes for itself say nothing about control.
+        if (isStructure(ev.event))
+            return;
+        if (!cpu.known || ev.event == LTT_EV_LOST) {
+            // Unknown state (first event of the CPU, or after a gap): the CPU
+            // is in the kernel on behalf of its current task (it is writing
+            // this record), or idle; entries below resynchronise from there.
+            if (ev.event == LTT_EV_LOST) {
+                sink.lost(ev);
+                if (cpu.known) {
+                    // Drop the interval open across the gap.
+                    --inControl[cpu.row];
+                    sink.transition(cpu.row, ev.timeNs);
+                    cpu.known = false;
+                }
+            }
+            cpu.pid = ev.pid;
+            cpu.pidRow = evRow;
+            cpu.depth = ev.pid == kIdlePid ? 0 : 1;
+        }
+        // Entries resynchronise the nesting depth: a system call always comes
+        // from user mode, and an IRQ or trap says whether it interrupted
+        // kernel code. The idle loop's base level is 0 (its own row), a
+        // task's is 1.
+        const std::uint32_t kernelBase = cpu.pid == kIdlePid ? 0 : 1;
+        switch (ev.event) {
+        case LTT_EV_SYSCALL_ENTRY:
+            cpu.depth = 1;
+            break;
+        case LTT_EV_TRAP_ENTRY:
+        case LTT_EV_IRQ_ENTRY:
+            cpu.depth = ev.fromKernel ? std::max(cpu.depth, kernelBase) + 1 : 1;
+            break;
+        case LTT_EV_SYSCALL_EXIT:
+        case LTT_EV_TRAP_EXIT:
+        case LTT_EV_IRQ_EXIT:
+            if (cpu.depth > 0)
+                --cpu.depth;
+            break;
+        case LTT_EV_SCHEDCHANGE: {
+            savedDepth[cpu.pid] = cpu.depth;
+            cpu.pid = ev.schedIn;
+            cpu.pidRow = rowOf(cpu.pid);
+            // The idle loop runs at depth 0 (its row stands for it); a task
+            // resumes at the depth it was switched out at, and one never seen
+            // leaving was switched out inside the kernel.
+            if (cpu.pid == kIdlePid) {
+                cpu.depth = 0;
+            } else {
+                auto it = savedDepth.find(cpu.pid);
+                cpu.depth = it != savedDepth.end() ? it->second : 1;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        const std::uint32_t place =
+            cpu.depth > 0 ? kKernelRow : (cpu.pid == kIdlePid ? kIdleRow : cpu.pidRow);
+        if (!cpu.known || cpu.row != place) {
+            if (cpu.known) {
+                if (inControl[cpu.row] > 0)
+                    --inControl[cpu.row];
+                sink.transition(cpu.row, ev.timeNs);
+            }
+            if (inControl[place] < 255)
+                ++inControl[place];
+            sink.transition(place, ev.timeNs);
+            cpu.row = place;
+            cpu.known = true;
+        }
+        if (auto kind = graphEventKindOf(ev.event, ev.subtype))
+            sink.marker(markerRow(*kind, evRow), ev, *kind);
+    }
+};
+
+struct NullSink {
+    void transition(std::uint32_t, std::uint64_t) {}
+    void marker(std::uint32_t, const GraphEventInput&, GraphEventKind) {}
+    void lost(const GraphEventInput&) {}
+};
+
+class TraceSource final : public GraphEventSource {
+public:
+    explicit TraceSource(const TraceReader& reader) : reader_m(reader) {}
+    std::unique_ptr<Walk> walkFrom(std::uint64_t index) const override {
+        return std::make_unique<TraceWalk>(reader_m, reader_m.atIndex(index));
+    }
+
+private:
+    class TraceWalk final : public Walk {
+    public:
+        TraceWalk(const TraceReader& reader, TraceCursor cursor)
+            : reader_m(reader), cursor_m(std::move(cursor)) {}
+        bool next(GraphEventInput& out) override {
+            if (!first_m)
+                cursor_m.next();
+            first_m = false;
+            if (!cursor_m.valid())
+                return false;
+            out = graphEventInput(reader_m, cursor_m.event(), cursor_m.index());
+            return true;
+        }
+
+    private:
+        const TraceReader& reader_m;
+        TraceCursor cursor_m;
+        bool first_m = true;
+    };
+    const TraceReader& reader_m;
+};
+
+class VectorSource final : public GraphEventSource {
+public:
+    explicit VectorSource(std::vector<GraphEventInput> events) : events_m(std::move(events)) {}
+    std::unique_ptr<Walk> walkFrom(std::uint64_t index) const override {
+        auto it =
+            std::lower_bound(events_m.begin(), events_m.end(), index,
+                             [](const GraphEventInput& e, std::uint64_t i) { return e.index < i; });
+        return std::make_unique<VectorWalk>(events_m, std::size_t(it - events_m.begin()));
+    }
+
+private:
+    class VectorWalk final : public Walk {
+    public:
+        VectorWalk(const std::vector<GraphEventInput>& events, std::size_t pos)
+            : events_m(events), pos_m(pos) {}
+        bool next(GraphEventInput& out) override {
+            if (pos_m >= events_m.size())
+                return false;
+            out = events_m[pos_m++];
+            return true;
+        }
+
+    private:
+        const std::vector<GraphEventInput>& events_m;
+        std::size_t pos_m;
+    };
+    std::vector<GraphEventInput> events_m;
+};
 } // namespace
+
+std::shared_ptr<const GraphEventSource> traceGraphSource(const TraceReader& reader) {
+    return std::make_shared<TraceSource>(reader);
+}
+
+std::shared_ptr<const GraphEventSource> vectorGraphSource(std::vector<GraphEventInput> events) {
+    return std::make_shared<VectorSource>(std::move(events));
+}
 
 std::string_view graphEventKindName(GraphEventKind kind) {
     switch (kind) {
@@ -178,6 +320,213 @@ GraphEventInput graphEventInput(const TraceReader& reader, const Event& ev, std:
 }
 
 // ---------------------------------------------------------------------------
+// Re-reading the trace from a checkpoint
+
+// A walk over the source from a bin's checkpoint, with the builder's control
+// state, so that the transitions and markers it sees are the builder's.
+struct GraphSweep {
+    const EventGraph& g;
+    Control ctl;
+    std::unique_ptr<GraphEventSource::Walk> walk;
+    GraphEventInput pending;
+    bool hasPending = false;
+    bool done = true;
+    std::uint64_t reread = 0;
+
+    explicit GraphSweep(const EventGraph& graph) : g(graph) {}
+    ~GraphSweep() { g.reread_m->fetch_add(reread, std::memory_order_relaxed); }
+    GraphSweep(const GraphSweep&) = delete;
+    GraphSweep& operator=(const GraphSweep&) = delete;
+
+    std::uint32_t rowOf(std::int32_t pid) const {
+        if (pid == kIdlePid)
+            return kIdleRow;
+        if (pid > 0 && std::size_t(pid) < g.pidRowFlat_m.size() && g.pidRowFlat_m[pid])
+            return g.pidRowFlat_m[pid] - 1;
+        auto it = g.pidRow_m.find(pid);
+        return it != g.pidRow_m.end() ? std::uint32_t(it->second) : kKernelRow;
+    }
+    // The control state before the first event of bin b, without walking.
+    void loadState(std::size_t b) {
+        ctl.cpus.clear();
+        ctl.inControl.assign(g.rows_m.size(), 0);
+        for (std::uint32_t i = g.ckCpuAt_m[b]; i < g.ckCpuAt_m[b + 1]; ++i) {
+            const auto& c = g.ckCpu_m[i];
+            ctl.cpus.push_back({c.known != 0, c.pid, c.depth, c.row, c.pidRow});
+            if (c.known && ctl.inControl[c.row] < 255)
+                ++ctl.inControl[c.row];
+        }
+    }
+    // Positions the walk at bin b's first event with the state before it.
+    void seek(std::size_t b) {
+        loadState(b);
+        ctl.savedDepth.clear();
+        for (std::uint32_t i = g.ckSavedAt_m[b]; i < g.ckSavedAt_m[b + 1]; ++i)
+            ctl.savedDepth[g.ckSaved_m[i].pid] = g.ckSaved_m[i].depth;
+        hasPending = false;
+        done = !g.source_m;
+        walk = done ? nullptr : g.source_m->walkFrom(g.binIndex_m[b]);
+    }
+    // The next event if it comes before `limit` (it stays pending otherwise).
+    const GraphEventInput* take(std::uint64_t limit) {
+        if (!hasPending) {
+            if (done || !walk->next(pending)) {
+                done = true;
+                return nullptr;
+            }
+            hasPending = true;
+            ++reread;
+        }
+        if (pending.timeNs >= limit)
+            return nullptr;
+        hasPending = false;
+        return &pending;
+    }
+    template <class Sink> void apply(const GraphEventInput& ev, Sink& sink) {
+        ctl.step(
+            ev, [this](std::int32_t pid) { return rowOf(pid); }, sink);
+    }
+
+    // Fills outs[slotOf[row]] (rows with slot -1 are skipped) for [begin,
+    // end) in `columns` columns. Bins wholly inside one column come from the
+    // summary; the others are re-read. Without `control` only the markers
+    // are counted (all rows may then share one slot).
+    static void columns(const EventGraph& g, std::uint64_t begin, std::uint64_t end,
+                        unsigned columns, const std::vector<std::int32_t>& slotOf,
+                        const std::vector<RowBins*>& outs, bool control);
+};
+
+void GraphSweep::columns(const EventGraph& g, std::uint64_t begin, std::uint64_t end,
+                         unsigned columns, const std::vector<std::int32_t>& slotOf,
+                         const std::vector<RowBins*>& outs, bool control) {
+    for (RowBins* o : outs) {
+        o->control.assign(columns, 0);
+        o->firstEvent.assign(columns, -1);
+        o->firstKind.assign(columns, GraphEventKind::Other);
+        o->eventCount.assign(columns, 0);
+    }
+    if (columns == 0 || end <= begin || g.rows_m.empty())
+        return;
+    std::vector<std::uint32_t> slotRow(outs.size(), 0);
+    for (std::size_t r = 0; r < slotOf.size(); ++r)
+        if (slotOf[r] >= 0)
+            slotRow[std::size_t(slotOf[r])] = std::uint32_t(r);
+
+    GraphSweep s(g);
+    const std::size_t nb = g.binCount();
+    const std::uint64_t w = g.width_m;
+    unsigned c = 0;
+    std::uint64_t hi = EventGraph::columnStart(begin, end, columns, 1);
+    bool loaded = false, started = false;
+    std::vector<std::uint8_t> on(outs.size(), 0);
+    auto start = [&] {
+        if (started)
+            return;
+        started = true;
+        if (control)
+            for (std::size_t k = 0; k < outs.size(); ++k)
+                on[k] = s.ctl.inControl[slotRow[k]] > 0;
+    };
+    // Closes every column that ends at or before t (all events before t
+    // have been applied, none in [its end, t) remains).
+    auto closeTo = [&](std::uint64_t t) {
+        while (c < columns && hi <= t) {
+            if (control) {
+                for (std::size_t k = 0; k < outs.size(); ++k) {
+                    const bool now = s.ctl.inControl[slotRow[k]] > 0;
+                    std::uint8_t& f = outs[k]->control[c];
+                    f |=
+                        (on[k] ? RowBins::kControlAtStart : 0) | (now ? RowBins::kControlAtEnd : 0);
+                    on[k] = now;
+                }
+            }
+            ++c;
+            hi = c + 1 >= columns ? end : EventGraph::columnStart(begin, end, columns, c + 1);
+        }
+    };
+    struct Sink {
+        const std::vector<std::int32_t>& slotOf;
+        const std::vector<RowBins*>& outs;
+        const unsigned& c;
+        std::uint64_t begin;
+        bool control;
+        void transition(std::uint32_t row, std::uint64_t t) {
+            if (!control || t < begin)
+                return;
+            if (const std::int32_t k = slotOf[row]; k >= 0)
+                outs[std::size_t(k)]->control[c] |= RowBins::kControlChanges;
+        }
+        void marker(std::uint32_t row, const GraphEventInput& ev, GraphEventKind kind) {
+            if (ev.timeNs < begin)
+                return;
+            if (const std::int32_t k = slotOf[row]; k >= 0) {
+                RowBins& o = *outs[std::size_t(k)];
+                if (o.eventCount[c]++ == 0) {
+                    o.firstEvent[c] = std::int64_t(ev.index);
+                    o.firstKind[c] = kind;
+                }
+            }
+        }
+        void lost(const GraphEventInput&) {}
+    } sink{slotOf, outs, c, begin, control};
+
+    std::size_t b = g.binOf(begin);
+    bool contiguous = false; // the walk is at bin b's first event
+    for (; b < nb; ++b) {
+        const std::uint64_t eb = g.start_m + b * w, eb1 = eb + w;
+        if (eb >= end)
+            break;
+        if (eb >= begin && eb1 <= end) {
+            if (!loaded) {
+                s.loadState(b);
+                loaded = true;
+            }
+            start();
+            closeTo(eb);
+            if (eb1 <= hi) {
+                // The whole bin is inside column c: the summary answers.
+                for (std::uint32_t i = g.binEntry_m[b]; i < g.binEntry_m[b + 1]; ++i) {
+                    const EventGraph::Entry& e = g.entries_m[i];
+                    if (const std::int32_t k = slotOf[e.row]; k >= 0) {
+                        RowBins& o = *outs[std::size_t(k)];
+                        if (control && e.changes)
+                            o.control[c] |= RowBins::kControlChanges;
+                        if (e.count) {
+                            if (o.eventCount[c] == 0) {
+                                o.firstEvent[c] = std::int64_t(g.binIndex_m[b] + e.firstOff);
+                                o.firstKind[c] = e.kind;
+                            }
+                            o.eventCount[c] += e.count;
+                        }
+                    }
+                    s.ctl.inControl[e.row] = e.endCount;
+                }
+                contiguous = false;
+                continue;
+            }
+        }
+        // A column boundary cuts the bin (or the bin starts before begin):
+        // re-read it.
+        if (!contiguous) {
+            s.seek(b);
+            loaded = contiguous = true;
+        }
+        const std::uint64_t limit = std::min(eb1, end);
+        while (const GraphEventInput* ev = s.take(limit)) {
+            if (ev->timeNs >= begin) {
+                start();
+                closeTo(ev->timeNs);
+            }
+            s.apply(*ev, sink);
+        }
+    }
+    if (!loaded)
+        s.loadState(std::min(b, nb));
+    start();
+    closeTo(std::numeric_limits<std::uint64_t>::max());
+}
+
+// ---------------------------------------------------------------------------
 // EventGraph queries
 
 std::optional<std::size_t> EventGraph::rowOfPid(std::int32_t pid) const {
@@ -197,291 +546,406 @@ std::uint64_t EventGraph::columnStart(std::uint64_t begin, std::uint64_t end, un
     return begin + static_cast<std::uint64_t>(span * c / columns);
 }
 
+std::size_t EventGraph::binOf(std::uint64_t timeNs) const {
+    const std::size_t nb = binCount();
+    if (timeNs < start_m)
+        return 0;
+    const std::uint64_t b = (timeNs - start_m) / width_m;
+    return b < nb ? std::size_t(b) : nb;
+}
+
 void EventGraph::bin(std::size_t row, std::uint64_t begin, std::uint64_t end, unsigned columns,
                      RowBins& out) const {
-    const RowData& d = data_m.at(row);
-    out.control.assign(columns, 0);
-    out.firstEvent.assign(columns, -1);
-    out.firstKind.assign(columns, GraphEventKind::Other);
-    out.eventCount.assign(columns, 0);
-    if (columns == 0 || end <= begin)
-        return;
+    std::vector<std::int32_t> slotOf(rows_m.size(), -1);
+    slotOf.at(row) = 0;
+    GraphSweep::columns(*this, begin, end, columns, slotOf, {&out}, true);
+}
 
-    // Both searches move forward only: each boundary's position is at or
-    // after the previous one, so search [previous, end).
-    auto ctlPos = static_cast<std::size_t>(
-        std::lower_bound(d.ctlTime.begin(), d.ctlTime.end(), begin) - d.ctlTime.begin());
-    auto markPos = static_cast<std::size_t>(
-        std::lower_bound(d.markTime.begin(), d.markTime.end(), begin) - d.markTime.begin());
-    bool inControl = ctlPos > 0 && d.ctlCount[ctlPos - 1] > 0;
-    for (unsigned c = 0; c < columns; ++c) {
-        const std::uint64_t next = columnStart(begin, end, columns, c + 1);
-        const std::uint64_t limit = (c + 1 == columns) ? end : next;
-        const std::size_t ctlNext = seek(d.ctlTime, d.ctlSample, ctlPos, limit);
-        const std::size_t markNext = seek(d.markTime, d.markSample, markPos, limit);
-        std::uint8_t flags = inControl ? RowBins::kControlAtStart : 0;
-        if (ctlNext > ctlPos) {
-            flags |= RowBins::kControlChanges;
-            inControl = d.ctlCount[ctlNext - 1] > 0;
-        }
-        if (inControl)
-            flags |= RowBins::kControlAtEnd;
-        out.control[c] = flags;
-        if (markNext > markPos) {
-            out.firstEvent[c] = static_cast<std::int64_t>(d.markIndex[markPos]);
-            out.firstKind[c] = d.markKind[markPos];
-            out.eventCount[c] = static_cast<std::uint32_t>(markNext - markPos);
-        }
-        ctlPos = ctlNext;
-        markPos = markNext;
+void EventGraph::binRows(const std::vector<std::size_t>& rows, std::uint64_t begin,
+                         std::uint64_t end, unsigned columns, std::vector<RowBins>& out) const {
+    out.resize(rows_m.size());
+    std::vector<std::int32_t> slotOf(rows_m.size(), -1);
+    std::vector<RowBins*> outs;
+    for (std::size_t r : rows) {
+        if (slotOf.at(r) >= 0)
+            continue;
+        slotOf[r] = std::int32_t(outs.size());
+        outs.push_back(&out[r]);
     }
+    GraphSweep::columns(*this, begin, end, columns, slotOf, outs, true);
 }
 
 std::vector<std::uint32_t> EventGraph::density(std::uint64_t begin, std::uint64_t end,
                                                unsigned columns) const {
-    std::vector<std::uint32_t> sum(columns, 0);
-    RowBins bins;
-    for (std::size_t r = 0; r < rows_m.size(); ++r) {
-        bin(r, begin, end, columns, bins);
-        for (unsigned c = 0; c < columns; ++c)
-            sum[c] += bins.eventCount[c];
-    }
-    return sum;
+    RowBins all;
+    std::vector<std::int32_t> slotOf(rows_m.size(), 0);
+    GraphSweep::columns(*this, begin, end, columns, slotOf, {&all}, false);
+    return std::move(all.eventCount);
 }
 
 std::optional<GraphHit> EventGraph::nearestEvent(std::size_t row, std::uint64_t timeNs,
                                                  std::uint64_t maxDistNs) const {
-    const RowData& d = data_m.at(row);
-    if (d.markTime.empty())
+    if (row >= rows_m.size() || rowMarkers_m[row] == 0)
         return std::nullopt;
-    auto it = std::lower_bound(d.markTime.begin(), d.markTime.end(), timeNs);
-    std::size_t best = d.markTime.size();
-    std::uint64_t bestDist = maxDistNs + 1;
-    auto consider = [&](std::size_t i) {
-        std::uint64_t t = d.markTime[i];
-        std::uint64_t dist = t > timeNs ? t - timeNs : timeNs - t;
-        if (dist < bestDist) {
-            bestDist = dist;
-            best = i;
+    // The last marker before timeNs (the first of its instant) and the first
+    // at or after it, within maxDistNs.
+    const std::uint64_t lo = timeNs > maxDistNs ? timeNs - maxDistNs : 0;
+    const std::uint64_t hi =
+        timeNs + std::min(maxDistNs, std::numeric_limits<std::uint64_t>::max() - timeNs - 1) + 1;
+    std::optional<GraphHit> before, after;
+    GraphSweep s(*this);
+    s.seek(binOf(lo));
+    while (const GraphEventInput* ev = s.take(hi)) {
+        if (ev->timeNs < lo)
+            continue;
+        auto kind = graphEventKindOf(ev->event, ev->subtype);
+        if (!kind || markerRow(*kind, s.rowOf(ev->pid)) != row)
+            continue;
+        if (ev->timeNs >= timeNs) {
+            after = GraphHit{ev->index, ev->timeNs, *kind};
+            break;
         }
-    };
-    auto i = static_cast<std::size_t>(it - d.markTime.begin());
-    if (i < d.markTime.size())
-        consider(i);
-    if (i > 0) {
-        // The first of several markers at the same instant.
-        std::uint64_t t = d.markTime[i - 1];
-        auto first = std::lower_bound(d.markTime.begin(), d.markTime.end(), t);
-        consider(static_cast<std::size_t>(first - d.markTime.begin()));
+        if (!before || before->timeNs != ev->timeNs)
+            before = GraphHit{ev->index, ev->timeNs, *kind};
     }
-    if (best == d.markTime.size())
-        return std::nullopt;
-    return GraphHit{d.markIndex[best], d.markTime[best], d.markKind[best]};
+    std::optional<GraphHit> best;
+    std::uint64_t bestDist = maxDistNs + 1;
+    if (after && after->timeNs - timeNs < bestDist) {
+        bestDist = after->timeNs - timeNs;
+        best = after;
+    }
+    if (before && timeNs - before->timeNs < bestDist)
+        best = before;
+    return best;
 }
 
 bool EventGraph::hasControl(std::size_t row, std::uint64_t timeNs) const {
-    const RowData& d = data_m.at(row);
-    auto it = std::upper_bound(d.ctlTime.begin(), d.ctlTime.end(), timeNs);
-    if (it == d.ctlTime.begin())
+    if (row >= rows_m.size() || rows_m.empty())
         return false;
-    return d.ctlCount[static_cast<std::size_t>(it - d.ctlTime.begin()) - 1] > 0;
+    GraphSweep s(*this);
+    s.seek(binOf(timeNs));
+    NullSink none;
+    const std::uint64_t limit =
+        timeNs == std::numeric_limits<std::uint64_t>::max() ? timeNs : timeNs + 1;
+    while (const GraphEventInput* ev = s.take(limit))
+        s.apply(*ev, none);
+    return s.ctl.inControl[row] > 0;
+}
+
+std::pair<std::uint64_t, std::uint64_t> EventGraph::alignedView(std::uint64_t begin,
+                                                                std::uint64_t end, unsigned columns,
+                                                                bool cover) const {
+    if (columns == 0 || end <= begin || binCount() == 0)
+        return {begin, end};
+    const std::uint64_t w = width_m;
+    const double perColumn = double(end - begin) / double(columns);
+    if (perColumn < double(w))
+        return {begin, end};
+    std::uint64_t m = cover ? std::uint64_t(std::ceil(perColumn / double(w)))
+                            : std::uint64_t(std::llround(perColumn / double(w)));
+    m = std::max<std::uint64_t>(m, 1);
+    if (cover && m * w * columns < end - begin)
+        ++m;
+    if (begin < start_m)
+        begin = start_m;
+    begin = start_m + (begin - start_m) / w * w;
+    return {begin, begin + m * w * columns};
+}
+
+std::size_t EventGraph::memoryBytes() const {
+    auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    return bytes(rows_m) + bytes(pidRowFlat_m) + bytes(rowMarkers_m) + bytes(lost_m) +
+           bytes(entries_m) + bytes(binEntry_m) + bytes(binIndex_m) + bytes(ckCpu_m) +
+           bytes(ckCpuAt_m) + bytes(ckSaved_m) + bytes(ckSavedAt_m) +
+           pidRow_m.size() * (sizeof(std::int32_t) + sizeof(std::size_t) + 2 * sizeof(void*));
 }
 
 // ---------------------------------------------------------------------------
 // Builder
 
-void EventGraphBuilder::ensureRows() {
-    if (!graph_m.rows_m.empty())
-        return;
-    graph_m.rows_m.push_back({GraphRowKind::Kernel, 0});
-    graph_m.rows_m.push_back({GraphRowKind::Idle, 0});
-    graph_m.data_m.resize(2);
-    inControl_m.resize(2, 0);
-}
-
-std::size_t EventGraphBuilder::rowFor(std::int32_t pid) {
-    if (pid == kIdlePid)
-        return graph_m.idleRow();
-    // Called for every event: a flat table for ordinary pids, the map for
-    // the rest.
-    const bool flat = pid > 0 && pid < kFlatPids;
-    if (flat && static_cast<std::size_t>(pid) < pidRowFlat_m.size() && pidRowFlat_m[pid])
-        return pidRowFlat_m[pid] - 1;
-    auto [it, inserted] = graph_m.pidRow_m.try_emplace(pid, graph_m.rows_m.size());
-    if (inserted) {
-        graph_m.rows_m.push_back({GraphRowKind::Process, pid});
-        graph_m.data_m.emplace_back();
-        inControl_m.push_back(0);
+struct EventGraphBuilder::State {
+    State() {
+        g.ckCpuAt_m = {0};
+        g.ckSavedAt_m = {0};
     }
-    if (flat) {
-        if (pidRowFlat_m.size() <= static_cast<std::size_t>(pid))
-            pidRowFlat_m.resize(std::max<std::size_t>(pid + 1, pidRowFlat_m.size() * 2), 0);
-        pidRowFlat_m[pid] = static_cast<std::uint32_t>(it->second + 1);
+    EventGraph g; // rows in first-seen order until finish()
+    Control ctl;
+    bool first = true;
+    std::uint64_t nextIndex = 0; // index after the last event added
+    std::size_t cur = 0;         // the open bin
+    // The open bin, per row (touched rows only are non-zero).
+    std::vector<std::uint32_t> count;
+    std::vector<std::uint64_t> firstIndex;
+    std::vector<GraphEventKind> kind;
+    std::vector<std::uint8_t> changes;
+    std::vector<std::uint8_t> touched;
+    std::vector<std::uint32_t> touchedRows;
+
+    void addRow(GraphRow r) {
+        g.rows_m.push_back(r);
+        g.rowMarkers_m.push_back(0);
+        ctl.inControl.push_back(0);
+        count.push_back(0);
+        firstIndex.push_back(0);
+        kind.push_back(GraphEventKind::Other);
+        changes.push_back(0);
+        touched.push_back(0);
     }
-    return it->second;
-}
-
-std::size_t EventGraphBuilder::placeOf(const CpuState& cpu) const {
-    if (cpu.depth > 0)
-        return graph_m.kernelRow();
-    if (cpu.pid == kIdlePid)
-        return graph_m.idleRow();
-    return cpu.pidRow;
-}
-
-void EventGraphBuilder::moveControl(CpuState& cpu, std::size_t row, std::uint64_t timeNs) {
-    if (cpu.known && cpu.row == row)
-        return;
-    auto record = [&](std::size_t r) {
-        auto& d = graph_m.data_m[r];
-        // Several transitions at one instant collapse into the last one.
-        if (!d.ctlTime.empty() && d.ctlTime.back() == timeNs) {
-            d.ctlCount.back() = inControl_m[r];
-        } else {
-            d.ctlTime.push_back(timeNs);
-            d.ctlCount.push_back(inControl_m[r]);
+    void ensureRows() {
+        if (!g.rows_m.empty())
+            return;
+        addRow({GraphRowKind::Kernel, 0});
+        addRow({GraphRowKind::Idle, 0});
+    }
+    std::uint32_t rowFor(std::int32_t pid) {
+        if (pid == kIdlePid)
+            return kIdleRow;
+        // Called for every event: a flat table for ordinary pids, the map
+        // for the rest.
+        auto& flat = g.pidRowFlat_m;
+        const bool isFlat = pid > 0 && pid < kFlatPids;
+        if (isFlat && std::size_t(pid) < flat.size() && flat[pid])
+            return flat[pid] - 1;
+        auto [it, inserted] = g.pidRow_m.try_emplace(pid, g.rows_m.size());
+        if (inserted)
+            addRow({GraphRowKind::Process, pid});
+        if (isFlat) {
+            if (flat.size() <= std::size_t(pid))
+                flat.resize(std::max<std::size_t>(pid + 1, flat.size() * 2), 0);
+            flat[pid] = std::uint32_t(it->second + 1);
         }
-    };
-    if (cpu.known) {
-        if (inControl_m[cpu.row] > 0)
-            --inControl_m[cpu.row];
-        record(cpu.row);
+        return std::uint32_t(it->second);
     }
-    if (inControl_m[row] < 255)
-        ++inControl_m[row];
-    record(row);
-    cpu.row = row;
-    cpu.known = true;
-}
-
-void EventGraphBuilder::add(const GraphEventInput& ev) {
-    if (first_m) {
-        ensureRows();
-        graph_m.start_m = ev.timeNs;
-        first_m = false;
+    void touch(std::uint32_t row) {
+        if (!touched[row]) {
+            touched[row] = 1;
+            touchedRows.push_back(row);
+        }
     }
-    graph_m.end_m = std::max(graph_m.end_m, ev.timeNs);
-    if (cpus_m.size() <= ev.cpu)
-        cpus_m.resize(ev.cpu + 1u);
-    CpuState& cpu = cpus_m[ev.cpu];
-    // Rows exist for every task seen, even one that never leaves the kernel.
-    const std::size_t evRow = rowFor(ev.pid);
-
-    // Records the tracer writes for itself say nothing about control.
-    if (ev.event == LTT_EV_TRACE_START || ev.event == LTT_EV_BLOCK_START ||
-        ev.event == LTT_EV_BLOCK_END || ev.event == LTT_EV_HEARTBEAT)
-        return;
-
-    if (!cpu.known || ev.event == LTT_EV_LOST) {
-        // Unknown state (first event of the CPU, or after a gap): the CPU is
-        // in the kernel on behalf of its current task (it is writing this
-        // record), or idle; entries below resynchronise from there.
-        if (ev.event == LTT_EV_LOST) {
-            graph_m.lost_m.push_back({ev.timeNs, ev.cpu, ev.lostCount, ev.index});
-            if (cpu.known) {
-                // Drop the interval open across the gap.
-                --inControl_m[cpu.row];
-                auto& d = graph_m.data_m[cpu.row];
-                d.ctlTime.push_back(ev.timeNs);
-                d.ctlCount.push_back(inControl_m[cpu.row]);
-                cpu.known = false;
+    // Checkpoint for the bin that opens now.
+    void checkpoint() {
+        for (const Cpu& c : ctl.cpus)
+            g.ckCpu_m.push_back({c.row, c.pidRow, c.pid, c.depth, std::uint8_t(c.known)});
+        g.ckCpuAt_m.push_back(std::uint32_t(g.ckCpu_m.size()));
+        // Depth 1 is what a task never seen leaving resumes at: only the
+        // others need saving (and the idle task's is never used).
+        for (const auto& [pid, depth] : ctl.savedDepth)
+            if (pid != kIdlePid && depth != 1)
+                g.ckSaved_m.push_back({pid, depth});
+        g.ckSavedAt_m.push_back(std::uint32_t(g.ckSaved_m.size()));
+    }
+    void openBin(std::uint64_t index) {
+        g.binEntry_m.push_back(std::uint32_t(g.entries_m.size()));
+        g.binIndex_m.push_back(index);
+        checkpoint();
+    }
+    void closeBin() {
+        const std::uint64_t base = g.binIndex_m[cur];
+        for (std::uint32_t r : touchedRows) {
+            g.entries_m.push_back({r, count[r], count[r] ? std::uint32_t(firstIndex[r] - base) : 0,
+                                   kind[r], changes[r], ctl.inControl[r]});
+            count[r] = 0;
+            changes[r] = 0;
+            touched[r] = 0;
+        }
+        touchedRows.clear();
+    }
+    // The trace outgrew the bins: double their width, merging them pairwise.
+    void widen() {
+        auto& e = g.entries_m;
+        std::vector<EventGraph::Entry> merged;
+        merged.reserve(e.size());
+        std::vector<std::uint32_t> binEntry{0};
+        std::vector<std::int32_t> slot(g.rows_m.size(), -1);
+        const std::size_t closedPairs = cur / 2;
+        for (std::size_t k = 0; k < closedPairs; ++k) {
+            const std::size_t first = merged.size();
+            for (std::size_t half = 0; half < 2; ++half) {
+                const std::size_t b = 2 * k + half;
+                const std::uint64_t shift = g.binIndex_m[b] - g.binIndex_m[2 * k];
+                for (std::uint32_t i = g.binEntry_m[b]; i < g.binEntry_m[b + 1]; ++i) {
+                    EventGraph::Entry x = e[i];
+                    x.firstOff += std::uint32_t(shift);
+                    if (slot[x.row] < 0) {
+                        slot[x.row] = std::int32_t(merged.size());
+                        merged.push_back(x);
+                        continue;
+                    }
+                    EventGraph::Entry& m = merged[std::size_t(slot[x.row])];
+                    if (m.count == 0 && x.count) {
+                        m.firstOff = x.firstOff;
+                        m.kind = x.kind;
+                    }
+                    m.count += x.count;
+                    m.changes |= x.changes;
+                    m.endCount = x.endCount;
+                }
+            }
+            for (std::size_t i = first; i < merged.size(); ++i)
+                slot[merged[i].row] = -1;
+            std::sort(merged.begin() + std::ptrdiff_t(first), merged.end(),
+                      [](const auto& a, const auto& b) { return a.row < b.row; });
+            binEntry.push_back(std::uint32_t(merged.size()));
+        }
+        if (cur % 2 == 1) {
+            // The closed bin cur-1 joins the open one: fold it into the
+            // open bin's counters (it comes first).
+            const std::size_t b = cur - 1;
+            for (std::uint32_t i = g.binEntry_m[b]; i < g.binEntry_m[b + 1]; ++i) {
+                const EventGraph::Entry& x = e[i];
+                const std::uint32_t r = x.row;
+                if (x.count) {
+                    firstIndex[r] = g.binIndex_m[b] + x.firstOff;
+                    kind[r] = x.kind;
+                }
+                count[r] += x.count;
+                changes[r] |= x.changes;
+                touch(r);
             }
         }
-        cpu.pid = ev.pid;
-        cpu.pidRow = evRow;
-        cpu.depth = ev.pid == kIdlePid ? 0 : 1;
+        e = std::move(merged);
+        g.binEntry_m = std::move(binEntry);
+        // Keep every other bin start and checkpoint.
+        const std::size_t bins = cur / 2 + 1;
+        std::vector<std::uint64_t> binIndex(bins);
+        std::vector<EventGraph::CpuCheckpoint> ckCpu;
+        std::vector<std::uint32_t> ckCpuAt{0};
+        std::vector<EventGraph::SavedDepth> ckSaved;
+        std::vector<std::uint32_t> ckSavedAt{0};
+        for (std::size_t k = 0; k < bins; ++k) {
+            const std::size_t b = 2 * k;
+            binIndex[k] = g.binIndex_m[b];
+            ckCpu.insert(ckCpu.end(), g.ckCpu_m.begin() + g.ckCpuAt_m[b],
+                         g.ckCpu_m.begin() + g.ckCpuAt_m[b + 1]);
+            ckCpuAt.push_back(std::uint32_t(ckCpu.size()));
+            ckSaved.insert(ckSaved.end(), g.ckSaved_m.begin() + g.ckSavedAt_m[b],
+                           g.ckSaved_m.begin() + g.ckSavedAt_m[b + 1]);
+            ckSavedAt.push_back(std::uint32_t(ckSaved.size()));
+        }
+        g.binIndex_m = std::move(binIndex);
+        g.ckCpu_m = std::move(ckCpu);
+        g.ckCpuAt_m = std::move(ckCpuAt);
+        g.ckSaved_m = std::move(ckSaved);
+        g.ckSavedAt_m = std::move(ckSavedAt);
+        g.width_m *= 2;
+        cur /= 2;
     }
 
-    // Entries resynchronise the nesting depth: a system call always comes
-    // from user mode, and an IRQ or trap says whether it interrupted kernel
-    // code. The idle loop's base level is 0 (its own row), a task's is 1.
-    const std::uint32_t kernelBase = cpu.pid == kIdlePid ? 0 : 1;
-    switch (ev.event) {
-    case LTT_EV_SYSCALL_ENTRY:
-        cpu.depth = 1;
-        break;
-    case LTT_EV_TRAP_ENTRY:
-    case LTT_EV_IRQ_ENTRY:
-        cpu.depth = ev.fromKernel ? std::max(cpu.depth, kernelBase) + 1 : 1;
-        break;
-    case LTT_EV_SYSCALL_EXIT:
-    case LTT_EV_TRAP_EXIT:
-    case LTT_EV_IRQ_EXIT:
-        if (cpu.depth > 0)
-            --cpu.depth;
-        break;
-    case LTT_EV_SCHEDCHANGE: {
-        savedDepth_m[cpu.pid] = cpu.depth;
-        cpu.pid = ev.schedIn;
-        cpu.pidRow = rowFor(cpu.pid);
-        // The idle loop runs at depth 0 (its row stands for it); a task
-        // resumes at the depth it was switched out at, and one never seen
-        // leaving was switched out inside the kernel.
-        if (cpu.pid == kIdlePid) {
-            cpu.depth = 0;
-        } else {
-            auto it = savedDepth_m.find(cpu.pid);
-            cpu.depth = it != savedDepth_m.end() ? it->second : 1;
+    // Sink of the builder's control step: the open bin's counters.
+    struct Sink {
+        State& s;
+        void transition(std::uint32_t row, std::uint64_t) {
+            s.changes[row] = 1;
+            s.touch(row);
         }
-        break;
-    }
-    default:
-        break;
-    }
-    moveControl(cpu, placeOf(cpu), ev.timeNs);
+        void marker(std::uint32_t row, const GraphEventInput& ev, GraphEventKind k) {
+            if (s.count[row]++ == 0) {
+                s.firstIndex[row] = ev.index;
+                s.kind[row] = k;
+            }
+            s.touch(row);
+            ++s.g.rowMarkers_m[row];
+            ++s.g.events_m;
+        }
+        void lost(const GraphEventInput& ev) {
+            s.g.lost_m.push_back({ev.timeNs, ev.cpu, ev.lostCount, ev.index});
+        }
+    };
+};
 
-    auto kind = graphEventKindOf(ev.event, ev.subtype);
-    if (kind) {
-        // Interrupt-side events belong to the kernel row; the rest to the task.
-        std::size_t row;
-        switch (*kind) {
-        case GraphEventKind::Irq:
-        case GraphEventKind::KernelTimer:
-        case GraphEventKind::BottomHalf:
-        case GraphEventKind::Lost:
-            row = graph_m.kernelRow();
-            break;
-        default:
-            row = evRow;
-        }
-        auto& d = graph_m.data_m[row];
-        d.markTime.push_back(ev.timeNs);
-        d.markIndex.push_back(ev.index);
-        d.markKind.push_back(*kind);
-        ++graph_m.events_m;
+EventGraphBuilder::EventGraphBuilder() : s_m(std::make_unique<State>()) {}
+EventGraphBuilder::~EventGraphBuilder() = default;
+
+void EventGraphBuilder::add(const GraphEventInput& ev) {
+    State& s = *s_m;
+    EventGraph& g = s.g;
+    if (s.first) {
+        s.ensureRows();
+        g.start_m = ev.timeNs;
+        g.width_m = 1;
+        s.first = false;
+        s.cur = 0;
+        s.openBin(ev.index);
     }
+    g.end_m = std::max(g.end_m, ev.timeNs);
+    const std::uint64_t t = std::max(ev.timeNs, g.start_m) - g.start_m;
+    std::uint64_t b = t / g.width_m;
+    while (b >= EventGraph::kSummaryBins) {
+        s.widen();
+        b = t / g.width_m;
+    }
+    while (s.cur < b) {
+        s.closeBin();
+        ++s.cur;
+        s.openBin(ev.index);
+    }
+    State::Sink sink{s};
+    s.ctl.step(
+        ev, [&s](std::int32_t pid) { return s.rowFor(pid); }, sink);
+    s.nextIndex = ev.index + 1;
 }
 
-EventGraph EventGraphBuilder::finish(std::uint64_t endNs) {
-    ensureRows();
-    graph_m.end_m = std::max(graph_m.end_m, endNs);
-    // Sort process rows by pid, keeping kernel and idle first.
-    std::vector<std::size_t> order(graph_m.rows_m.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin() + 2, order.end(), [&](std::size_t a, std::size_t b) {
-        return graph_m.rows_m[a].pid < graph_m.rows_m[b].pid;
-    });
-    EventGraph out;
-    out.start_m = graph_m.start_m;
-    out.end_m = graph_m.end_m;
-    out.events_m = graph_m.events_m;
-    out.lost_m = std::move(graph_m.lost_m);
-    for (std::size_t newRow = 0; newRow < order.size(); ++newRow) {
-        std::size_t old = order[newRow];
-        out.rows_m.push_back(graph_m.rows_m[old]);
-        out.data_m.push_back(std::move(graph_m.data_m[old]));
-        auto& d = out.data_m.back();
-        d.ctlSample = sampleOf(d.ctlTime);
-        d.markSample = sampleOf(d.markTime);
-        if (out.rows_m.back().kind == GraphRowKind::Process)
-            out.pidRow_m[out.rows_m.back().pid] = newRow;
+EventGraph EventGraphBuilder::finish(std::uint64_t endNs,
+                                     std::shared_ptr<const GraphEventSource> source) {
+    State& s = *s_m;
+    s.ensureRows();
+    EventGraph& g = s.g;
+    if (s.first) {
+        // No events: no bins, one checkpoint (nothing known).
+        s.openBin(0);
+    } else {
+        s.closeBin();
+        // Past the last bin: its start and the final state.
+        s.g.binEntry_m.push_back(std::uint32_t(g.entries_m.size()));
+        s.g.binIndex_m.push_back(s.nextIndex);
+        s.checkpoint();
     }
-    graph_m = EventGraph{};
-    cpus_m.clear();
-    inControl_m.clear();
-    savedDepth_m.clear();
-    pidRowFlat_m.clear();
-    first_m = true;
+    g.end_m = std::max(g.end_m, endNs);
+    // Sort process rows by pid, keeping kernel and idle first.
+    const std::size_t n = g.rows_m.size();
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin() + 2, order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return g.rows_m[a].pid < g.rows_m[b].pid; });
+    std::vector<std::uint32_t> newRow(n);
+    for (std::uint32_t i = 0; i < n; ++i)
+        newRow[order[i]] = i;
+    EventGraph out;
+    out.start_m = g.start_m;
+    out.end_m = g.end_m;
+    out.events_m = g.events_m;
+    out.width_m = g.width_m;
+    out.lost_m = std::move(g.lost_m);
+    out.rows_m.reserve(n);
+    out.rowMarkers_m.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        out.rows_m.push_back(g.rows_m[order[i]]);
+        out.rowMarkers_m.push_back(g.rowMarkers_m[order[i]]);
+        if (out.rows_m.back().kind == GraphRowKind::Process)
+            out.pidRow_m[out.rows_m.back().pid] = i;
+    }
+    out.pidRowFlat_m = std::move(g.pidRowFlat_m);
+    for (auto& r : out.pidRowFlat_m)
+        if (r)
+            r = newRow[r - 1] + 1;
+    out.entries_m = std::move(g.entries_m);
+    for (auto& e : out.entries_m)
+        e.row = newRow[e.row];
+    out.binEntry_m = std::move(g.binEntry_m);
+    out.binIndex_m = std::move(g.binIndex_m);
+    out.ckCpu_m = std::move(g.ckCpu_m);
+    for (auto& c : out.ckCpu_m) {
+        c.row = newRow[c.row];
+        c.pidRow = newRow[c.pidRow];
+    }
+    out.ckCpuAt_m = std::move(g.ckCpuAt_m);
+    out.ckSaved_m = std::move(g.ckSaved_m);
+    out.ckSavedAt_m = std::move(g.ckSavedAt_m);
+    out.source_m = std::move(source);
+    out.entries_m.shrink_to_fit();
+    out.ckCpu_m.shrink_to_fit();
+    out.ckSaved_m.shrink_to_fit();
+    s_m = std::make_unique<State>();
     return out;
 }
 

@@ -179,7 +179,7 @@ void EventGraphView::setDocument(const TraceDocument* doc) {
     overview_m.queue_draw();
 }
 
-void EventGraphView::setView(std::uint64_t begin, std::uint64_t end) {
+void EventGraphView::setView(std::uint64_t begin, std::uint64_t end, bool cover) {
     if (!doc_m)
         return;
     const auto& g = doc_m->graph();
@@ -192,6 +192,13 @@ void EventGraphView::setView(std::uint64_t begin, std::uint64_t end) {
     begin = std::clamp(begin, lo, hi - std::min(span, hi - lo));
     begin_m = begin;
     end_m = begin + span;
+    wantSpan_m = span;
+    // Zoomed out to a summary bin per pixel or more, whole bins per column:
+    // the model then draws without re-reading the trace.
+    snapCover_m = cover;
+    snapWidth_m = area_m.get_width() - kLabelWidth;
+    if (snapWidth_m > 0)
+        std::tie(begin_m, end_m) = g.alignedView(begin_m, end_m, unsigned(snapWidth_m), cover);
     syncScrollbars();
     area_m.queue_draw();
     overview_m.queue_draw();
@@ -208,8 +215,11 @@ void EventGraphView::zoomAt(double factor, double x) {
     int w = std::max(1, area_m.get_width() - kLabelWidth);
     double f = std::clamp(x / w, 0.0, 1.0);
     double span = double(end_m - begin_m);
+    // Steps from the span asked for, not the aligned one, so that rounding
+    // to whole summary bins does not add up over several zooms.
+    const double asked = double(std::max<std::uint64_t>(1, wantSpan_m));
     double anchor = double(begin_m) + f * span;
-    double nspan = std::max(20.0, span / factor);
+    double nspan = std::max(20.0, asked / factor);
     double nb = std::max(0.0, anchor - f * nspan);
     setView(static_cast<std::uint64_t>(nb), static_cast<std::uint64_t>(nb + nspan));
 }
@@ -218,7 +228,7 @@ void EventGraphView::zoomToFit() {
     if (!doc_m)
         return;
     const auto& g = doc_m->graph();
-    setView(g.startNs(), std::max(g.endNs(), g.startNs() + 1));
+    setView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), true);
 }
 
 void EventGraphView::scrollBy(double fraction) {
@@ -436,6 +446,12 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     const int gw = width - kLabelWidth;
     if (gw <= 0)
         return;
+    if (gw != snapWidth_m) {
+        // Resized: columns of whole summary bins again.
+        snapWidth_m = gw;
+        std::tie(begin_m, end_m) = g.alignedView(begin_m, end_m, unsigned(gw), snapCover_m);
+        overview_m.queue_draw();
+    }
     syncScrollbars();
     const auto columns = static_cast<unsigned>(gw);
 
@@ -500,10 +516,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     cr->clip();
 
     // Bin every visible row once.
-    if (bins_m.size() < g.rows().size())
-        bins_m.resize(g.rows().size());
-    for (std::size_t r : visible)
-        g.bin(r, begin_m, end_m, columns, bins_m[r]);
+    g.binRows(visible, begin_m, end_m, columns, bins_m);
 
     // Vertical lines: in each column, join the rows control moved between.
     cr->set_source_rgb(0.25, 0.25, 0.25);
@@ -669,7 +682,10 @@ void EventGraphView::drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int w
     if (!doc_m || width <= 0)
         return;
     const auto& g = doc_m->graph();
-    const std::uint64_t lo = g.startNs(), hi = std::max(g.endNs(), lo + 1);
+    // The whole trace in whole summary bins per pixel (a little room may be
+    // left at the right end): the density needs no pass over the trace.
+    const auto [lo, hi] =
+        g.alignedView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), unsigned(width), true);
     if (densityWidth_m != width) {
         density_m = g.density(lo, hi, static_cast<unsigned>(width));
         densityWidth_m = width;

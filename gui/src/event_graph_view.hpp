@@ -21,7 +21,8 @@ public:
 
     void setDocument(const TraceDocument* doc);
     // Visible window, in ns since the trace start.
-    void setView(std::uint64_t begin, std::uint64_t end);
+    // With `cover`, the view shows at least [begin, end) (zoom to fit).
+    void setView(std::uint64_t begin, std::uint64_t end, bool cover = false);
     std::uint64_t viewBegin() const { return begin_m; }
     std::uint64_t viewEnd() const { return end_m; }
     void zoom(double factor);             // > 1 zooms in, around the centre
@@ -73,7 +74,10 @@ private:
 
     const TraceDocument* doc_m = nullptr;
     std::uint64_t begin_m = 0, end_m = 1;
-    std::size_t firstRow_m = 0; // first process row shown (rows 0, 1 are pinned)
+    std::uint64_t wantSpan_m = 1; // span asked for before alignment
+    int snapWidth_m = -1;         // graph width the view was last aligned for
+    bool snapCover_m = false;     // that alignment had to cover the asked range
+    std::size_t firstRow_m = 0;   // first process row shown (rows 0, 1 are pinned)
     std::optional<std::uint64_t> selected_m;
     std::optional<std::uint64_t> selectedTime_m;
     std::optional<std::size_t> selectedRow_m;

@@ -90,7 +90,8 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
     if (c.error())
         impl->warnings.push_back(c.error()->str());
     impl->events = n;
-    impl->graph = builder.finish(reader.nsFromAnchor(reader.lastTsc()));
+    impl->graph =
+        builder.finish(reader.nsFromAnchor(reader.lastTsc()), ltt::traceGraphSource(reader));
     progress.set(1.0);
     return std::unique_ptr<TraceDocument>(new TraceDocument(tracePath, procPath, std::move(impl)));
 }

@@ -1,10 +1,18 @@
 // Tests of the event graph's time-bin model (analysis/src/timebin_model.cpp):
-// control placement per the trace-format §3 rules, column binning by binary
-// search, and hit testing.
+// control placement per the trace-format §3 rules, column binning, hit
+// testing, and agreement with the unbounded reference model
+// (timebin_model_reference.hpp) on random streams and ltt-synth traces.
+#include "timebin_model_reference.hpp"
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <ltt/events.h>
 #include <ltt/timebin_model.hpp>
+#include <ltt/trace_reader.hpp>
+#include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -17,7 +25,11 @@ using ltt::RowBins;
 
 struct Feeder {
     EventGraphBuilder builder;
+    std::vector<GraphEventInput> all;
     std::uint64_t index = 0;
+    EventGraph finish(std::uint64_t endNs) {
+        return builder.finish(endNs, ltt::vectorGraphSource(std::move(all)));
+    }
     void ev(std::uint64_t t, std::uint16_t cpu, std::int32_t pid, std::uint8_t event,
             std::uint8_t sub = 0, std::int32_t in = 0, bool fromKernel = false,
             std::uint64_t lost = 0) {
@@ -32,6 +44,7 @@ struct Feeder {
         e.fromKernel = fromKernel;
         e.lostCount = lost;
         builder.add(e);
+        all.push_back(e);
     }
 };
 
@@ -51,7 +64,7 @@ EventGraph figureSix() {
     f.ev(5040, 0, 100, LTT_EV_FILE_SYSTEM, LTT_FS_BUF_WAIT_END);   // 8
     f.ev(5100, 0, 100, LTT_EV_SYSCALL_EXIT);                       // 9: -> user 100
     f.ev(6000, 0, 100, LTT_EV_SYSCALL_ENTRY);                      // 10: -> kernel
-    return f.builder.finish(7000);
+    return f.finish(7000);
 }
 
 TEST(TimeBinModel, RowsAreKernelIdleThenProcessesByPid) {
@@ -59,7 +72,7 @@ TEST(TimeBinModel, RowsAreKernelIdleThenProcessesByPid) {
     f.ev(10, 0, 300, LTT_EV_SYSCALL_ENTRY);
     f.ev(20, 1, 7, LTT_EV_SYSCALL_ENTRY);
     f.ev(30, 0, 300, LTT_EV_SCHEDCHANGE, 0, 42);
-    EventGraph g = f.builder.finish(40);
+    EventGraph g = f.finish(40);
     ASSERT_EQ(g.rows().size(), 5u);
     EXPECT_EQ(g.rows()[0].kind, ltt::GraphRowKind::Kernel);
     EXPECT_EQ(g.rows()[1].kind, ltt::GraphRowKind::Idle);
@@ -192,7 +205,7 @@ TEST(TimeBinModel, LostEventsAreMarkedAndDropOpenIntervals) {
     f.ev(200, 0, 5, LTT_EV_SYSCALL_EXIT); // user mode of 5
     f.ev(900, 0, 6, LTT_EV_LOST, 0, 0, false, 42);
     f.ev(950, 0, 6, LTT_EV_SYSCALL_EXIT); // restarted in the kernel for 6: -> user 6
-    EventGraph g = f.builder.finish(1000);
+    EventGraph g = f.finish(1000);
     ASSERT_EQ(g.lost().size(), 1u);
     EXPECT_EQ(g.lost()[0].count, 42u);
     EXPECT_EQ(g.lost()[0].timeNs, 900u);
@@ -209,7 +222,7 @@ TEST(TimeBinModel, TwoCpusCanShareTheKernel) {
     f.ev(200, 0, 5, LTT_EV_SYSCALL_ENTRY); // both in the kernel
     f.ev(210, 1, 6, LTT_EV_SYSCALL_ENTRY);
     f.ev(300, 0, 5, LTT_EV_SYSCALL_EXIT); // cpu1 still in the kernel
-    EventGraph g = f.builder.finish(400);
+    EventGraph g = f.finish(400);
     EXPECT_TRUE(g.hasControl(g.kernelRow(), 250));
     EXPECT_TRUE(g.hasControl(g.kernelRow(), 350));
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(5), 350));
@@ -238,7 +251,7 @@ TEST(TimeBinModel, StructureRecordsDoNotSetState) {
     f.ev(10, 0, 100, LTT_EV_SYSCALL_ENTRY); // from user mode: 100 was in user mode
     f.ev(20, 0, 100, LTT_EV_SYSCALL_EXIT);
     f.ev(30, 0, 100, LTT_EV_HEARTBEAT);
-    EventGraph g = f.builder.finish(40);
+    EventGraph g = f.finish(40);
     EXPECT_EQ(g.eventCount(), 2u);
     EXPECT_TRUE(g.hasControl(g.kernelRow(), 15));
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(100), 25));
@@ -256,7 +269,7 @@ TEST(TimeBinModel, EntriesResynchroniseDepth) {
     f.ev(40, 0, 7, LTT_EV_SCHEDCHANGE, 0, 8);
     f.ev(50, 0, 8, LTT_EV_SYSCALL_ENTRY);
     f.ev(60, 0, 8, LTT_EV_SCHEDCHANGE, 0, 7);
-    EventGraph g = f.builder.finish(100);
+    EventGraph g = f.finish(100);
     EXPECT_TRUE(g.hasControl(g.kernelRow(), 15));
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 35));
     EXPECT_TRUE(g.hasControl(*g.rowOfPid(7), 70));
@@ -281,7 +294,7 @@ TEST(TimeBinModel, BinsMatchBruteForce) {
         times.push_back(t);
         f.ev(t, 0, 100, LTT_EV_FILE_SYSTEM, LTT_FS_READ);
     }
-    EventGraph g = f.builder.finish(t);
+    EventGraph g = f.finish(t);
     const std::size_t row = *g.rowOfPid(100);
     RowBins b;
     for (int trial = 0; trial < 50; ++trial) {
@@ -298,6 +311,170 @@ TEST(TimeBinModel, BinsMatchBruteForce) {
             ASSERT_EQ(b.firstEvent[c], first == last ? -1 : std::int64_t(first - times.begin()));
         }
     }
+}
+
+} // namespace
+
+namespace {
+
+struct Rng {
+    std::uint64_t seed;
+    std::uint64_t operator()() {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return seed >> 33;
+    }
+};
+
+// Every answer of `g` against the reference built from the same events.
+void compareModels(const EventGraph& g, const ltt_ref::RefGraph& ref, std::uint64_t seed,
+                   int trials) {
+    ASSERT_EQ(g.rows().size(), ref.rows().size());
+    for (std::size_t r = 0; r < g.rows().size(); ++r) {
+        ASSERT_EQ(g.rows()[r].pid, ref.rows()[r].pid);
+        ASSERT_EQ(g.markerCount(r), ref.markerCount(r));
+    }
+    ASSERT_EQ(g.startNs(), ref.startNs());
+    ASSERT_EQ(g.endNs(), ref.endNs());
+    ASSERT_EQ(g.eventCount(), ref.eventCount());
+    ASSERT_EQ(g.lost().size(), ref.lost().size());
+    Rng rnd{seed};
+    const std::uint64_t lo = g.startNs(), span = std::max<std::uint64_t>(1, g.endNs() - lo);
+    std::vector<std::size_t> all(g.rows().size());
+    for (std::size_t r = 0; r < all.size(); ++r)
+        all[r] = r;
+    std::vector<RowBins> got;
+    RowBins want;
+    for (int trial = 0; trial < trials; ++trial) {
+        // Zoom levels from the whole trace (and beyond) down to a few ns.
+        const int level = int(rnd() % 24);
+        std::uint64_t width = std::max<std::uint64_t>(1, (span + span / 8) >> level);
+        width = std::max<std::uint64_t>(1, width - rnd() % (width / 3 + 1));
+        std::uint64_t begin =
+            lo - std::min<std::uint64_t>(lo, span / 16) + rnd() % (span + span / 8);
+        std::uint64_t end = begin + width;
+        unsigned columns = 1 + unsigned(rnd() % 1400);
+        if (trial % 3 == 1)
+            std::tie(begin, end) = g.alignedView(begin, end, columns, trial % 2 == 0);
+        g.binRows(all, begin, end, columns, got);
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            ref.bin(r, begin, end, columns, want);
+            ASSERT_EQ(got[r].control, want.control)
+                << "row " << r << " [" << begin << ", " << end << ") " << columns;
+            ASSERT_EQ(got[r].firstEvent, want.firstEvent) << "row " << r;
+            ASSERT_EQ(got[r].firstKind, want.firstKind) << "row " << r;
+            ASSERT_EQ(got[r].eventCount, want.eventCount) << "row " << r;
+        }
+        RowBins one;
+        const std::size_t r = rnd() % all.size();
+        g.bin(r, begin, end, columns, one);
+        ASSERT_EQ(one.control, got[r].control);
+        ASSERT_EQ(g.density(begin, end, columns), ref.density(begin, end, columns));
+        for (int k = 0; k < 8; ++k) {
+            const std::uint64_t t = lo + rnd() % (span + 2) - (k == 0 ? 1 : 0);
+            const std::size_t row = rnd() % all.size();
+            ASSERT_EQ(g.hasControl(row, t), ref.hasControl(row, t)) << "row " << row << " t " << t;
+            const std::uint64_t dist = rnd() % (width + 1);
+            auto a = g.nearestEvent(row, t, dist);
+            auto b = ref.nearestEvent(row, t, dist);
+            ASSERT_EQ(a.has_value(), b.has_value()) << "row " << row << " t " << t;
+            if (a) {
+                ASSERT_EQ(a->index, b->index);
+                ASSERT_EQ(a->timeNs, b->timeNs);
+                ASSERT_EQ(a->kind, b->kind);
+            }
+        }
+    }
+}
+
+// Random control-relevant streams: several CPUs, nested entries, scheduling,
+// lost events, structure records, ties, sparse and busy stretches.
+TEST(TimeBinModel, AgreesWithReferenceOnRandomStreams) {
+    for (std::uint64_t seed : {1ull, 2ull, 3ull, 4ull}) {
+        Rng rnd{seed * 7919};
+        EventGraphBuilder builder;
+        ltt_ref::RefBuilder refBuilder;
+        std::vector<GraphEventInput> events;
+        const std::uint8_t ids[] = {LTT_EV_SYSCALL_ENTRY, LTT_EV_SYSCALL_EXIT, LTT_EV_TRAP_ENTRY,
+                                    LTT_EV_TRAP_EXIT,     LTT_EV_IRQ_ENTRY,    LTT_EV_IRQ_EXIT,
+                                    LTT_EV_SCHEDCHANGE,   LTT_EV_FILE_SYSTEM,  LTT_EV_PROCESS,
+                                    LTT_EV_KERNEL_TIMER,  LTT_EV_SOFT_IRQ,     LTT_EV_MEMORY,
+                                    LTT_EV_HEARTBEAT,     LTT_EV_BLOCK_START,  LTT_EV_LOST};
+        const int n = 30000 + int(seed) * 20000;
+        std::uint64_t t = 1000 + rnd() % 1000;
+        std::vector<std::int32_t> pid(seed + 1, 0);
+        for (int i = 0; i < n; ++i) {
+            GraphEventInput e;
+            e.index = std::uint64_t(i);
+            // Mostly busy, sometimes a long quiet stretch.
+            t += rnd() % 16 == 0 ? rnd() % 20000 : rnd() % 40;
+            e.timeNs = t;
+            e.cpu = std::uint16_t(rnd() % (seed + 1));
+            std::uint8_t id = ids[rnd() % sizeof ids];
+            if (id == LTT_EV_LOST && rnd() % 8)
+                id = LTT_EV_FILE_SYSTEM;
+            e.event = id;
+            e.subtype = std::uint8_t(rnd() % 8);
+            e.pid = pid[e.cpu];
+            if (id == LTT_EV_SCHEDCHANGE) {
+                pid[e.cpu] = rnd() % 5 == 0 ? 0 : std::int32_t(100 + rnd() % (20 * seed));
+                e.schedIn = e.pid = pid[e.cpu];
+            }
+            e.fromKernel = rnd() % 3 == 0;
+            e.lostCount = id == LTT_EV_LOST ? 1 + rnd() % 100 : 0;
+            builder.add(e);
+            refBuilder.add(e);
+            events.push_back(e);
+        }
+        EventGraph g = builder.finish(t + 500, ltt::vectorGraphSource(events));
+        ltt_ref::RefGraph ref = refBuilder.finish(t + 500);
+        EXPECT_GT(g.binWidthNs(), 1u);
+        EXPECT_LE(g.binCount(), EventGraph::kSummaryBins);
+        compareModels(g, ref, seed, 60);
+    }
+}
+
+// ltt-synth traces read through the TraceReader, with and without lost events.
+TEST(TimeBinModel, AgreesWithReferenceOnSynthTraces) {
+    char self[4096];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    ASSERT_GT(len, 0);
+    self[len] = 0;
+    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    if (!std::filesystem::exists(synth))
+        GTEST_SKIP() << synth << " not built";
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("timebin-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    struct Case {
+        const char* args;
+        int trials;
+    } cases[] = {{"--events 200000 --cpus 4 --processes 16 --seed 3", 40},
+                 {"--events 60000 --cpus 2 --processes 40 --seed 9 --lost 500", 60},
+                 {"--events 3000 --cpus 1 --processes 3 --seed 5", 60}};
+    for (const auto& c : cases) {
+        const auto prefix = (dir / "t").string();
+        const std::string cmd = synth.string() + " " + c.args + " -o " + prefix + " >/dev/null";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ltt::TraceError err;
+        auto reader = ltt::TraceReader::open(prefix + ".trace", &err);
+        ASSERT_TRUE(reader) << err.str();
+        EventGraphBuilder builder;
+        ltt_ref::RefBuilder refBuilder;
+        for (auto cur = reader->begin(); cur.valid(); cur.next()) {
+            const GraphEventInput in = ltt::graphEventInput(*reader, cur.event(), cur.index());
+            builder.add(in);
+            refBuilder.add(in);
+        }
+        const std::uint64_t endNs = reader->nsFromAnchor(reader->lastTsc());
+        EventGraph g = builder.finish(endNs, ltt::traceGraphSource(*reader));
+        ltt_ref::RefGraph ref = refBuilder.finish(endNs);
+        SCOPED_TRACE(c.args);
+        compareModels(g, ref, 77, c.trials);
+        if (std::string(c.args).find("--lost") != std::string::npos) {
+            EXPECT_FALSE(g.lost().empty());
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -5,21 +5,31 @@
 // a process in user mode, the kernel, or the idle task. Horizontal lines show
 // where control stays; vertical lines join the rows control moves between.
 //
-// EventGraphBuilder takes every event once, in time order, and keeps, per
-// row, two sorted arrays: the instants control entered or left the row, and
-// the row's event markers. A redraw then asks EventGraph::bin() for a visible
-// time range split into N pixel columns: for every column boundary a binary
-// search finds the first transition and the first marker at or after it, so
-// the cost is O(columns × visible rows × log events), independent of how many
-// events fall in the window (KernelShark's libkshark-model does the same).
-//
-// Memory is linear in events (about 17 bytes per event and 9 per control
-// transition); that is the price of drawing any zoom level without touching
-// the trace file again.
+// Memory does not grow with events. EventGraphBuilder takes every event once,
+// in time order, and keeps
+//   - the rows (one per process: grows with processes);
+//   - a summary over at most kSummaryBins time bins of equal width (the width
+//     doubles, merging bins pairwise, whenever the trace outgrows them): per
+//     bin and per row active in it, the markers' count, the first marker's
+//     event index and kind, whether control entered or left the row, and how
+//     many CPUs held the row at the bin's end;
+//   - a checkpoint at every bin start: each CPU's task, kernel depth and row,
+//     the saved depths of tasks not running (only those that differ from the
+//     default), and the index of the bin's first event.
+// EventGraph::bin() sweeps the requested columns: a bin that lies wholly
+// inside one column is answered from the summary; a bin that a column
+// boundary cuts is re-read from the trace (GraphEventSource: the reader's
+// mapping), starting at its checkpoint and replaying the builder's control
+// rules, so every answer is exact, the same as keeping every transition and
+// marker. A view whose columns are whole bins (EventGraph::alignedView)
+// reads nothing; a view zoomed in below one bin per column re-reads only its
+// own window (at most columns × one bin's events).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -106,8 +116,32 @@ struct GraphHit {
     GraphEventKind kind = GraphEventKind::Other;
 };
 
+// Where EventGraph re-reads events: the same events, in the same order, as
+// the builder was given, from any event index on.
+class GraphEventSource {
+public:
+    class Walk {
+    public:
+        virtual ~Walk() = default;
+        // The next event; false at the end.
+        virtual bool next(GraphEventInput& out) = 0;
+    };
+    virtual ~GraphEventSource() = default;
+    // A walk starting at the event numbered `index`.
+    virtual std::unique_ptr<Walk> walkFrom(std::uint64_t index) const = 0;
+};
+
+// A source over a TraceReader's mapping (random access through its
+// checkpoint index). The reader must outlive the source.
+std::shared_ptr<const GraphEventSource> traceGraphSource(const TraceReader& reader);
+// A source over events held in memory (tests).
+std::shared_ptr<const GraphEventSource> vectorGraphSource(std::vector<GraphEventInput> events);
+
 class EventGraph {
 public:
+    // Upper bound on the summary's time bins.
+    static constexpr std::uint32_t kSummaryBins = 16384;
+
     EventGraph() = default;
 
     // Rows in display order: kernel, idle, then processes by pid.
@@ -126,9 +160,13 @@ public:
     static std::uint64_t columnStart(std::uint64_t begin, std::uint64_t end, unsigned columns,
                                      unsigned c);
     // Fills `out` for `row` over [begin, end) split into `columns` columns.
-    // O(columns × log(row size)). Reuses out's storage.
+    // Reuses out's storage.
     void bin(std::size_t row, std::uint64_t begin, std::uint64_t end, unsigned columns,
              RowBins& out) const;
+    // The same for several rows in one sweep: out[r] for every r in `rows`
+    // (out is resized to rows().size(); other entries are left alone).
+    void binRows(const std::vector<std::size_t>& rows, std::uint64_t begin, std::uint64_t end,
+                 unsigned columns, std::vector<RowBins>& out) const;
     // Markers of all rows per column (the overview's density strip).
     std::vector<std::uint32_t> density(std::uint64_t begin, std::uint64_t end,
                                        unsigned columns) const;
@@ -138,28 +176,71 @@ public:
     // Whether `row` has control at `timeNs` (on at least one CPU).
     bool hasControl(std::size_t row, std::uint64_t timeNs) const;
     // Markers in `row` (for tests and counts).
-    std::size_t markerCount(std::size_t row) const { return data_m.at(row).markTime.size(); }
-    std::size_t transitionCount(std::size_t row) const { return data_m.at(row).ctlTime.size(); }
+    std::size_t markerCount(std::size_t row) const { return rowMarkers_m.at(row); }
+
+    // The summary's resolution: bin b covers [startNs() + b*w, startNs() + (b+1)*w).
+    std::uint64_t binWidthNs() const { return width_m; }
+    std::size_t binCount() const { return binIndex_m.empty() ? 0 : binIndex_m.size() - 1; }
+    // A view of `columns` columns showing about [begin, end) whose columns
+    // are whole summary bins, when columns are at least one bin wide: the
+    // range bin() answers without reading the trace. Otherwise [begin, end).
+    // With `cover`, the result covers at least [begin, end).
+    std::pair<std::uint64_t, std::uint64_t> alignedView(std::uint64_t begin, std::uint64_t end,
+                                                        unsigned columns, bool cover = false) const;
+    // Heap bytes held by the model (rows, summary, checkpoints).
+    std::size_t memoryBytes() const;
+    // Events re-read from the source since the graph was built (statistics).
+    std::uint64_t eventsReread() const { return reread_m ? reread_m->load() : 0; }
 
 private:
     friend class EventGraphBuilder;
-    struct RowData {
-        std::vector<std::uint64_t> ctlTime;   // instants control entered or left
-        std::vector<std::uint8_t> ctlCount;   // CPUs in control right after each
-        std::vector<std::uint64_t> markTime;  // markers, sorted by time
-        std::vector<std::uint64_t> markIndex; // their event indices
-        std::vector<GraphEventKind> markKind;
-        // Every 64th ctlTime / markTime: the first level of bin()'s search.
-        std::vector<std::uint64_t> ctlSample;
-        std::vector<std::uint64_t> markSample;
+    friend struct GraphSweep;
+    struct Entry {
+        std::uint32_t row = 0;
+        std::uint32_t count = 0;    // markers in the bin
+        std::uint32_t firstOff = 0; // first marker's index - the bin's first index
+        GraphEventKind kind = GraphEventKind::Other;
+        std::uint8_t changes = 0;  // control entered or left the row in the bin
+        std::uint8_t endCount = 0; // CPUs holding the row at the bin's end
     };
+    struct CpuCheckpoint {
+        std::uint32_t row = 0;
+        std::uint32_t pidRow = 0;
+        std::int32_t pid = 0;
+        std::uint32_t depth = 0;
+        std::uint8_t known = 0;
+    };
+    struct SavedDepth {
+        std::int32_t pid = 0;
+        std::uint32_t depth = 0;
+    };
+    std::size_t binOf(std::uint64_t timeNs) const; // clamped to [0, binCount()]
+
     std::vector<GraphRow> rows_m;
-    std::vector<RowData> data_m;
     std::unordered_map<std::int32_t, std::size_t> pidRow_m;
+    std::vector<std::uint32_t> pidRowFlat_m; // pid -> row + 1 for small pids, 0: none
+    std::vector<std::size_t> rowMarkers_m;
     std::vector<LostMark> lost_m;
     std::uint64_t start_m = 0;
     std::uint64_t end_m = 0;
     std::uint64_t events_m = 0;
+    std::uint64_t width_m = 1;
+    // Summary, bin-major: bin b's entries are entries_m[binEntry_m[b] ..
+    // binEntry_m[b+1]). binIndex_m[b]: index of the first event at or after
+    // the bin's start (binCount() + 1 values: the last is past the end).
+    std::vector<Entry> entries_m;
+    std::vector<std::uint32_t> binEntry_m;
+    std::vector<std::uint64_t> binIndex_m;
+    // Checkpoint b (b = 0 .. binCount()): the builder's state before the
+    // first event at or after bin b's start; ckCpu_m[ckCpuAt_m[b] ..
+    // ckCpuAt_m[b+1]) and ckSaved_m[ckSavedAt_m[b] .. ckSavedAt_m[b+1]).
+    std::vector<CpuCheckpoint> ckCpu_m;
+    std::vector<std::uint32_t> ckCpuAt_m;
+    std::vector<SavedDepth> ckSaved_m;
+    std::vector<std::uint32_t> ckSavedAt_m;
+    std::shared_ptr<const GraphEventSource> source_m;
+    std::shared_ptr<std::atomic<std::uint64_t>> reread_m =
+        std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 // Builds an EventGraph in one pass. Control follows the rules of
@@ -171,32 +252,19 @@ private:
 // behalf of the block's task.
 class EventGraphBuilder {
 public:
-    EventGraphBuilder() = default;
+    EventGraphBuilder();
+    ~EventGraphBuilder();
+    EventGraphBuilder(const EventGraphBuilder&) = delete;
+    EventGraphBuilder& operator=(const EventGraphBuilder&) = delete;
     void add(const GraphEventInput& ev);
-    // Closes every open interval at `endNs` and returns the graph; the
-    // builder is left empty.
-    EventGraph finish(std::uint64_t endNs);
+    // Closes the summary at `endNs` and returns the graph, which re-reads
+    // events from `source` (the same events as given to add()); the builder
+    // is left empty.
+    EventGraph finish(std::uint64_t endNs, std::shared_ptr<const GraphEventSource> source);
 
 private:
-    struct CpuState {
-        bool known = false;
-        std::int32_t pid = 0;
-        std::uint32_t depth = 0; // kernel nesting: 0 = user mode (or idle)
-        std::size_t row = 0;     // row currently holding control
-        std::size_t pidRow = 0;  // row of `pid`
-    };
-    static constexpr std::int32_t kFlatPids = 1 << 22; // Linux's PID_MAX_LIMIT
-    std::size_t rowFor(std::int32_t pid);
-    void moveControl(CpuState& cpu, std::size_t row, std::uint64_t timeNs);
-    std::size_t placeOf(const CpuState& cpu) const;
-    void ensureRows();
-
-    EventGraph graph_m;
-    std::vector<CpuState> cpus_m;
-    std::vector<std::uint8_t> inControl_m; // per row: CPUs in control now
-    std::unordered_map<std::int32_t, std::uint32_t> savedDepth_m;
-    std::vector<std::uint32_t> pidRowFlat_m; // pid -> row + 1, 0: none
-    bool first_m = true;
+    struct State;
+    std::unique_ptr<State> s_m;
 };
 
 } // namespace ltt
