@@ -1,6 +1,6 @@
-// TraceReader and TraceCursor: see trace_reader.hpp for the design. Every
-// read of the mapping goes through readAt(), which checks bounds first:
-// corrupt input is expected input.
+// TraceReader and TraceCursor: see trace_reader.hpp for the design. Corrupt
+// input is expected input: every offset is checked against the file size
+// before it is read (through readAt() or MappedFile::copy()).
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -71,7 +71,7 @@ std::unique_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
         f->data_m = static_cast<const std::byte*>(p);
         f->mapped_m = true;
     }
-    ::close(fd); // the mapping keeps the file referenced
+    f->fd_m = fd; // for copy()
     return f;
 }
 
@@ -85,6 +85,25 @@ std::unique_ptr<MappedFile> MappedFile::borrow(std::span<const std::byte> bytes)
 MappedFile::~MappedFile() {
     if (mapped_m)
         ::munmap(const_cast<std::byte*>(data_m), size_m);
+    if (fd_m >= 0)
+        ::close(fd_m);
+}
+
+void MappedFile::copy(std::uint64_t offset, void* out, std::size_t n) const {
+    auto* dst = static_cast<char*>(out);
+    while (fd_m >= 0 && n > 0) {
+        const ssize_t got = ::pread(fd_m, dst, n, static_cast<off_t>(offset));
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR)
+                continue;
+            break; // fall back on the mapping (the file cannot shrink under it unnoticed)
+        }
+        dst += got;
+        offset += static_cast<std::uint64_t>(got);
+        n -= static_cast<std::size_t>(got);
+    }
+    if (n > 0)
+        std::memcpy(dst, data_m + offset, n);
 }
 
 void MappedFile::adviseSequential() const {
@@ -194,8 +213,21 @@ bool TraceReader::scan(TraceError* error) {
     std::vector<std::int64_t> lastSeq(header_m.ncpus, -1);
     firstTsc_m = kNone;
     lastTsc_m = 0;
+    // The frames are read through a small window: each block's BLOCK_END
+    // and the next block's BLOCK_START are adjacent, so one copy() per block.
+    std::byte window[kEndRecord + kStartRecord];
+    std::uint64_t windowOff = 0, windowLen = 0;
+    auto fetch = [&]<class T>(std::uint64_t at) {
+        if (at < windowOff || at + sizeof(T) > windowOff + windowLen) {
+            windowOff = at;
+            windowLen = std::min<std::uint64_t>(sizeof window, size - at);
+            file_m->copy(at, window, windowLen);
+        }
+        T v;
+        std::memcpy(&v, window + (at - windowOff), sizeof v);
+        return v;
+    };
     std::uint64_t off = header_m.header_size;
-    std::uint64_t released = 0;
     while (off < size) {
         const std::uint64_t left = size - off;
         if (left < kStartRecord) {
@@ -204,13 +236,13 @@ bool TraceReader::scan(TraceError* error) {
                                           " stray bytes); analyzed up to here"};
             break;
         }
-        auto rh = readAt<ltt_record_header>(bytes, off);
+        auto rh = fetch.operator()<ltt_record_header>(off);
         if (rh.event != LTT_EV_BLOCK_START)
             return fail(off + 4,
                         "expected BLOCK_START record, found event id " + std::to_string(rh.event));
         if (rh.size != kStartRecord || rh.delta != 0)
             return fail(off + (rh.delta != 0 ? 0 : 6), "malformed BLOCK_START record header");
-        auto bs = readAt<ltt_block_start>(bytes, off + sizeof rh);
+        auto bs = fetch.operator()<ltt_block_start>(off + sizeof rh);
         const std::uint64_t d = off + sizeof rh;
         if (bs.magic != LTT_BLOCK_MAGIC)
             return fail(d + offsetof(ltt_block_start, magic), "bad block magic");
@@ -236,10 +268,10 @@ bool TraceReader::scan(TraceError* error) {
                             std::to_string(bs.cpu) + " does not follow " +
                             std::to_string(lastSeq[bs.cpu]));
         const std::uint64_t endOff = off + bs.length - kEndRecord;
-        auto eh = readAt<ltt_record_header>(bytes, endOff);
+        auto eh = fetch.operator()<ltt_record_header>(endOff);
         if (eh.event != LTT_EV_BLOCK_END || eh.size != kEndRecord)
             return fail(endOff + 4, "block does not end with a BLOCK_END record");
-        auto be = readAt<ltt_block_end>(bytes, endOff + sizeof eh);
+        auto be = fetch.operator()<ltt_block_end>(endOff + sizeof eh);
         if (be.events < 2)
             return fail(endOff + sizeof eh + offsetof(ltt_block_end, events),
                         "bad block event count " + std::to_string(be.events));
@@ -264,18 +296,9 @@ bool TraceReader::scan(TraceError* error) {
         lastTsc_m = std::max(lastTsc_m, b.endTsc);
         off += bs.length;
         dataEnd_m = off;
-        // Touching each block's two ends faults in whole neighbourhoods of
-        // the mapping (fault-around): hand them back as the scan moves on, so
-        // opening a trace does not make it resident.
-        if (off - released >= (8u << 20)) {
-            file_m->release(off);
-            released = off;
-        }
     }
     if (dataEnd_m == 0)
         dataEnd_m = header_m.header_size;
-    if (released)
-        file_m->release(size);
     if (blocks_m.empty())
         firstTsc_m = lastTsc_m = header_m.anchor_tsc;
     // The module closes every CPU with a FINAL block at STOP; a CPU whose

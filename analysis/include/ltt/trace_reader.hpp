@@ -52,12 +52,18 @@ public:
     // Hints the kernel that the mapping will be read front to back.
     void adviseSequential() const;
     void release(std::uint64_t below) const;
+    // Copies bytes [offset, offset + n) (which must lie in the file) without
+    // touching the mapping: a read() of the file, so that a pass over a few
+    // bytes here and there (the block frames, when a trace is opened) does
+    // not map the file's pages only to map them again in the walk.
+    void copy(std::uint64_t offset, void* out, std::size_t n) const;
 
 private:
     MappedFile() = default;
     const std::byte* data_m = nullptr;
     std::size_t size_m = 0;
     bool mapped_m = false; // false: borrowed memory, never unmapped or advised
+    int fd_m = -1;         // the mapped file, for copy()
 };
 
 // One block's frame, from its BLOCK_START and BLOCK_END records.
