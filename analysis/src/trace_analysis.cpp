@@ -120,6 +120,28 @@ Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::s
     return p;
 }
 
+// Whether a FORK or KTHREAD event naming the live task `p` describes `p`
+// itself: `p` was not created by such an event (it came from the snapshot,
+// or from its own events seen first) and has not exited.
+bool TraceAnalysis::adoptable(const Process& p) {
+    return !p.exited && (p.fromSnapshot || p.ppid == -1);
+}
+
+// Detaches process `idx` from the parent the snapshot gave it, before its
+// FORK event gives it its real one. A placeholder name becomes the parent's,
+// as for a new child (an exec seen before the fork has named it already).
+void TraceAnalysis::adopt(std::uint32_t idx, const std::string& parentName) {
+    Process& c = processes_m[idx];
+    if (c.ppid >= 0) {
+        if (std::uint32_t old = findLive(c.ppid)) {
+            auto& kids = processes_m[old - 1].children;
+            kids.erase(std::remove(kids.begin(), kids.end(), idx), kids.end());
+        }
+    }
+    if (!c.fromSnapshot && c.name == "unknown")
+        c.name = parentName;
+}
+
 // The live instance of `pid`, created as "unknown" when the trace mentions a
 // task the snapshot did not list.
 Process& TraceAnalysis::live(std::int32_t pid) {
@@ -418,22 +440,33 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         case LTT_PROCESS_FORK:
         case LTT_PROCESS_KTHREAD: {
             const std::uint32_t parentIdx = findLive(cur.pid) - 1; // cur is live
-            const std::string name = processes_m[parentIdx].name;
-            Process& c = create(d.pid, cur.pid, name);
-            c.kthread = e.subtype == LTT_PROCESS_KTHREAD || processes_m[parentIdx].kthread;
+            const Process& parent = processes_m[parentIdx];
+            std::uint32_t childIdx;
+            if (std::uint32_t known = findLive(d.pid); known && adoptable(processes_m[known - 1])) {
+                // The child is already known: its own events on another CPU
+                // came first (equal times, ordered by CPU), or the snapshot
+                // listed it. A PID cannot be forked while its task lives, so
+                // this is the same task: give it its parent, keep what it did.
+                childIdx = known - 1;
+                adopt(childIdx, parent.name);
+            } else {
+                childIdx = static_cast<std::uint32_t>(processes_m.size());
+                Process& c = create(d.pid, cur.pid, parent.name);
+                // A new task is runnable from its creation: that wait is
+                // scheduling delay, as perf counts it.
+                c.off = Process::OffCpu::Runnable;
+                c.offStartNs = ns;
+                c.offGen = gen_m;
+            }
+            Process& c = processes_m[childIdx];
+            c.ppid = cur.pid;
+            c.kthread = c.kthread || e.subtype == LTT_PROCESS_KTHREAD || parent.kthread;
             refreshMode(c);
-            c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread))
-                         ? processes_m[parentIdx].tgid
-                         : d.pid;
+            c.tgid =
+                (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parent.tgid : d.pid;
             c.startNs = ns;
-            // A new task is runnable from its creation: that wait is
-            // scheduling delay, as perf counts it.
-            c.off = Process::OffCpu::Runnable;
-            c.offStartNs = ns;
-            c.offGen = gen_m;
             if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
-                processes_m[parentIdx].children.push_back(
-                    static_cast<std::uint32_t>(processes_m.size() - 1));
+                processes_m[parentIdx].children.push_back(childIdx);
             break;
         }
         case LTT_PROCESS_EXIT: {

@@ -2,6 +2,7 @@
 // lost-events rule, masked-out figures, and the process tree.
 #include "trace_builder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <ltt/trace_analysis.hpp>
@@ -171,6 +172,53 @@ TEST(TraceAnalysis, UnknownTasksAndPidReuse) {
     EXPECT_TRUE(a.process(301, 0).exited);
     EXPECT_FALSE(a.process(301, 1).exited);
     EXPECT_EQ(a.process(301, 1).startNs, 300u);
+}
+
+// A child's own events can precede its FORK event in the merged order: with
+// equal times (a coarse or saturated clock) the lower CPU goes first. And the
+// snapshot can list a task whose FORK is in the trace. Either way a PID that
+// is alive cannot be forked again: the FORK names the task already known.
+TEST(TraceAnalysis, ForkOfAKnownTaskAdoptsIt) {
+    ltt::ProcSnapshot snap = snapshot(); // init 1, sh 100
+    ltt::ProcTask t;
+    t.pid = 79; // a thread of sh that the snapshot saw under init
+    t.ppid = 1;
+    t.name = "worker";
+    snap.tasks.push_back(t);
+    TraceBuilder b(2);
+    b.block(0, 1000, 0); // idle
+    b.ev(1500, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{81, 0, LTT_TASK_RUNNING, 0});
+    b.ev(1500, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{0}); // ret_from_fork
+    b.ev(1500, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 0, 0});
+    b.ev(1600, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{0});
+    b.end(1700);
+    b.block(1, 1000, 100);
+    b.ev(1200, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{79, 0, 0x10000});
+    b.ev(1500, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{81, 0, 0});
+    b.end(1700);
+    auto a = analyze(b, &snap);
+    const auto& procs = a.analysis->processes();
+    EXPECT_EQ(std::count_if(procs.begin(), procs.end(), [](const auto& p) { return p.pid == 81; }),
+              1);
+    const auto& child = a.process(81);
+    EXPECT_EQ(child.ppid, 100);
+    EXPECT_EQ(child.name, "sh");
+    EXPECT_EQ(child.startNs, 500u);
+    EXPECT_EQ(child.stats.syscalls, 1u);
+    EXPECT_EQ(child.stats.runningNs, 200u);
+    EXPECT_EQ(std::count_if(procs.begin(), procs.end(), [](const auto& p) { return p.pid == 79; }),
+              1);
+    const auto& thread = a.process(79);
+    EXPECT_EQ(thread.ppid, 100);
+    EXPECT_EQ(thread.tgid, 100); // CLONE_THREAD
+    EXPECT_EQ(thread.name, "worker");
+    std::vector<std::int32_t> shKids, initKids;
+    for (auto i : a.process(100).children)
+        shKids.push_back(procs[i].pid);
+    for (auto i : a.process(1).children)
+        initKids.push_back(procs[i].pid);
+    EXPECT_EQ(shKids, (std::vector<std::int32_t>{79, 81}));
+    EXPECT_EQ(initKids, (std::vector<std::int32_t>{100}));
 }
 
 TEST(TraceAnalysis, LostEventsGapDropsOpenIntervals) {

@@ -176,6 +176,8 @@ private:
     }
     static void refreshIrq(CpuState& s) { s.irqBit = (s.irqDepth | s.softDepth) ? 16 : 0; }
     Process& live(std::int32_t pid);
+    static bool adoptable(const Process& p);
+    void adopt(std::uint32_t idx, const std::string& parentName);
     Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
     void charge(std::uint16_t cpu, std::uint64_t ns);
     void gap(std::uint16_t cpu, std::int32_t pid);
