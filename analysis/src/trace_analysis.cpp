@@ -315,6 +315,79 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     in.woken = false;
 }
 
+// PROCESS events (fork, kernel thread, exit, wakeup): rare next to system
+// calls and scheduling, so kept out of step()'s hot loop.
+[[gnu::noinline]] void TraceAnalysis::processEvent(const Event& e, Process& cur, std::uint64_t ns) {
+    ltt_ev_process d;
+    if (!e.detailsAs(d))
+        return;
+    switch (e.subtype) {
+    case LTT_PROCESS_FORK:
+    case LTT_PROCESS_KTHREAD: {
+        const std::uint32_t parentIdx = findLive(cur.pid) - 1; // cur is live
+        const Process& parent = processes_m[parentIdx];
+        std::uint32_t childIdx;
+        if (std::uint32_t known = findLive(d.pid); known && adoptable(processes_m[known - 1])) {
+            // The child is already known: its own events on another CPU
+            // came first (equal times, ordered by CPU), or the snapshot
+            // listed it. A PID cannot be forked while its task lives, so
+            // this is the same task: give it its parent, keep what it did.
+            childIdx = known - 1;
+            adopt(childIdx, parent.name);
+        } else {
+            childIdx = static_cast<std::uint32_t>(processes_m.size());
+            Process& c = create(d.pid, cur.pid, parent.name);
+            // A new task is runnable from its creation: that wait is
+            // scheduling delay, as perf counts it.
+            c.off = Process::OffCpu::Runnable;
+            c.offStartNs = ns;
+            c.offGen = gen_m;
+        }
+        Process& c = processes_m[childIdx];
+        c.ppid = cur.pid;
+        c.kthread = c.kthread || e.subtype == LTT_PROCESS_KTHREAD || parent.kthread;
+        refreshMode(c);
+        c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parent.tgid : d.pid;
+        c.startNs = ns;
+        if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
+            processes_m[parentIdx].children.push_back(childIdx);
+        break;
+    }
+    case LTT_PROCESS_EXIT: {
+        Process& p = live(d.pid);
+        p.exited = true;
+        p.exitNs = ns;
+        break;
+    }
+    case LTT_PROCESS_WAKEUP: {
+        const std::uint32_t i = findLive(d.pid);
+        if (!i)
+            break;
+        Process& p = processes_m[i - 1];
+        ++p.stats.wakeups;
+        if ((p.off == Process::OffCpu::Sleeping || p.off == Process::OffCpu::IoWait) && !p.woken) {
+            p.woken = true;
+            p.wokenNs = ns;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+// FILE_SYSTEM EXEC: the process takes the base name of the file it runs.
+[[gnu::noinline]] void TraceAnalysis::exec(const Event& e, Process& cur) {
+    ltt_ev_file_system x;
+    const std::size_t n = e.copyDetails(x);
+    std::size_t len = 0;
+    const std::size_t room = n - LTT_EV_FS_FIXED;
+    while (len < room && x.name[len])
+        ++len;
+    if (len)
+        cur.name = baseName(x.name, len);
+}
+
 [[gnu::always_inline]] inline void TraceAnalysis::step(const Event e) {
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
@@ -432,67 +505,9 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         switchTo(e.cpu, live(d.in), ns);
         break;
     }
-    case LTT_EV_PROCESS: {
-        ltt_ev_process d;
-        if (!e.detailsAs(d))
-            break;
-        switch (e.subtype) {
-        case LTT_PROCESS_FORK:
-        case LTT_PROCESS_KTHREAD: {
-            const std::uint32_t parentIdx = findLive(cur.pid) - 1; // cur is live
-            const Process& parent = processes_m[parentIdx];
-            std::uint32_t childIdx;
-            if (std::uint32_t known = findLive(d.pid); known && adoptable(processes_m[known - 1])) {
-                // The child is already known: its own events on another CPU
-                // came first (equal times, ordered by CPU), or the snapshot
-                // listed it. A PID cannot be forked while its task lives, so
-                // this is the same task: give it its parent, keep what it did.
-                childIdx = known - 1;
-                adopt(childIdx, parent.name);
-            } else {
-                childIdx = static_cast<std::uint32_t>(processes_m.size());
-                Process& c = create(d.pid, cur.pid, parent.name);
-                // A new task is runnable from its creation: that wait is
-                // scheduling delay, as perf counts it.
-                c.off = Process::OffCpu::Runnable;
-                c.offStartNs = ns;
-                c.offGen = gen_m;
-            }
-            Process& c = processes_m[childIdx];
-            c.ppid = cur.pid;
-            c.kthread = c.kthread || e.subtype == LTT_PROCESS_KTHREAD || parent.kthread;
-            refreshMode(c);
-            c.tgid =
-                (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parent.tgid : d.pid;
-            c.startNs = ns;
-            if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
-                processes_m[parentIdx].children.push_back(childIdx);
-            break;
-        }
-        case LTT_PROCESS_EXIT: {
-            Process& p = live(d.pid);
-            p.exited = true;
-            p.exitNs = ns;
-            break;
-        }
-        case LTT_PROCESS_WAKEUP: {
-            const std::uint32_t i = findLive(d.pid);
-            if (!i)
-                break;
-            Process& p = processes_m[i - 1];
-            ++p.stats.wakeups;
-            if ((p.off == Process::OffCpu::Sleeping || p.off == Process::OffCpu::IoWait) &&
-                !p.woken) {
-                p.woken = true;
-                p.wokenNs = ns;
-            }
-            break;
-        }
-        default:
-            break;
-        }
+    case LTT_EV_PROCESS:
+        processEvent(e, cur, ns);
         break;
-    }
     case LTT_EV_FILE_SYSTEM: {
         if (cur.pid == 0)
             break;
@@ -514,27 +529,10 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
                 d.arg > 0 ? static_cast<std::uint64_t>(d.arg) : 0;
             break;
         }
-        switch (e.subtype) {
-        case LTT_FS_BUF_WAIT_START:
-            cur.inBufWait = true;
-            break;
-        case LTT_FS_BUF_WAIT_END:
-            cur.inBufWait = false;
-            break;
-        case LTT_FS_EXEC: {
-            ltt_ev_file_system x;
-            const std::size_t n = e.copyDetails(x);
-            std::size_t len = 0;
-            const std::size_t room = n - LTT_EV_FS_FIXED;
-            while (len < room && x.name[len])
-                ++len;
-            if (len)
-                cur.name = baseName(x.name, len);
-            break;
-        }
-        default:
-            break;
-        }
+        if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
+            cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
+        else if (e.subtype == LTT_FS_EXEC)
+            exec(e, cur);
         break;
     }
     default:

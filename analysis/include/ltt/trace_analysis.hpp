@@ -169,6 +169,8 @@ private:
         std::array<std::uint64_t, 256> counts{}; // by event id, unknown ids too
     };
     void step(Event event); // add(), inlined into run()'s walk
+    void processEvent(const Event& e, Process& cur, std::uint64_t ns);
+    void exec(const Event& e, Process& cur);
     static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
     static void refreshMode(Process& p) {
         p.modeBits = static_cast<std::uint8_t>((p.pid == 0) << 3 | (p.trapDepth != 0) << 2 |
