@@ -21,7 +21,7 @@ if [[ ! -f $asan/build.ninja ]]; then
 		-DLTT_SANITIZE=address,undefined >"$build/asan-configure.log" 2>&1 ||
 		t_fail "configure ASan+UBSan build" "$(tail -n 5 "$build/asan-configure.log")"
 fi
-if nice cmake --build "$asan" -j2 --target ltt_analysis_tests >"$build/asan-build.log" 2>&1; then
+if nice cmake --build "$asan" -j2 --target ltt_analysis_tests ltt-synth >"$build/asan-build.log" 2>&1; then
 	echo "ASan+UBSan:"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		t_gtest "$asan/bin/ltt_analysis_tests"
