@@ -204,6 +204,26 @@ static void test_seen_init(struct test_seen *s, uint32_t payload)
 	s->payload = payload;
 }
 
+/* Test-mode events seen on all CPUs together. */
+static uint64_t test_seen_total(const struct test_seen *s)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < LTT_MAX_CPUS; i++)
+		n += s->count[i];
+	return n;
+}
+
+/* Events the module says it recorded, all CPUs together. */
+static uint64_t lost_counts_recorded(const struct ltt_lost_counts *lc)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < LTT_MAX_CPUS; i++)
+		n += lc->recorded[i];
+	return n;
+}
+
 static int open_dev(void)
 {
 	int fd = open(dev, O_RDONLY);
@@ -451,9 +471,7 @@ static void check_ioctls(int fd)
 		test_seen_init(&s, 16);
 		int pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
 				  on_test_record, &s, &res);
-		uint64_t total = 0;
-		for (unsigned int c = 0; c < LTT_MAX_CPUS; c++)
-			total += s.count[c];
+		uint64_t total = test_seen_total(&s);
 		check(!r && !pr && res.trace_start_seen && total == 10 * ncpus_online,
 		      "blocks after STOP valid, TRACE_START present, all events there",
 		      "r %d parse '%s' events %llu", r, res.error,
@@ -509,10 +527,10 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 		       uint32_t payload, bool lossless)
 {
 	struct trace t = { 0 };
-	struct ltt_lost_counts lc;
+	struct ltt_lost_counts lc = { 0 };
 	struct tp_result res;
 	struct test_seen s;
-	uint64_t recorded = 0, lc_rec = 0;
+	uint64_t recorded, lc_rec;
 	char nm[160];
 	int r, pr;
 
@@ -526,10 +544,8 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 		      on_test_record, &s, &res);
 	snprintf(nm, sizeof(nm), "%s: blocks valid", name);
 	check(!r && !pr, nm, "r %d parse '%s'", r, res.error);
-	for (unsigned int c = 0; c < LTT_MAX_CPUS; c++) {
-		recorded += s.count[c];
-		lc_rec += lc.recorded[c];
-	}
+	recorded = test_seen_total(&s);
+	lc_rec = lost_counts_recorded(&lc);
 	note("%s: %llu emitted, %llu recorded, %llu lost, %llu blocks", name,
 	     (unsigned long long)(n * ncpus_online), (unsigned long long)recorded,
 	     (unsigned long long)res.lost_total, (unsigned long long)res.blocks);
@@ -582,8 +598,8 @@ static void check_emit_with_reader(int fd)
 	struct trace t = { 0 };
 	struct tp_result res;
 	struct test_seen s;
-	uint64_t n = 100000, recorded = 0;
-	int pipefd[2], r, pr, st;
+	uint64_t n = 100000, recorded;
+	int pipefd[2], r, rr, pr, st;
 	pid_t pid;
 
 	test_seen_init(&s, 16);
@@ -616,24 +632,13 @@ static void check_emit_with_reader(int fd)
 	close(pipefd[1]);
 	r = emit(fd, n, 0, 16);
 	r = r || xioctl(fd, LTT_IOC_STOP, NULL);
-	for (;;) {
-		ssize_t k;
-
-		if (t.cap - t.len < 65536) {
-			t.cap = t.cap * 2 + (1 << 20);
-			t.buf = realloc(t.buf, t.cap);
-		}
-		k = read(pipefd[0], t.buf + t.len, t.cap - t.len);
-		if (k <= 0)
-			break;
-		t.len += k;
-	}
+	rr = read_all(pipefd[0], &t); /* always: the child ends at EOF */
+	r = r ? r : rr;
 	close(pipefd[0]);
 	waitpid(pid, &st, 0);
 	pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
 		      on_test_record, &s, &res);
-	for (unsigned int c = 0; c < LTT_MAX_CPUS; c++)
-		recorded += s.count[c];
+	recorded = test_seen_total(&s);
 	note("concurrent reader: %llu recorded, %llu lost, %llu blocks",
 	     (unsigned long long)recorded, (unsigned long long)res.lost_total,
 	     (unsigned long long)res.blocks);
@@ -692,10 +697,8 @@ static void check_stop_during_emit(int fd)
 				pr = tp_parse(t.buf, t.len, t.info.ncpus,
 					      t.info.anchor_tsc, on_test_record, &s,
 					      &res);
-			for (unsigned int i = 0; i < LTT_MAX_CPUS; i++) {
-				recorded += s.count[i];
-				lc_rec += r ? 0 : lc.recorded[i];
-			}
+			recorded = test_seen_total(&s);
+			lc_rec = r ? 0 : lost_counts_recorded(&lc);
 			check(!r && !pr && recorded == lc_rec && !s.out_of_order &&
 				      res.lost_total == lc.total,
 			      "STOP during TEST_EMIT: whole blocks, counts agree",
@@ -1259,9 +1262,7 @@ static void check_sigkill(void)
 		    stop_and_collect(fd, &t);
 		r = r || tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
 				  on_test_record, &s, &res);
-		uint64_t total = 0;
-		for (unsigned int cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
-			total += s.count[cpu];
+		uint64_t total = test_seen_total(&s);
 		check(!r && total == 1000 * ncpus_online && !s.gaps,
 		      mode ? "new trace after a reader killed in read()" :
 			     "new trace after a reader killed in TEST_EMIT",
