@@ -3,6 +3,7 @@
 // a pointer, so it allocates nothing per event; memory grows with processes.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <ltt/event_format.hpp>
 #include <ltt/trace_analysis.hpp>
 
@@ -87,6 +88,7 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     cpus_m.resize(reader.ncpus());
     for (auto& s : state_m)
         s.current = &processes_m[0];
+    processes_m[0].currentOn = static_cast<std::uint32_t>(state_m.size());
 }
 
 constexpr std::int32_t kPidTableMax = 1 << 22;
@@ -229,15 +231,29 @@ constexpr std::array<ChargeSlots, 32> kChargeSlots = [] {
 // CPU is idle); otherwise to the idle time, or to the task's trap, system
 // call or user time (kernel threads: CPU kernel time only). Which of these
 // applies changes from one record to the next, so it is a table lookup, not
-// branches the CPU would mispredict.
+// branches the CPU would mispredict. The current task only changes at a
+// schedchange or a block start, so the time is summed per table slot and
+// charged to the CPU and the task when it changes (flush(); finish()).
 inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
     CpuState& s = state_m[cpu];
     const std::uint64_t d = s.started && ns > s.lastNs ? ns - s.lastNs : 0;
+    const unsigned slot = s.irqBit | s.current->modeBits;
+    s.slotNs[slot] += d;
+    s.slotsUsed |= 1u << slot;
+}
+
+void TraceAnalysis::flush(CpuState& s) {
     Process& p = *s.current;
-    const ChargeSlots& slots = kChargeSlots[s.irqBit | p.modeBits];
-    s.stats.*slots.cpu += d;
-    p.stats.*slots.proc += d & slots.procMask;
-    p.stats.runningNs += d & slots.runningMask;
+    for (std::uint32_t used = s.slotsUsed; used; used &= used - 1) {
+        const unsigned slot = static_cast<unsigned>(std::countr_zero(used));
+        const std::uint64_t d = s.slotNs[slot];
+        s.slotNs[slot] = 0;
+        const ChargeSlots& c = kChargeSlots[slot];
+        s.stats.*c.cpu += d;
+        p.stats.*c.proc += d & c.procMask;
+        p.stats.runningNs += d & c.runningMask;
+    }
+    s.slotsUsed = 0;
 }
 
 // A lost-events gap (or the CPU's first block): the CPU's state is unknown
@@ -257,7 +273,7 @@ void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
     in.off = Process::OffCpu::None;
     if (in.pid != 0)
         in.onCpu = cpu;
-    s.current = &in;
+    setCurrent(s, in);
 }
 
 void TraceAnalysis::switchOut(Process& out, std::uint32_t state, std::uint64_t ns) {
@@ -279,7 +295,7 @@ void TraceAnalysis::switchOut(Process& out, std::uint32_t state, std::uint64_t n
 }
 
 void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
-    state_m[cpu].current = &in;
+    setCurrent(state_m[cpu], in);
     if (in.pid == 0)
         return;
     in.onCpu = cpu;
@@ -540,6 +556,74 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     }
 }
 
+// The CPUs other than `cpu` on which `a` or `b` is current (the idle task,
+// current on every idle CPU, excepted: nothing a CPU does to it between
+// barriers is reported).
+std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* a,
+                                              const Process* b) const {
+    const Process* here = state_m[cpu].current;
+    auto elsewhere = [&](const Process* p) {
+        return p && p->pid != 0 && p->currentOn > static_cast<std::uint32_t>(p == here);
+    };
+    if (!elsewhere(a) && !elsewhere(b)) [[likely]]
+        return 0;
+    std::uint32_t mask = 0;
+    // (A mask for the walk's up to 16 CPUs; bit 31 is TraceCursor::kInOrder.)
+    for (std::size_t c = 0; c < state_m.size() && c < 31; ++c) {
+        const Process* cur = state_m[c].current;
+        mask |= static_cast<std::uint32_t>((cur == a || cur == b) && cur->pid != 0 && c != cpu)
+                << c;
+    }
+    return mask;
+}
+
+// Which CPUs' earlier events barrier `e` must follow: run()'s walk feeds
+// each CPU's other events in runs, not interleaved by time. Those events
+// touch only their CPU's state and its current task, so the answer is the
+// CPUs where a task the barrier touches is current, and every CPU when the
+// barrier opens a lost-events gap (which ends the intervals open on all of
+// them). A wakeup or an exit of a running task commutes with what the task
+// does meanwhile: it only counts, or marks the task exited. While a task is
+// current on two CPUs at once (lost or masked schedchanges, clocks that
+// disagree), the two CPUs' events touch it both: then every event must come
+// in merged order (kInOrder).
+[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::dependsOn(const Event& e) const {
+    const std::uint32_t need = cpusDependedOn(e);
+    return need || shared_m ? need | TraceCursor::kInOrder : 0;
+}
+
+std::uint32_t TraceAnalysis::cpusDependedOn(const Event& e) const {
+    const CpuState& s = state_m[e.cpu];
+    auto find = [&](std::int32_t pid) -> const Process* {
+        const std::uint32_t i = findLive(pid);
+        return i ? &processes_m[i - 1] : nullptr;
+    };
+    switch (e.id) {
+    case LTT_EV_SCHEDCHANGE: {
+        ltt_ev_schedchange d;
+        if (!e.detailsAs(d))
+            return 0;
+        return runningElsewhere(e.cpu, find(d.in), s.current);
+    }
+    case LTT_EV_PROCESS: {
+        ltt_ev_process d;
+        if ((e.subtype != LTT_PROCESS_FORK && e.subtype != LTT_PROCESS_KTHREAD) || !e.detailsAs(d))
+            return 0;
+        return runningElsewhere(e.cpu, find(d.pid), nullptr);
+    }
+    case LTT_EV_BLOCK_START: {
+        ltt_block_start bs;
+        if (!e.detailsAs(bs))
+            return 0;
+        if (bs.lost)
+            return ~TraceCursor::kInOrder; // every CPU
+        return runningElsewhere(e.cpu, find(bs.pid), s.current);
+    }
+    default:
+        return 0;
+    }
+}
+
 void TraceAnalysis::add(const Event& e) {
     step(e);
 }
@@ -552,7 +636,8 @@ void TraceAnalysis::finish() {
     lastNs_m = 0;
     counts_m.fill(0);
     for (std::size_t i = 0; i < cpus_m.size(); ++i) {
-        const CpuState& s = state_m[i];
+        CpuState& s = state_m[i];
+        flush(s);
         CpuStats& c = cpus_m[i];
         c = s.stats;
         c.lastNs = s.lastNs;
@@ -577,8 +662,10 @@ bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     constexpr std::uint64_t kTick = 0x3ffff;
     std::uint64_t ticks = 0;
     TraceCursor c = reader_m.begin();
-    c.forEach(
-        [this](const Event& e) __attribute__((always_inline)) { step(e); }, kTick,
+    c.forEachByCpu(
+        [this](const Event& e) __attribute__((always_inline)) { step(e); },
+        [](const ltt_record_header& h) { return isBarrier(h); },
+        [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
         [&] {
             // Memory must not grow with the trace: give back the pages
             // every CPU has moved past.

@@ -81,6 +81,7 @@ struct Process {
     // Transient state of the walk.
     enum class OffCpu : std::uint8_t { None, Preempted, Sleeping, IoWait, Runnable };
     std::int32_t onCpu = -1;
+    std::uint32_t currentOn = 0; // CPUs on which the walk has it current
     OffCpu off = OffCpu::None;
     bool woken = false;
     bool inSyscall = false;
@@ -165,10 +166,35 @@ private:
         // The largest record time seen before a later, smaller one: with
         // lastNs, the largest time of all (lastNs_m, in finish()).
         std::uint64_t peakNs = 0;
+        // Time charged since the current task last changed, by charge()'s
+        // table index (bit i of slotsUsed: slotNs[i] may be non-zero);
+        // flush() moves it to the CPU's and the task's figures.
+        std::array<std::uint64_t, 32> slotNs{};
+        std::uint32_t slotsUsed = 0;
         CpuStats stats;                          // events: see counts
         std::array<std::uint64_t, 256> counts{}; // by event id, unknown ids too
     };
     void step(Event event); // add(), inlined into run()'s walk
+    // run() walks with TraceCursor::forEachByCpu: these are its barriers
+    // (the events that touch more than their CPU and its current task) and
+    // the CPUs each one depends on.
+    static bool isBarrier(const ltt_record_header& h) {
+        return h.event == LTT_EV_SCHEDCHANGE || h.event == LTT_EV_PROCESS ||
+               h.event == LTT_EV_BLOCK_START;
+    }
+    std::uint32_t dependsOn(const Event& e) const;
+    std::uint32_t cpusDependedOn(const Event& e) const;
+    std::uint32_t runningElsewhere(std::uint16_t cpu, const Process* a, const Process* b) const;
+    // Every change of a CPU's current task goes through here, which counts
+    // the tasks (the idle task aside) current on more than one CPU at once.
+    void setCurrent(CpuState& s, Process& p) {
+        flush(s);
+        Process& old = *s.current;
+        shared_m -= old.pid != 0 && old.currentOn-- == 2;
+        s.current = &p;
+        shared_m += p.pid != 0 && ++p.currentOn == 2;
+    }
+    std::uint32_t shared_m = 0;
     void processEvent(const Event& e, Process& cur, std::uint64_t ns);
     void exec(const Event& e, Process& cur);
     static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
@@ -182,6 +208,7 @@ private:
     void adopt(std::uint32_t idx, const std::string& parentName);
     Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
     void charge(std::uint16_t cpu, std::uint64_t ns);
+    static void flush(CpuState& s);
     void gap(std::uint16_t cpu, std::int32_t pid);
     void switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns);
     void switchOut(Process& out, std::uint32_t state, std::uint64_t ns);

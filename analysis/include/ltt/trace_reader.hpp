@@ -170,6 +170,26 @@ public:
     // kScanCpus CPUs the merge keys live in a fixed-size local array and f
     // can be inlined into the loop.
     template <class F, class T> void forEach(F&& f, std::uint64_t tickMask, T&& tick);
+    // forEach for a consumer whose state is mostly per CPU (the analysis):
+    // the same events, each CPU's in that CPU's order, but only the events
+    // isBarrier(header) selects keep their place in the merged order. Every
+    // event f sees before a barrier b precedes b in the merged order, and
+    // before f(b) it has seen every event preceding b of b's own CPU and of
+    // the CPUs in the mask deps(b) (bit c: CPU c) returns; deps(b) is called
+    // once that much of b's own CPU has been fed. Other CPUs' events that
+    // precede b may come after it: between barriers, each CPU's events come
+    // as one run, which is much cheaper than interleaving them event by
+    // event. The consumer must then give the same results as with forEach
+    // whenever its non-barrier events of different CPUs commute, and
+    // commute with every barrier whose deps leave their CPU out. Walks stop
+    // on damage where forEach stops (same events fed, same error).
+    // A deps result with kInOrder set also asks for every event from the
+    // barrier on to come in merged order, each one then passed to deps too,
+    // until a deps call answers without it: for stretches where the
+    // consumer's events of different CPUs do not commute.
+    template <class F, class B, class D, class T>
+    void forEachByCpu(F&& f, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick);
+    static constexpr std::uint32_t kInOrder = 1u << 31;
 
 private:
     friend class TraceReader;
@@ -290,6 +310,8 @@ private:
         }
     }
     template <int N, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick);
+    template <int N, class F, class B, class D, class T>
+    void walkByCpu(F& f, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick);
     bool enterBlock(Stream& s, std::uint16_t cpu);
     bool fail(std::uint64_t offset, std::string message);
 
@@ -615,6 +637,253 @@ template <int N, class F, class T>
         valid_m = false;
         ++index_m;
     }
+}
+
+// forEachByCpu's walk for a fixed number of merge keys N. Each CPU's stream
+// is cut into segments: a record that is a barrier, or whose successor is not
+// an ordinary record of its block (the successor is a heartbeat, the block's
+// end, damage, or a time that does not pack), ends a segment. Barriers are
+// taken in merged order by a merge over the streams' next barrier only, and
+// a stream's events up to its barrier are fed as one run just before it.
+// The events a barrier's deps call for are fed first ("catching up" those
+// CPUs to the barrier's key); a stream is never fed past the barrier being
+// taken, so nothing that follows a barrier in merged order is fed before it.
+//
+// The merge order is the one forEach's merge gives. That merge takes the
+// smallest head key, but streams need not be sorted (a CPU's clock may step
+// back); it takes the same events in the same order as a merge on each
+// stream's running maximum of keys (the head an earlier, larger key held
+// back is taken as soon as that key was), and with running maxima each
+// stream is sorted, so "the events of CPU c before barrier b" is a prefix of
+// c: those whose running maximum is below b's. At the end of a segment that
+// ends on damage or on a time that does not pack, every CPU is caught up and
+// the walk stops, or hands over to next(), as walk() does. While deps asks
+// for kInOrder, every record ends a segment: the walk is then the merge
+// itself, one event at a time.
+template <int N, class F, class B, class D, class T>
+[[gnu::noinline]] void TraceCursor::walkByCpu(F& fn, B& isBarrierFn, D& depsFn,
+                                              std::uint64_t tickMask, T& tick) {
+    static_assert(N >= 2 && N <= 32);
+    constexpr unsigned S = std::bit_width(static_cast<unsigned>(N - 1));
+    constexpr std::uint64_t kEnd = ~0ull;
+    constexpr std::uint64_t kMaxRel = (~0ull >> S) - 1;
+    Stream* const streams = streams_m.data();
+    const std::byte* const data = data_m;
+    const std::size_t ncpus = std::min<std::size_t>(streams_m.size(), N); // always the size
+    const std::uint64_t t0 = reader_m->firstTsc();
+    bool packs = t0 < kEnd - kMaxRel;
+    for (std::size_t i = 0; i < ncpus && packs; ++i)
+        packs = streams[i].nextTsc == kNoTsc || streams[i].nextTsc - t0 <= kMaxRel;
+    if (stopped_m || !packs)
+        return walk<N>(fn, tickMask, tick); // a walk that ends, or leaves, at once
+    F f = fn;                               // local copies the compiler can keep in registers
+    B isBarrier = isBarrierFn;
+    D deps = depsFn;
+
+    bool inOrder = false;    // every record is a barrier (deps asked for kInOrder)
+    std::uint64_t bar[N];    // key of the stream's next barrier; kEnd: exhausted
+    std::uint64_t fed[N];    // running maximum of the keys fed from the stream
+    std::uint32_t barOff[N]; // offset of the barrier in its block
+    bool barSlow[N];         // its successor is not an ordinary record
+    for (std::size_t i = 0; i < N; ++i) {
+        bar[i] = kEnd;
+        fed[i] = 0;
+        barOff[i] = 0;
+        barSlow[i] = false;
+    }
+    // Finds the end of the segment that begins at the stream's head (whose
+    // time packs).
+    auto scan = [&](std::size_t c) __attribute__((always_inline)) {
+        const Stream& s = streams[c];
+        if (s.nextTsc == kNoTsc) {
+            bar[c] = kEnd;
+            return;
+        }
+        const std::byte* const blk = data + s.blockOffset;
+        const std::uint32_t endRecord = s.endRecord;
+        std::uint32_t o = s.offset;
+        ltt_record_header h = s.next;
+        const std::uint64_t base = h.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base;
+        std::uint64_t m = std::max(fed[c], (s.nextTsc - t0) << S | c);
+        // The search is the first to read a stream's records, one load
+        // waiting on the size the one before gave: ask for the cache lines
+        // a few segments on (about what a segment spans), so that the
+        // loads of later searches find them there.
+        for (std::uint32_t line = 0; line < 4; ++line)
+            __builtin_prefetch(blk + o + 4096 + 64 * line);
+        for (;;) {
+            const std::uint32_t o2 = o + h.size;
+            ltt_record_header h2;
+            std::uint64_t rel = kEnd;
+            bool ordinary = false;
+            if (o2 < endRecord) [[likely]] {
+                std::memcpy(&h2, blk + o2, sizeof h2);
+                rel = base + h2.delta - t0;
+                ordinary = h2.size >= sizeof h2 && (h2.size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+                           o2 + h2.size <= endRecord && h2.event != LTT_EV_HEARTBEAT &&
+                           h2.event != LTT_EV_BLOCK_START && h2.event != LTT_EV_BLOCK_END &&
+                           rel <= kMaxRel;
+            }
+            if (!ordinary || inOrder || isBarrier(h)) [[unlikely]] {
+                bar[c] = m;
+                barOff[c] = o;
+                barSlow[c] = !ordinary;
+                return;
+            }
+            o = o2;
+            h = h2;
+            m = std::max(m, rel << S | c);
+        }
+    };
+    const std::uint64_t first = index_m;
+    std::uint64_t n = 1; // events fed
+    // Feeds stream c's events from its head up to offset `until` (its
+    // barrier's), stopping early, when catching up, at the first whose key
+    // (running maximum) is not below `limit`.
+    auto run = [&]<bool CatchUp>(std::size_t c, std::uint32_t until, std::uint64_t limit) {
+        Stream& s = streams[c];
+        std::uint32_t o = s.offset;
+        if (o >= until)
+            return;
+        const std::uint64_t blockOffset = s.blockOffset;
+        const std::byte* const blk = data + blockOffset;
+        ltt_record_header h = s.next;
+        std::uint64_t tsc = s.nextTsc, base = s.base, m = fed[c];
+        std::int32_t pid = s.pid;
+        std::uint32_t records = s.records;
+        do {
+            if constexpr (CatchUp) {
+                const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
+                if (k >= limit)
+                    break;
+                m = k;
+            }
+            if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+                base = tsc;
+            else if (h.event == LTT_EV_SCHEDCHANGE &&
+                     h.size >= sizeof h + sizeof(ltt_ev_schedchange))
+                std::memcpy(&pid, blk + o + sizeof h + offsetof(ltt_ev_schedchange, in),
+                            sizeof pid);
+            const Event e{blk + o, blockOffset + o, tsc,      pid, static_cast<std::uint16_t>(c),
+                          h.size,  h.event,         h.subtype};
+            o += h.size;
+            ++records;
+            std::memcpy(&h, blk + o, sizeof h); // at most the barrier: in the block
+            tsc = base + h.delta;
+            f(e);
+            if ((++n & tickMask) == 0) [[unlikely]]
+                tick();
+        } while (o < until);
+        s.offset = o;
+        s.next = h;
+        s.nextTsc = tsc;
+        s.base = base;
+        s.pid = pid;
+        s.records = records;
+        if constexpr (CatchUp)
+            fed[c] = m;
+    };
+
+    f(event_m);
+    for (std::size_t i = 0; i < ncpus; ++i)
+        scan(i);
+    const std::uint32_t all = static_cast<std::uint32_t>((1ull << ncpus) - 1);
+    bool handOver = false;
+    for (;;) {
+        const std::uint64_t key = minOf<N>(bar);
+        if (key == kEnd) [[unlikely]]
+            break; // every CPU is exhausted
+        const std::size_t g = key & (N - 1);
+        run.template operator()<false>(g, barOff[g], 0);
+        Stream& s = streams[g];
+        const ltt_record_header h = s.next;
+        const std::uint64_t tsc = s.nextTsc;
+        const std::uint64_t off = s.blockOffset + s.offset;
+        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+            s.base = tsc;
+        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
+            std::memcpy(&s.pid, data + off + sizeof h + offsetof(ltt_ev_schedchange, in),
+                        sizeof s.pid);
+        const Event e{data + off, off,     tsc,      s.pid, static_cast<std::uint16_t>(g),
+                      h.size,     h.event, h.subtype};
+        s.offset += h.size;
+        ++s.records;
+        fed[g] = key;
+        std::uint32_t need = 0;
+        if (!barSlow[g]) [[likely]] {
+            std::memcpy(&s.next, data + s.blockOffset + s.offset, sizeof s.next);
+            s.nextTsc = s.base + s.next.delta;
+        } else {
+            // As in walk(): the successor is read before the event is fed.
+            advanceSlow(static_cast<std::uint16_t>(g));
+            handOver = !stopped_m && s.nextTsc != kNoTsc && s.nextTsc - t0 > kMaxRel;
+            if (stopped_m || handOver)
+                need = all; // the walk ends here: everything before e first
+        }
+        bool rescan = false;
+        if (need == 0 && (inOrder || isBarrier(h))) {
+            need = deps(e);
+            rescan = (need & kInOrder) && !inOrder;
+            inOrder = need & kInOrder;
+            if (rescan)
+                need = all; // from here on, every event in its place
+        }
+        need &= all & ~(1u << g);
+        while (need) {
+            const std::size_t d = static_cast<std::size_t>(std::countr_zero(need));
+            need &= need - 1;
+            if (bar[d] != kEnd)
+                run.template operator()<true>(d, barOff[d], key);
+        }
+        f(e);
+        if ((++n & tickMask) == 0) [[unlikely]]
+            tick();
+        if (stopped_m || handOver) [[unlikely]]
+            break;
+        scan(g);
+        if (rescan) [[unlikely]] {
+            // The other streams' pending segments end at their next
+            // barriers: cut them at every record now.
+            for (std::size_t i = 0; i < ncpus; ++i)
+                if (i != g)
+                    scan(i);
+        }
+    }
+    for (std::size_t i = 0; i < ncpus; ++i)
+        keys_m[i] = streams[i].nextTsc;
+    index_m = first + (n - 1);
+    if (stopped_m) {
+        stop();
+    } else if (handOver) {
+        // Hand over to next(): the cursor stands on the last event fed.
+        valid_m = true;
+        while (next()) {
+            f(event_m);
+            if ((++n & tickMask) == 0) [[unlikely]]
+                tick();
+        }
+    } else {
+        valid_m = false;
+        ++index_m;
+    }
+}
+
+template <class F, class B, class D, class T>
+void TraceCursor::forEachByCpu(F&& f, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick) {
+    if (!valid_m)
+        return;
+    if (scan_m) {
+        const std::size_t n = streams_m.size();
+        if (n <= 2)
+            return walkByCpu<2>(f, isBarrier, deps, tickMask, tick);
+        if (n <= 4)
+            return walkByCpu<4>(f, isBarrier, deps, tickMask, tick);
+        if (n <= 8)
+            return walkByCpu<8>(f, isBarrier, deps, tickMask, tick);
+        if (n <= 16)
+            return walkByCpu<16>(f, isBarrier, deps, tickMask, tick);
+    }
+    forEach(f, tickMask, tick);
 }
 
 template <class F, class T> void TraceCursor::forEach(F&& f, std::uint64_t tickMask, T&& tick) {

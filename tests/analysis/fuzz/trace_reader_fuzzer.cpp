@@ -1,9 +1,14 @@
 // libFuzzer target: any byte string through libltt's whole read path (open
-// and validate, merge walk, analysis, descriptions, random access). The
+// and validate, merge walk, analysis -- checked against the merged
+// sequence --, descriptions, random access). The
 // reader must reject or read every input without crashing, hanging or
 // touching memory outside it (built with ASan and UBSan).
+#include "../analysis_equal.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <ltt/event_format.hpp>
 #include <ltt/trace_analysis.hpp>
 #include <ltt/trace_reader.hpp>
@@ -16,8 +21,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto reader = ltt::TraceReader::openMemory(bytes, "fuzz.trace", &error);
     if (!reader)
         return 0;
-    ltt::TraceAnalysis analysis(*reader, nullptr);
-    analysis.run();
+    // The analysis's own walk (each CPU's events in runs) must agree with
+    // the merged sequence fed one event at a time.
+    const std::string diff = ltt::test::runMatchesMergedOrder(*reader, nullptr);
+    if (!diff.empty()) {
+        std::fprintf(stderr, "TraceAnalysis::run() differs from the merged walk: %s\n",
+                     diff.c_str());
+        std::abort();
+    }
     std::string text;
     int n = 0;
     for (auto c = reader->begin(); c.valid() && n < 4096; c.next(), ++n) {
