@@ -313,6 +313,21 @@ private:
     template <int N, class F, class B, class D, class T>
     void walkByCpu(F& f, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick);
     bool enterBlock(Stream& s, std::uint16_t cpu);
+    // Takes stream s's head record, of time tsc, as an Event and moves the
+    // stream past it: a heartbeat sets the delta base, a schedchange the
+    // stream's current pid. Every walk goes through here.
+    Event take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
+        const ltt_record_header h = s.next;
+        const std::uint64_t off = s.blockOffset + s.offset;
+        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+            s.base = tsc;
+        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
+            std::memcpy(&s.pid, data_m + off + sizeof h + offsetof(ltt_ev_schedchange, in),
+                        sizeof s.pid);
+        s.offset += h.size;
+        ++s.records;
+        return Event{data_m + off, off, tsc, s.pid, cpu, h.size, h.event, h.subtype};
+    }
     bool fail(std::uint64_t offset, std::string message);
 
     const TraceReader* reader_m;
@@ -446,25 +461,7 @@ inline bool TraceCursor::next() {
         return false;
     }
     Stream& s = streams_m[cpu];
-    const std::uint64_t off = s.blockOffset + s.offset;
-    const ltt_record_header h = s.next;
-    const std::uint64_t tsc = s.nextTsc;
-    event_m.record = data_m + off;
-    event_m.offset = off;
-    event_m.tsc = tsc;
-    event_m.cpu = static_cast<std::uint16_t>(cpu);
-    event_m.size = h.size;
-    event_m.id = h.event;
-    event_m.subtype = h.subtype;
-    if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
-        s.base = tsc;
-    } else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange)) {
-        std::memcpy(&s.pid, data_m + off + sizeof h + offsetof(ltt_ev_schedchange, in),
-                    sizeof s.pid);
-    }
-    event_m.pid = s.pid;
-    s.offset += h.size;
-    ++s.records;
+    event_m = take(s, static_cast<std::uint16_t>(cpu), s.nextTsc);
     ++index_m;
     valid_m = true;
     // Common case: the next record is an ordinary one of the same block
@@ -473,7 +470,7 @@ inline bool TraceCursor::next() {
         std::memcpy(&s.next, data_m + s.blockOffset + s.offset, sizeof s.next);
         const std::uint16_t size = s.next.size;
         const std::uint8_t ev = s.next.event;
-        if (size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
+        if (size >= sizeof(ltt_record_header) && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
             s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
             ev != LTT_EV_BLOCK_END) [[likely]] {
             s.nextTsc = s.base + s.next.delta;
@@ -577,17 +574,7 @@ template <int N, class F, class T>
         const int cpu = static_cast<int>(m & (N - 1));
         const std::uint64_t tsc = (m >> S) + t0;
         Stream& s = streams[cpu];
-        const ltt_record_header h = s.next;
-        const std::uint64_t off = s.blockOffset + s.offset;
-        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
-            s.base = tsc;
-        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-            std::memcpy(&s.pid, data + off + sizeof h + offsetof(ltt_ev_schedchange, in),
-                        sizeof s.pid);
-        const Event e{data + off, off,     tsc,      s.pid, static_cast<std::uint16_t>(cpu),
-                      h.size,     h.event, h.subtype};
-        s.offset += h.size;
-        ++s.records;
+        const Event e = take(s, static_cast<std::uint16_t>(cpu), tsc);
         const Ahead& a = ahead[cpu];
         if (a.h.size != 0) [[likely]] {
             // The next record was decoded: it is the new head (an ordinary
@@ -797,17 +784,7 @@ template <int N, class F, class B, class D, class T>
         run.template operator()<false>(g, barOff[g], 0);
         Stream& s = streams[g];
         const ltt_record_header h = s.next;
-        const std::uint64_t tsc = s.nextTsc;
-        const std::uint64_t off = s.blockOffset + s.offset;
-        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
-            s.base = tsc;
-        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-            std::memcpy(&s.pid, data + off + sizeof h + offsetof(ltt_ev_schedchange, in),
-                        sizeof s.pid);
-        const Event e{data + off, off,     tsc,      s.pid, static_cast<std::uint16_t>(g),
-                      h.size,     h.event, h.subtype};
-        s.offset += h.size;
-        ++s.records;
+        const Event e = take(s, static_cast<std::uint16_t>(g), s.nextTsc);
         fed[g] = key;
         std::uint32_t need = 0;
         if (!barSlow[g]) [[likely]] {
