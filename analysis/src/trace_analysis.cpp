@@ -93,9 +93,15 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
 
 constexpr std::int32_t kPidTableMax = 1 << 22;
 
-std::uint32_t TraceAnalysis::findLive(std::int32_t pid) const {
+// Inlined: every schedchange looks up pids twice (its dependencies, then
+// the task switched in).
+[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::findLive(std::int32_t pid) const {
     if (pid >= 0 && pid < kPidTableMax) [[likely]]
         return static_cast<std::size_t>(pid) < pidTable_m.size() ? pidTable_m[pid] : 0;
+    return findOverflow(pid);
+}
+
+[[gnu::noinline]] std::uint32_t TraceAnalysis::findOverflow(std::int32_t pid) const {
     auto it = pidOverflow_m.find(pid);
     return it == pidOverflow_m.end() ? 0 : it->second;
 }
@@ -239,7 +245,15 @@ inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
     const std::uint64_t d = s.started && ns > s.lastNs ? ns - s.lastNs : 0;
     const unsigned slot = s.irqBit | s.current->modeBits;
     s.slotNs[slot] += d;
-    s.slotsUsed |= 1u << slot;
+    // A table, not 1u << slot: a shift by a variable count is three
+    // micro-ops on x86 and this runs for every event.
+    static constexpr auto kSlotBit = [] {
+        std::array<std::uint32_t, 32> b{};
+        for (unsigned i = 0; i < b.size(); ++i)
+            b[i] = 1u << i;
+        return b;
+    }();
+    s.slotsUsed |= kSlotBit[slot];
 }
 
 void TraceAnalysis::flush(CpuState& s) {
@@ -521,9 +535,13 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         switchTo(e.cpu, live(d.in), ns);
         break;
     }
-    case LTT_EV_PROCESS:
-        processEvent(e, cur, ns);
+    case LTT_EV_PROCESS: {
+        // The out-of-line calls get a copy: passing `e` itself would make
+        // the compiler keep every event in memory on the hot path too.
+        const Event copy = e;
+        processEvent(copy, cur, ns);
         break;
+    }
     case LTT_EV_FILE_SYSTEM: {
         if (cur.pid == 0)
             break;
@@ -547,8 +565,10 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         }
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
             cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
-        else if (e.subtype == LTT_FS_EXEC)
-            exec(e, cur);
+        else if (e.subtype == LTT_FS_EXEC) {
+            const Event copy = e;
+            exec(copy, cur);
+        }
         break;
     }
     default:
@@ -592,7 +612,7 @@ std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* 
     return need || shared_m ? need | TraceCursor::kInOrder : 0;
 }
 
-std::uint32_t TraceAnalysis::cpusDependedOn(const Event& e) const {
+[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::cpusDependedOn(const Event& e) const {
     const CpuState& s = state_m[e.cpu];
     auto find = [&](std::int32_t pid) -> const Process* {
         const std::uint32_t i = findLive(pid);

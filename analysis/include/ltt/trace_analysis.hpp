@@ -221,6 +221,7 @@ private:
     std::vector<std::uint32_t> pidTable_m;
     std::unordered_map<std::int32_t, std::uint32_t> pidOverflow_m;
     std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
+    std::uint32_t findOverflow(std::int32_t pid) const;
     void setLive(std::int32_t pid, std::uint32_t index);
     std::uint32_t syscallSlots_m = 0;
     TscConverter tsc_m;
