@@ -240,9 +240,9 @@ constexpr std::array<ChargeSlots, 32> kChargeSlots = [] {
 // branches the CPU would mispredict. The current task only changes at a
 // schedchange or a block start, so the time is summed per table slot and
 // charged to the CPU and the task when it changes (flush(); finish()).
-inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
+template <bool Started> inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
     CpuState& s = state_m[cpu];
-    const std::uint64_t d = s.started && ns > s.lastNs ? ns - s.lastNs : 0;
+    const std::uint64_t d = (Started || s.started) && ns > s.lastNs ? ns - s.lastNs : 0;
     const unsigned slot = s.irqBit | s.current->modeBits;
     s.slotNs[slot] += d;
     // A table, not 1u << slot: a shift by a variable count is three
@@ -418,7 +418,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         cur.name = baseName(x.name, len);
 }
 
-[[gnu::always_inline]] inline void TraceAnalysis::step(const Event e) {
+template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(const Event e) {
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
     CpuState& s = state_m[e.cpu];
@@ -428,12 +428,13 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     if (ns < s.lastNs) [[unlikely]]
         s.peakNs = std::max(s.peakNs, s.lastNs);
     ++s.counts[e.id];
-    if (!cs.seen) [[unlikely]] {
+    // (A run's events follow their CPU's first block start, a barrier.)
+    if (!InRun && !cs.seen) [[unlikely]] {
         cs.seen = true;
         cs.firstNs = ns;
     }
 
-    if (e.id == LTT_EV_BLOCK_START) {
+    if (!InRun && e.id == LTT_EV_BLOCK_START) {
         ltt_block_start bs;
         if (e.detailsAs(bs)) {
             if (!s.started || bs.lost) {
@@ -447,7 +448,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
                 s.lastNs = ns;
                 return;
             }
-            charge(e.cpu, ns);
+            charge<false>(e.cpu, ns);
             s.lastNs = ns;
             if (bs.pid != s.current->pid) {
                 // The block disagrees with what the events said (schedchanges
@@ -457,7 +458,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
             return;
         }
     }
-    charge(e.cpu, ns);
+    charge<InRun>(e.cpu, ns);
     s.lastNs = ns;
     Process& cur = *s.current;
 
@@ -684,6 +685,7 @@ bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     TraceCursor c = reader_m.begin();
     c.forEachByCpu(
         [this](const Event& e) __attribute__((always_inline)) { step(e); },
+        [this](const Event& e) __attribute__((always_inline)) { step<true>(e); },
         [](const ltt_record_header& h) { return isBarrier(h); },
         [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
         [&] {

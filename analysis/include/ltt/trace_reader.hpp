@@ -187,8 +187,11 @@ public:
     // barrier on to come in merged order, each one then passed to deps too,
     // until a deps call answers without it: for stretches where the
     // consumer's events of different CPUs do not commute.
-    template <class F, class B, class D, class T>
-    void forEachByCpu(F&& f, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick);
+    // The events fed in runs go to fRun instead of f: none of them is a
+    // barrier, so a consumer may skip for them what only barriers need.
+    // tick() comes after the run that passes a multiple of 2^k events.
+    template <class F, class R, class B, class D, class T>
+    void forEachByCpu(F&& f, R&& fRun, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick);
     static constexpr std::uint32_t kInOrder = 1u << 31;
 
 private:
@@ -310,8 +313,8 @@ private:
         }
     }
     template <int N, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick);
-    template <int N, class F, class B, class D, class T>
-    void walkByCpu(F& f, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick);
+    template <int N, class F, class R, class B, class D, class T>
+    void walkByCpu(F& f, R& fRun, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick);
     bool enterBlock(Stream& s, std::uint16_t cpu);
     // Takes stream s's head record, of time tsc, as an Event and moves the
     // stream past it: a heartbeat sets the delta base, a schedchange the
@@ -647,8 +650,8 @@ template <int N, class F, class T>
 // the walk stops, or hands over to next(), as walk() does. While deps asks
 // for kInOrder, every record ends a segment: the walk is then the merge
 // itself, one event at a time.
-template <int N, class F, class B, class D, class T>
-[[gnu::noinline]] void TraceCursor::walkByCpu(F& fn, B& isBarrierFn, D& depsFn,
+template <int N, class F, class R, class B, class D, class T>
+[[gnu::noinline]] void TraceCursor::walkByCpu(F& fn, R& fRunFn, B& isBarrierFn, D& depsFn,
                                               std::uint64_t tickMask, T& tick) {
     static_assert(N >= 2 && N <= 32);
     constexpr unsigned S = std::bit_width(static_cast<unsigned>(N - 1));
@@ -664,6 +667,7 @@ template <int N, class F, class B, class D, class T>
     if (stopped_m || !packs)
         return walk<N>(fn, tickMask, tick); // a walk that ends, or leaves, at once
     F f = fn;                               // local copies the compiler can keep in registers
+    R fRun = fRunFn;
     B isBarrier = isBarrierFn;
     D deps = depsFn;
 
@@ -757,10 +761,10 @@ template <int N, class F, class B, class D, class T>
             ++records;
             std::memcpy(&h, blk + o, sizeof h); // at most the barrier: in the block
             tsc = base + h.delta;
-            f(e);
-            if ((++n & tickMask) == 0) [[unlikely]]
-                tick();
+            fRun(e);
         } while (o < until);
+        const std::uint64_t before = n;
+        n += records - s.records;
         s.offset = o;
         s.next = h;
         s.nextTsc = tsc;
@@ -769,6 +773,9 @@ template <int N, class F, class B, class D, class T>
         s.records = records;
         if constexpr (CatchUp)
             fed[c] = m;
+        // (A run is shorter than a block, so it passes at most one tick.)
+        if (((before ^ n) & ~tickMask) != 0) [[unlikely]]
+            tick();
     };
 
     f(event_m);
@@ -845,20 +852,21 @@ template <int N, class F, class B, class D, class T>
     }
 }
 
-template <class F, class B, class D, class T>
-void TraceCursor::forEachByCpu(F&& f, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick) {
+template <class F, class R, class B, class D, class T>
+void TraceCursor::forEachByCpu(F&& f, R&& fRun, B&& isBarrier, D&& deps, std::uint64_t tickMask,
+                               T&& tick) {
     if (!valid_m)
         return;
     if (scan_m) {
         const std::size_t n = streams_m.size();
         if (n <= 2)
-            return walkByCpu<2>(f, isBarrier, deps, tickMask, tick);
+            return walkByCpu<2>(f, fRun, isBarrier, deps, tickMask, tick);
         if (n <= 4)
-            return walkByCpu<4>(f, isBarrier, deps, tickMask, tick);
+            return walkByCpu<4>(f, fRun, isBarrier, deps, tickMask, tick);
         if (n <= 8)
-            return walkByCpu<8>(f, isBarrier, deps, tickMask, tick);
+            return walkByCpu<8>(f, fRun, isBarrier, deps, tickMask, tick);
         if (n <= 16)
-            return walkByCpu<16>(f, isBarrier, deps, tickMask, tick);
+            return walkByCpu<16>(f, fRun, isBarrier, deps, tickMask, tick);
     }
     forEach(f, tickMask, tick);
 }
