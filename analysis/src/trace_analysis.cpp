@@ -407,7 +407,11 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 // FILE_SYSTEM EXEC: the process takes the base name of the file it runs.
-[[gnu::noinline]] void TraceAnalysis::exec(const Event& e, Process& cur) {
+[[gnu::noinline]] void TraceAnalysis::exec(const std::byte* record, std::uint16_t size,
+                                           Process& cur) {
+    Event e;
+    e.record = record;
+    e.size = size;
     ltt_ev_file_system x;
     const std::size_t n = e.copyDetails(x);
     std::size_t len = 0;
@@ -525,6 +529,8 @@ template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(con
         refreshIrq(s);
         break;
     case LTT_EV_SCHEDCHANGE: {
+        if constexpr (InRun)
+            break; // a barrier: never in a run
         ltt_ev_schedchange d;
         if (!e.detailsAs(d))
             break;
@@ -537,7 +543,9 @@ template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(con
         break;
     }
     case LTT_EV_PROCESS: {
-        // The out-of-line calls get a copy: passing `e` itself would make
+        if constexpr (InRun)
+            break; // a barrier: never in a run
+        // The out-of-line call gets a copy: passing `e` itself would make
         // the compiler keep every event in memory on the hot path too.
         const Event copy = e;
         processEvent(copy, cur, ns);
@@ -566,10 +574,8 @@ template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(con
         }
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
             cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
-        else if (e.subtype == LTT_FS_EXEC) {
-            const Event copy = e;
-            exec(copy, cur);
-        }
+        else if (e.subtype == LTT_FS_EXEC)
+            exec(e.record, e.size, cur);
         break;
     }
     default:
