@@ -240,8 +240,7 @@ constexpr std::array<ChargeSlots, 32> kChargeSlots = [] {
 // branches the CPU would mispredict. The current task only changes at a
 // schedchange or a block start, so the time is summed per table slot and
 // charged to the CPU and the task when it changes (flush(); finish()).
-template <bool Started> inline void TraceAnalysis::charge(std::uint16_t cpu, std::uint64_t ns) {
-    CpuState& s = state_m[cpu];
+template <bool Started> inline void TraceAnalysis::charge(CpuState& s, std::uint64_t ns) {
     const std::uint64_t d = (Started || s.started) && ns > s.lastNs ? ns - s.lastNs : 0;
     const unsigned slot = s.irqBit | s.current->modeBits;
     s.slotNs[slot] += d;
@@ -422,10 +421,10 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         cur.name = baseName(x.name, len);
 }
 
-template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(const Event e) {
+template <bool InRun>
+[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event e) {
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
-    CpuState& s = state_m[e.cpu];
     CpuStats& cs = s.stats;
     // firstNs_m, lastNs_m, events_m, counts_m: from the CPUs' figures in
     // finish().
@@ -452,7 +451,7 @@ template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(con
                 s.lastNs = ns;
                 return;
             }
-            charge<false>(e.cpu, ns);
+            charge<false>(s, ns);
             s.lastNs = ns;
             if (bs.pid != s.current->pid) {
                 // The block disagrees with what the events said (schedchanges
@@ -462,7 +461,7 @@ template <bool InRun> [[gnu::always_inline]] inline void TraceAnalysis::step(con
             return;
         }
     }
-    charge<InRun>(e.cpu, ns);
+    charge<InRun>(s, ns);
     s.lastNs = ns;
     Process& cur = *s.current;
 
@@ -652,7 +651,7 @@ std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* 
 }
 
 void TraceAnalysis::add(const Event& e) {
-    step(e);
+    step<false>(state_m[e.cpu], e);
 }
 
 void TraceAnalysis::finish() {
@@ -690,8 +689,12 @@ bool TraceAnalysis::run(const std::function<void(double)>& progress) {
     std::uint64_t ticks = 0;
     TraceCursor c = reader_m.begin();
     c.forEachByCpu(
-        [this](const Event& e) __attribute__((always_inline)) { step(e); },
-        [this](const Event& e) __attribute__((always_inline)) { step<true>(e); },
+        [this](const Event& e) __attribute__((always_inline)) { step<false>(state_m[e.cpu], e); },
+        [this](std::uint16_t cpu) __attribute__((always_inline)) {
+            return [ this, &s = state_m[cpu] ](const Event& e) __attribute__((always_inline)) {
+                step<true>(s, e);
+            };
+        },
         [](const ltt_record_header& h) { return isBarrier(h); },
         [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
         [&] {

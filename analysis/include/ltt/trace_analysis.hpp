@@ -176,7 +176,7 @@ private:
     };
     // add(), inlined into run()'s walk. InRun: `event` is no barrier
     // (isBarrier()), so its CPU's first block has started.
-    template <bool InRun = false> void step(Event event);
+    template <bool InRun> void step(CpuState& s, Event event); // s: the event's CPU's
     // run() walks with TraceCursor::forEachByCpu: these are its barriers
     // (the events that touch more than their CPU and its current task) and
     // the CPUs each one depends on.
@@ -209,7 +209,7 @@ private:
     static bool adoptable(const Process& p);
     void adopt(std::uint32_t idx, const std::string& parentName);
     Process& create(std::int32_t pid, std::int32_t ppid, const std::string& name);
-    template <bool Started> void charge(std::uint16_t cpu, std::uint64_t ns);
+    template <bool Started> void charge(CpuState& s, std::uint64_t ns);
     static void flush(CpuState& s);
     void gap(std::uint16_t cpu, std::int32_t pid);
     void switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns);

@@ -187,8 +187,9 @@ public:
     // barrier on to come in merged order, each one then passed to deps too,
     // until a deps call answers without it: for stretches where the
     // consumer's events of different CPUs do not commute.
-    // The events fed in runs go to fRun instead of f: none of them is a
-    // barrier, so a consumer may skip for them what only barriers need.
+    // The events fed in runs go to fRun(cpu)(event) instead of f(event):
+    // fRun(cpu) gives the consumer of one run of that CPU's events. None of
+    // them is a barrier, so it may skip what only barriers need.
     // tick() comes after the run that passes a multiple of 2^k events.
     template <class F, class R, class B, class D, class T>
     void forEachByCpu(F&& f, R&& fRun, B&& isBarrier, D&& deps, std::uint64_t tickMask, T&& tick);
@@ -742,6 +743,7 @@ template <int N, class F, class R, class B, class D, class T>
         std::uint64_t tsc = s.nextTsc, base = s.base, m = fed[c];
         std::int32_t pid = s.pid;
         std::uint32_t records = s.records;
+        auto g = fRun(static_cast<std::uint16_t>(c));
         do {
             if constexpr (CatchUp) {
                 const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
@@ -761,7 +763,7 @@ template <int N, class F, class R, class B, class D, class T>
             ++records;
             std::memcpy(&h, blk + o, sizeof h); // at most the barrier: in the block
             tsc = base + h.delta;
-            fRun(e);
+            g(e);
         } while (o < until);
         const std::uint64_t before = n;
         n += records - s.records;
