@@ -23,14 +23,18 @@ make_trace() { # NAME EVENTS
 }
 
 measure() { # NAME -> prints "events wall cpu rss_kb": the best of 3 runs each
+	# Times come from bash's `time` (getrusage, to the millisecond: GNU
+	# time's %U and %S drop everything below 10 ms), peak RSS from GNU time
+	# in runs of their own.
 	local name=$1 line wall user sys rss bw=999999 bc=999999 br=0
+	local args=(-a -s "$dir/$name.trace" "$dir/$name.proc")
 	for _ in 1 2 3; do
-		line=$(/usr/bin/time -f "%e %U %S %M" "$bin/traceanalyze" -a -s \
-			"$dir/$name.trace" "$dir/$name.proc" 2>&1 >/dev/null | tail -n 1)
-		read -r wall user sys rss <<<"$line"
+		line=$({ TIMEFORMAT='%3R %3U %3S'; time "$bin/traceanalyze" "${args[@]}" >/dev/null; } 2>&1)
+		read -r wall user sys <<<"$line"
+		rss=$(/usr/bin/time -f "%M" "$bin/traceanalyze" "${args[@]}" 2>&1 >/dev/null | tail -n 1)
 		read -r bw bc br < <(awk -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
 			-v bw="$bw" -v bc="$bc" -v br="$br" 'BEGIN {
-			c = u + s; printf "%s %.2f %d\n", (w < bw ? w : bw), (c < bc ? c : bc), (r > br ? r : br) }')
+			c = u + s; printf "%.3f %.3f %d\n", (w < bw ? w : bw), (c < bc ? c : bc), (r > br ? r : br) }')
 	done
 	echo "$(cat "$dir/$name.events") $bw $bc $br"
 }
@@ -43,7 +47,7 @@ size=$(stat -c %s "$dir/synth10m.trace")
 awk -v ev="$ev" -v wall="$wall" -v cpu="$cpu" -v rss="$rss" -v size="$size" \
 	-v ev1="$ev1" -v rss1="$rss1" 'BEGIN {
 	printf "traceanalyze -a -s on %d events (%.0f MB trace, 4 CPUs, ltt-synth):\n", ev, size / 1048576
-	printf "  events/s:    %.1f M/s (wall %.2f s)   %.1f M/s per CPU second (%.2f s)\n",
+	printf "  events/s:    %.1f M/s (wall %.3f s)   %.1f M/s per CPU second (%.3f s)\n",
 		ev / wall / 1e6, wall, ev / (cpu > 0 ? cpu : 0.01) / 1e6, cpu
 	printf "  peak memory: %.1f MB RSS (trace file %.0f MB); %.1f MB on a %d-event trace\n",
 		rss / 1024, size / 1048576, rss1 / 1024, ev1
