@@ -744,6 +744,11 @@ template <int N, class F, class R, class B, class D, class T>
         std::int32_t pid = s.pid;
         std::uint32_t records = s.records;
         auto g = fRun(static_cast<std::uint16_t>(c));
+        // Only the head can be a heartbeat (a segment ends before one). Its
+        // time is the base of what follows, so setting it before the head
+        // is fed changes nothing even if a catch-up stops at the head.
+        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+            base = tsc;
         do {
             if constexpr (CatchUp) {
                 const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
@@ -751,10 +756,7 @@ template <int N, class F, class R, class B, class D, class T>
                     break;
                 m = k;
             }
-            if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
-                base = tsc;
-            else if (h.event == LTT_EV_SCHEDCHANGE &&
-                     h.size >= sizeof h + sizeof(ltt_ev_schedchange))
+            if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
                 std::memcpy(&pid, blk + o + sizeof h + offsetof(ltt_ev_schedchange, in),
                             sizeof pid);
             const Event e{blk + o, blockOffset + o, tsc,      pid, static_cast<std::uint16_t>(c),
