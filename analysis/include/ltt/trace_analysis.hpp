@@ -180,7 +180,7 @@ private:
     // run() walks with TraceCursor::forEachByCpu: these are its barriers
     // (the events that touch more than their CPU and its current task) and
     // the CPUs each one depends on.
-    static bool isBarrier(const ltt_record_header& h) {
+    static constexpr bool isBarrier(const ltt_record_header& h) {
         return h.event == LTT_EV_SCHEDCHANGE || h.event == LTT_EV_PROCESS ||
                h.event == LTT_EV_BLOCK_START;
     }
