@@ -239,6 +239,26 @@ private:
     explicit TraceCursor(const TraceReader* reader);
     bool peek(std::uint16_t cpu);
     bool stop();
+    // How walk() and walkByCpu() end, n events fed and index_m up to date:
+    // stopped on damage, handing over to next() (the cursor stands on the
+    // last event fed), or past the end.
+    template <class F, class T>
+    void endWalk(bool handOver, std::uint64_t n, F& f, std::uint64_t tickMask, T& tick) {
+        if (stopped_m) {
+            stop();
+        } else if (handOver) {
+            valid_m = true;
+            while (next()) {
+                f(event_m);
+                if ((++n & tickMask) == 0) [[unlikely]]
+                    tick();
+            }
+        } else {
+            // event_m is stale, but the cursor is no longer on an event.
+            valid_m = false;
+            ++index_m;
+        }
+    }
     void advanceSlow(std::uint16_t cpu);
     void buildTree();
     // Whether CPU a's next record comes before CPU b's (time, then CPU).
@@ -613,21 +633,7 @@ template <int N, class F, class T>
     index_m = first + (n - 1);
     if (leave && (n & tickMask) == 0)
         tick();
-    if (stopped_m) {
-        stop();
-    } else if (!packs) {
-        // Hand over to next(): the cursor stands on the last event fed.
-        valid_m = true;
-        while (next()) {
-            f(event_m);
-            if ((++n & tickMask) == 0) [[unlikely]]
-                tick();
-        }
-    } else {
-        // event_m is stale, but the cursor is no longer on an event.
-        valid_m = false;
-        ++index_m;
-    }
+    endWalk(!packs, n, f, tickMask, tick);
 }
 
 // forEachByCpu's walk for a fixed number of merge keys N. Each CPU's stream
@@ -777,7 +783,7 @@ template <int N, class F, class R, class B, class D, class T>
         s.records = records;
         if constexpr (CatchUp)
             fed[c] = m;
-        // (A run is shorter than a block, so it passes at most one tick.)
+        // (One tick() for a run, however many multiples of 2^k it passed.)
         if (((before ^ n) & ~tickMask) != 0) [[unlikely]]
             tick();
     };
@@ -840,20 +846,7 @@ template <int N, class F, class R, class B, class D, class T>
     for (std::size_t i = 0; i < ncpus; ++i)
         keys_m[i] = streams[i].nextTsc;
     index_m = first + (n - 1);
-    if (stopped_m) {
-        stop();
-    } else if (handOver) {
-        // Hand over to next(): the cursor stands on the last event fed.
-        valid_m = true;
-        while (next()) {
-            f(event_m);
-            if ((++n & tickMask) == 0) [[unlikely]]
-                tick();
-        }
-    } else {
-        valid_m = false;
-        ++index_m;
-    }
+    endWalk(handOver, n, f, tickMask, tick);
 }
 
 template <class F, class R, class B, class D, class T>
