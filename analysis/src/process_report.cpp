@@ -97,11 +97,8 @@ std::vector<SyscallAccount> syscallAccounting(const TraceAnalysis& analysis,
                                               const Process* process) {
     std::map<std::string, SyscallAccount> byName;
     auto addTable = [&](const Process& p) {
-        for (std::uint32_t slot = 0; slot < p.stats.syscallTable.size(); ++slot) {
-            const SyscallStats& s = p.stats.syscallTable[slot];
-            if (!s.count)
-                continue;
-            std::string name = TraceAnalysis::syscallSlotName(slot);
+        for (const SyscallStats& s : p.stats.syscallTable) {
+            std::string name = TraceAnalysis::syscallSlotName(s.slot);
             auto& a = byName[name];
             a.name = name;
             a.count += s.count;

@@ -49,8 +49,90 @@ std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
                      : std::string(n);
 }
 
+SyscallTable::SyscallTable(const SyscallTable& o) : entries_m(o.entries_m) {
+    if (!entries_m.empty())
+        rehash(o.mask_m + 1);
+}
+
+SyscallTable& SyscallTable::operator=(const SyscallTable& o) {
+    if (this != &o)
+        *this = SyscallTable(o);
+    return *this;
+}
+
+SyscallTable::SyscallTable(SyscallTable&& o) noexcept
+    : entries_m(std::move(o.entries_m)), owned_m(std::move(o.owned_m)), cells_m(o.cells_m),
+      mask_m(o.mask_m) {
+    o.entries_m.clear();
+    o.cells_m = kNoCells;
+    o.mask_m = 0;
+}
+
+SyscallTable& SyscallTable::operator=(SyscallTable&& o) noexcept {
+    if (this != &o) {
+        entries_m = std::move(o.entries_m);
+        owned_m = std::move(o.owned_m);
+        cells_m = o.cells_m;
+        mask_m = o.mask_m;
+        o.entries_m.clear();
+        o.cells_m = kNoCells;
+        o.mask_m = 0;
+    }
+    return *this;
+}
+
+const SyscallStats* SyscallTable::find(std::uint32_t slot) const {
+    auto it = std::lower_bound(entries_m.begin(), entries_m.end(), slot,
+                               [](const SyscallStats& s, std::uint32_t n) { return s.slot < n; });
+    return it != entries_m.end() && it->slot == slot ? &*it : nullptr;
+}
+
+// use() when `slot` is not in its own cell: the rest of the search, and on a
+// miss the first call of that system call in this process. Its entry goes in
+// slot order, so the entries after it move up one place and the cells are
+// rebuilt. Rare (once per call per process, or a collision), so out of line.
+[[gnu::noinline]] std::uint32_t SyscallTable::probe(std::uint32_t slot) {
+    std::uint32_t h = slot & mask_m;
+    for (std::uint32_t c = cells_m[h]; c; c = cells_m[h]) {
+        if ((c >> 16) == slot + 1)
+            return c & 0xffffu;
+        h = (h + 1) & mask_m;
+    }
+    auto it = std::lower_bound(entries_m.begin(), entries_m.end(), slot,
+                               [](const SyscallStats& s, std::uint32_t n) { return s.slot < n; });
+    const auto pos = static_cast<std::uint32_t>(it - entries_m.begin());
+    entries_m.insert(it, SyscallStats{.slot = slot});
+    const std::uint32_t cells = owned_m ? mask_m + 1 : 16;
+    rehash(entries_m.size() * 4 > cells ? cells * 2 : cells);
+    return pos;
+}
+
+// Fills `cells` cells (a power of two) from the entries, the most used
+// first: they get their own cell, the fast path of use().
+void SyscallTable::rehash(std::uint32_t cells) {
+    if (!owned_m || cells != mask_m + 1)
+        owned_m = std::make_unique<std::uint32_t[]>(cells);
+    else
+        std::fill_n(owned_m.get(), cells, 0u);
+    cells_m = owned_m.get();
+    mask_m = cells - 1;
+    std::vector<std::uint32_t> order(entries_m.size());
+    for (std::uint32_t pos = 0; pos < order.size(); ++pos)
+        order[pos] = pos;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return entries_m[a].count > entries_m[b].count;
+    });
+    for (const std::uint32_t pos : order) {
+        const std::uint32_t slot = entries_m[pos].slot;
+        std::uint32_t h = slot & mask_m;
+        while (owned_m[h])
+            h = (h + 1) & mask_m;
+        owned_m[h] = (slot + 1) << 16 | pos;
+    }
+}
+
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
-    : reader_m(reader), syscallSlots_m(syscallTableSize()) {
+    : reader_m(reader), syscallSlots_m(std::min(syscallTableSize(), SyscallTable::kMaxSlots - 1)) {
     tsc_m = reader.tscConverter();
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
@@ -477,12 +559,11 @@ template <bool InRun>
         if (e.copyDetails(d) >= 12 && d.nr < syscallSlots_m)
             slot = d.nr;
         ++cur.stats.syscalls;
-        if (cur.stats.syscallTable.empty())
-            cur.stats.syscallTable.resize(syscallSlots_m + 1);
-        ++cur.stats.syscallTable[slot].count;
+        const std::uint32_t pos = cur.stats.syscallTable.use(slot);
+        ++cur.stats.syscallTable.entry(pos).count;
         cur.inSyscall = true;
         cur.modeBits |= kModeSyscall;
-        cur.syscallSlot = slot;
+        cur.syscallEntry = pos;
         cur.syscallStartNs = ns;
         cur.syscallGen = gen_m;
         break;
@@ -492,7 +573,7 @@ template <bool InRun>
             break; // the trace started inside this call
         cur.inSyscall = false;
         cur.modeBits &= ~kModeSyscall;
-        SyscallStats& st = cur.stats.syscallTable[cur.syscallSlot];
+        SyscallStats& st = cur.stats.syscallTable.entry(cur.syscallEntry);
         ltt_ev_syscall_exit d;
         st.errors += e.detailsAs(d) && d.ret < 0;
         if (cur.syscallGen == gen_m && ns >= cur.syscallStartNs) {

@@ -285,12 +285,9 @@ public:
             if (!av.syscallNames)
                 std::fprintf(f_m, "  (system call details masked out at trace time: names "
                                   "unknown)\n");
-            for (std::uint32_t i = 0; i < s.syscallTable.size(); ++i) {
-                const auto& st = s.syscallTable[i];
-                if (!st.count)
-                    continue;
+            for (const auto& st : s.syscallTable) {
                 std::fprintf(f_m, "  %-24s %8llu %14s %12s %12s %12s %6llu\n",
-                             (TraceAnalysis::syscallSlotName(i) + ":").c_str(), ull(st.count),
+                             (TraceAnalysis::syscallSlotName(st.slot) + ":").c_str(), ull(st.count),
                              secs(st.totalNs).c_str(), secs(st.minNs).c_str(),
                              secs(st.maxNs).c_str(),
                              secs(st.timed ? st.totalNs / st.timed : 0).c_str(), ull(st.errors));
@@ -484,17 +481,14 @@ void json(std::FILE* f, const Options& o, const TraceAnalysis& a) {
         }
         std::fprintf(f, "[");
         bool firstSc = true;
-        for (std::uint32_t i = 0; i < s.syscallTable.size(); ++i) {
-            const auto& st = s.syscallTable[i];
-            if (!st.count)
-                continue;
+        for (const auto& st : s.syscallTable) {
             std::fprintf(f, "%s\n      {\"nr\": ", firstSc ? "" : ",");
-            if (i < ltt::syscallTableSize())
-                std::fprintf(f, "%u", i);
+            if (st.slot < ltt::syscallTableSize())
+                std::fprintf(f, "%u", st.slot);
             else
                 std::fprintf(f, "null");
             std::fprintf(f, ", \"name\": ");
-            jsonString(f, TraceAnalysis::syscallSlotName(i));
+            jsonString(f, TraceAnalysis::syscallSlotName(st.slot));
             std::fprintf(
                 f,
                 ", \"count\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, "

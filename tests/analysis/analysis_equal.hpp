@@ -75,9 +75,11 @@ inline std::string analysisDifference(const TraceAnalysis& a, const TraceAnalysi
         LTT_SAME((p + "sched in").c_str(), s.schedIn, t.schedIn);
         LTT_SAME((p + "wakeups").c_str(), s.wakeups, t.wakeups);
         LTT_SAME((p + "syscall table").c_str(), s.syscallTable.size(), t.syscallTable.size());
-        for (std::size_t k = 0; k < s.syscallTable.size(); ++k) {
-            const SyscallStats &u = s.syscallTable[k], &v = t.syscallTable[k];
-            const std::string q = p + "syscall " + std::to_string(k) + " ";
+        for (auto i = s.syscallTable.begin(), j = t.syscallTable.begin(); i != s.syscallTable.end();
+             ++i, ++j) {
+            const SyscallStats &u = *i, &v = *j;
+            const std::string q = p + "syscall " + std::to_string(u.slot) + " ";
+            LTT_SAME((q + "slot").c_str(), u.slot, v.slot);
             LTT_SAME((q + "count").c_str(), u.count, v.count);
             LTT_SAME((q + "timed").c_str(), u.timed, v.timed);
             LTT_SAME((q + "total").c_str(), u.totalNs, v.totalNs);

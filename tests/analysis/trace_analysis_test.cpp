@@ -1,15 +1,19 @@
 // TraceAnalysis: exact time accounting on a hand-made scenario, the
-// lost-events rule, masked-out figures, and the process tree.
+// lost-events rule, masked-out figures, the process tree, and memory that
+// grows with the system calls processes made.
 #include "analysis_equal.hpp"
 #include "trace_builder.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <ltt/proc_file.hpp>
 #include <ltt/trace_analysis.hpp>
+#include <map>
 #include <random>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using ltt::test::poke;
@@ -117,11 +121,13 @@ TEST(TraceAnalysis, AccountsTimeExactly) {
     EXPECT_EQ(sh.syscalls, 2u);
     EXPECT_EQ(sh.traps, 1u);
     EXPECT_EQ(sh.bytesRead, 100u);
-    const auto& read = sh.syscallTable.at(0);
+    ASSERT_NE(sh.syscallTable.find(0), nullptr);
+    const auto& read = *sh.syscallTable.find(0);
     EXPECT_EQ(read.count, 1u);
     EXPECT_EQ(read.totalNs, 800u); // wall time, blocked part included
     EXPECT_EQ(read.errors, 0u);
-    const auto& open = sh.syscallTable.at(2);
+    ASSERT_NE(sh.syscallTable.find(2), nullptr);
+    const auto& open = *sh.syscallTable.find(2);
     EXPECT_EQ(open.count, 1u);
     EXPECT_EQ(open.totalNs, 50u);
     EXPECT_EQ(open.minNs, 50u);
@@ -242,7 +248,8 @@ TEST(TraceAnalysis, LostEventsGapDropsOpenIntervals) {
     EXPECT_EQ(a.analysis->lostEvents(), 5u);
     EXPECT_EQ(a.analysis->cpus()[0].lost, 5u);
     EXPECT_EQ(s.runningNs, 200u + 300u); // 800 ns of gap are not charged
-    const auto& read = s.syscallTable.at(0);
+    ASSERT_NE(s.syscallTable.find(0), nullptr);
+    const auto& read = *s.syscallTable.find(0);
     EXPECT_EQ(read.count, 2u);
     EXPECT_EQ(read.timed, 1u); // the call open across the gap is dropped
     EXPECT_EQ(read.totalNs, 50u);
@@ -427,4 +434,135 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnSynthTraces) {
         EXPECT_EQ(ltt::test::runMatchesMergedOrder(*reader, &*snap), "") << args;
     }
     std::filesystem::remove_all(dir);
+}
+
+// The sparse per-process syscall table against a map, through hash
+// collisions (slots equal modulo every table size), growth up to every slot,
+// and copies and moves.
+TEST(SyscallTable, CountsLikeAMapInSlotOrder) {
+    std::mt19937 rng(7);
+    std::vector<std::uint32_t> slots;
+    for (std::uint32_t s = 0; s < 452; s += 64)
+        slots.push_back(s); // all in one cell of a 16-, 32- or 64-cell table
+    for (std::uint32_t s = 0; s < 452; ++s)
+        slots.push_back(s);
+    ltt::SyscallTable t;
+    std::map<std::uint32_t, std::uint64_t> ref;
+    EXPECT_TRUE(t.empty());
+    EXPECT_EQ(t.find(0), nullptr);
+    for (std::size_t n = 0; n < slots.size(); ++n) {
+        // Mostly the slots seen so far, now and then a new one.
+        for (int k = 0; k < 20; ++k) {
+            const std::uint32_t s = slots[std::uniform_int_distribution<std::size_t>(0, n)(rng)];
+            ++t.entry(t.use(s)).count;
+            ++ref[s];
+        }
+        ASSERT_EQ(t.size(), ref.size());
+    }
+    auto it = ref.begin();
+    for (const ltt::SyscallStats& s : t) {
+        ASSERT_NE(it, ref.end());
+        EXPECT_EQ(s.slot, it->first);
+        EXPECT_EQ(s.count, it->second);
+        ++it;
+    }
+    EXPECT_EQ(it, ref.end());
+    for (const auto& [slot, count] : ref) {
+        ASSERT_NE(t.find(slot), nullptr) << slot;
+        EXPECT_EQ(t.find(slot)->count, count);
+    }
+    EXPECT_EQ(t.find(452), nullptr);
+
+    ltt::SyscallTable copy(t);
+    ltt::SyscallTable moved(std::move(t));
+    EXPECT_TRUE(t.empty()); // NOLINT(bugprone-use-after-move): moved-from is empty and usable
+    ++t.entry(t.use(3)).count;
+    EXPECT_EQ(t.size(), 1u);
+    for (ltt::SyscallTable* u : {&copy, &moved}) {
+        ++u->entry(u->use(64)).count;
+        EXPECT_EQ(u->find(64)->count, ref[64] + 1);
+        EXPECT_EQ(u->size(), ref.size());
+    }
+}
+
+// Memory grows with what the trace holds, not with the syscall table: a
+// trace of 60 000 short-lived processes (a build spawns as many), each
+// making a few system calls, is analysed in at most 150 MB. The analysis
+// runs in a child, whose peak RSS is reset first (/proc/self/clear_refs),
+// so what the test process held before does not count.
+TEST(TraceAnalysis, PeakMemoryOfSixtyThousandProcesses) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "RSS under ASan is not the analyzer's";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    GTEST_SKIP() << "RSS under ASan is not the analyzer's";
+#endif
+#endif
+    char self[4096];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    ASSERT_GT(len, 0);
+    self[len] = 0;
+    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    ASSERT_TRUE(std::filesystem::exists(synth)) << synth << " not built";
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("memory-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto prefix = (dir / "m").string();
+    const std::string cmd = synth.string() + " --events 2000000 --cpus 2 --processes 60000 -o " +
+                            prefix + " >/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+
+    // kB from a "Name:   N kB" line of /proc/self/status, -1 when missing.
+    auto statusKb = [](const char* name) -> long {
+        FILE* f = std::fopen("/proc/self/status", "r");
+        if (!f)
+            return -1;
+        char line[256];
+        long kb = -1;
+        const std::size_t n = std::strlen(name);
+        while (std::fgets(line, sizeof line, f))
+            if (std::strncmp(line, name, n) == 0 && line[n] == ':')
+                kb = std::strtol(line + n + 1, nullptr, 10);
+        std::fclose(f);
+        return kb;
+    };
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        // Result: peak kB above the start, -1 when the peak cannot be reset,
+        // -2 when the analysis failed.
+        long result = -1;
+        FILE* clear = std::fopen("/proc/self/clear_refs", "w");
+        if (clear && std::fputs("5", clear) >= 0 && std::fclose(clear) == 0) {
+            const long start = statusKb("VmRSS");
+            ltt::TraceError err;
+            ltt::ProcParseError perr;
+            auto reader = ltt::TraceReader::open(prefix + ".trace", &err);
+            auto snap = ltt::readProcFile(prefix + ".proc", &perr);
+            result = -2;
+            if (reader && snap) {
+                ltt::TraceAnalysis a(*reader, &*snap);
+                if (a.run() && a.processes().size() > 60000)
+                    result = statusKb("VmHWM") - start;
+            }
+        }
+        (void)!write(fds[1], &result, sizeof result);
+        _exit(0);
+    }
+    close(fds[1]);
+    long peakKb = -3;
+    const bool got = read(fds[0], &peakKb, sizeof peakKb) == sizeof peakKb;
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(got) << "child died, status " << status;
+    if (peakKb == -1)
+        GTEST_SKIP() << "cannot reset the peak RSS (/proc/self/clear_refs)";
+    ASSERT_NE(peakKb, -2) << "analysis failed";
+    std::printf("analysis of 60 000 processes: peak RSS %.1f MB above the start\n",
+                static_cast<double>(peakKb) / 1024);
+    EXPECT_LE(peakKb, 150 * 1024);
 }

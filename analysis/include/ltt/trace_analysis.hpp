@@ -24,6 +24,7 @@
 #include <functional>
 #include <ltt/proc_file.hpp>
 #include <ltt/trace_reader.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -33,12 +34,63 @@ namespace ltt {
 
 // One system call's accounting within one process.
 struct SyscallStats {
+    std::uint32_t slot = 0;    // syscall number (TraceAnalysis::syscallSlotName)
     std::uint64_t count = 0;   // entries seen
     std::uint64_t timed = 0;   // entry/exit pairs not cut by a gap
     std::uint64_t totalNs = 0; // wall time from entry to exit, summed over `timed`
     std::uint64_t minNs = 0;
     std::uint64_t maxNs = 0;
     std::uint64_t errors = 0; // exits with a negative return value
+};
+
+// A process's system call accounting: one SyscallStats per system call it
+// made, in slot order. Sparse, because a trace of a build holds tens of
+// thousands of short-lived processes that each make a handful of the ~450
+// system calls: memory grows with the calls a process really made (at most
+// ~30 KB for one that made them all), not with the syscall table.
+//
+// Entries are found through a small open-addressing hash of slot numbers,
+// hashed by their low bits (the common calls have small numbers) and at
+// most a quarter full; each rebuild places the most used calls first, so
+// they sit in their own cell and counting a call is one load, a compare and
+// an increment. The entries stay sorted, so reports walk them in slot order.
+class SyscallTable {
+public:
+    using const_iterator = std::vector<SyscallStats>::const_iterator;
+    SyscallTable() = default;
+    SyscallTable(const SyscallTable& o);
+    SyscallTable& operator=(const SyscallTable& o);
+    SyscallTable(SyscallTable&& o) noexcept;
+    SyscallTable& operator=(SyscallTable&& o) noexcept;
+    ~SyscallTable() = default;
+    bool empty() const { return entries_m.empty(); }
+    std::size_t size() const { return entries_m.size(); } // system calls made
+    const_iterator begin() const { return entries_m.begin(); }
+    const_iterator end() const { return entries_m.end(); }
+    const SyscallStats* find(std::uint32_t slot) const; // null when never made
+
+    // Where slot `slot`'s entry is (created with count 0 on first use), for
+    // entry(). Creating an entry moves the positions of the entries after it.
+    // `slot` < kMaxSlots.
+    std::uint32_t use(std::uint32_t slot) {
+        const std::uint32_t c = cells_m[slot & mask_m];
+        if ((c >> 16) == slot + 1) [[likely]]
+            return c & 0xffffu;
+        return probe(slot);
+    }
+    SyscallStats& entry(std::uint32_t pos) { return entries_m[pos]; }
+    static constexpr std::uint32_t kMaxSlots = 0xffff;
+
+private:
+    std::uint32_t probe(std::uint32_t slot);
+    void rehash(std::uint32_t cells);
+    std::vector<SyscallStats> entries_m; // sorted by slot
+    // Cells: (slot + 1) << 16 | position in entries_m; 0 when empty. An
+    // empty table has the one empty cell kNoCells, so use() needs no test.
+    static constexpr std::uint32_t kNoCells[1] = {0};
+    std::unique_ptr<std::uint32_t[]> owned_m;
+    const std::uint32_t* cells_m = kNoCells;
+    std::uint32_t mask_m = 0; // cells - 1
 };
 
 struct ProcessStats {
@@ -59,9 +111,9 @@ struct ProcessStats {
     std::uint64_t maxSliceNs = 0; // longest stretch on a CPU between switches
     std::uint64_t schedIn = 0;
     std::uint64_t wakeups = 0; // PROCESS WAKEUP events naming this task
-    // Indexed by syscall number; the last slot collects numbers the table
-    // does not know. Empty until the process makes a system call.
-    std::vector<SyscallStats> syscallTable;
+    // The system calls made, by number; numbers the syscall table does not
+    // know share its last slot ("unknown").
+    SyscallTable syscallTable;
 };
 
 // One task (thread) instance: a PID reused after an exit is a new Process.
@@ -87,7 +139,7 @@ struct Process {
     bool inSyscall = false;
     bool inBufWait = false;
     std::uint32_t trapDepth = 0;
-    std::uint32_t syscallSlot = 0;
+    std::uint32_t syscallEntry = 0; // position of the open call in stats.syscallTable
     // idle << 3 | trapDepth != 0 << 2 | inSyscall << 1 | kthread: how time
     // on a CPU is charged to this task (TraceAnalysis keeps it up to date).
     std::uint8_t modeBits = 0;
