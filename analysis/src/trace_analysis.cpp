@@ -14,6 +14,10 @@ namespace {
 constexpr std::uint32_t kCloneThread = 0x00010000;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 
+// The page of TraceAnalysis's pid table that no task has been given: every
+// lookup in it finds none.
+constexpr std::uint32_t kNoPids[1u << 12] = {};
+
 std::string baseName(const char* path, std::size_t len) {
     std::string_view p(path, len);
     auto slash = p.rfind('/');
@@ -133,6 +137,8 @@ void SyscallTable::rehash(std::uint32_t cells) {
 
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
     : reader_m(reader), syscallSlots_m(std::min(syscallTableSize(), SyscallTable::kMaxSlots - 1)) {
+    static_assert(std::size(kNoPids) == 1u << kPidPageBits);
+    pidPages_m.fill(kNoPids);
     tsc_m = reader.tscConverter();
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
@@ -173,13 +179,12 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     processes_m[0].currentOn = static_cast<std::uint32_t>(state_m.size());
 }
 
-constexpr std::int32_t kPidTableMax = 1 << 22;
-
 // Inlined: every schedchange looks up pids twice (its dependencies, then
 // the task switched in).
 [[gnu::always_inline]] inline std::uint32_t TraceAnalysis::findLive(std::int32_t pid) const {
     if (pid >= 0 && pid < kPidTableMax) [[likely]]
-        return static_cast<std::size_t>(pid) < pidTable_m.size() ? pidTable_m[pid] : 0;
+        return pidPages_m[static_cast<std::uint32_t>(pid) >> kPidPageBits]
+                         [static_cast<std::uint32_t>(pid) & ((1u << kPidPageBits) - 1)];
     return findOverflow(pid);
 }
 
@@ -190,9 +195,15 @@ constexpr std::int32_t kPidTableMax = 1 << 22;
 
 void TraceAnalysis::setLive(std::int32_t pid, std::uint32_t index) {
     if (pid >= 0 && pid < kPidTableMax) {
-        if (static_cast<std::size_t>(pid) >= pidTable_m.size())
-            pidTable_m.resize(std::max<std::size_t>(pid + 1, pidTable_m.size() * 2), 0);
-        pidTable_m[pid] = index + 1;
+        const std::uint32_t page = static_cast<std::uint32_t>(pid) >> kPidPageBits;
+        if (pidPages_m[page] == kNoPids) {
+            ownedPidPages_m.push_back(std::make_unique<std::uint32_t[]>(1u << kPidPageBits));
+            pidPages_m[page] = ownedPidPages_m.back().get();
+        }
+        // Not kNoPids: one of ownedPidPages_m, ours to write.
+        const_cast<std::uint32_t*>(
+            pidPages_m[page])[static_cast<std::uint32_t>(pid) & ((1u << kPidPageBits) - 1)] =
+            index + 1;
     } else {
         pidOverflow_m[pid] = index + 1;
     }

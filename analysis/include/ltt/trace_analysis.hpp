@@ -178,6 +178,8 @@ public:
     // `snapshot` may be null (no .proc file): every process is then "unknown"
     // until an exec names it.
     TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot);
+    TraceAnalysis(const TraceAnalysis&) = delete; // holds pointers into itself
+    TraceAnalysis& operator=(const TraceAnalysis&) = delete;
 
     // Feeds one event; events must come in merged order (a TraceCursor walk).
     // After feeding events by hand, call finish() before reading results.
@@ -270,9 +272,16 @@ private:
     const TraceReader& reader_m;
     Availability avail_m;
     std::deque<Process> processes_m; // stable addresses
-    // pid -> index of its live instance + 1 (0: none). A flat table for the
-    // pids Linux hands out (pid_max <= 4M); a map for anything else.
-    std::vector<std::uint32_t> pidTable_m;
+    // pid -> index of its live instance + 1 (0: none). For the pids Linux
+    // hands out (pid_max <= 4M), a table in pages of 4096 pids allocated on
+    // first use, so memory follows the pids a trace holds, not the largest
+    // one (a system with pid_max = 4M hands out pids in the millions); a page
+    // never written is a shared page of zeros, so a lookup has no test. A
+    // map for anything else.
+    static constexpr unsigned kPidPageBits = 12;
+    static constexpr std::int32_t kPidTableMax = 1 << 22;
+    std::array<const std::uint32_t*, (kPidTableMax >> kPidPageBits)> pidPages_m;
+    std::vector<std::unique_ptr<std::uint32_t[]>> ownedPidPages_m;
     std::unordered_map<std::int32_t, std::uint32_t> pidOverflow_m;
     std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
     std::uint32_t findOverflow(std::int32_t pid) const;
