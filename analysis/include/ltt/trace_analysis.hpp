@@ -47,7 +47,7 @@ struct SyscallStats {
 // made, in slot order. Sparse, because a trace of a build holds tens of
 // thousands of short-lived processes that each make a handful of the ~450
 // system calls: memory grows with the calls a process really made (at most
-// ~30 KB for one that made them all), not with the syscall table.
+// ~37 KB for one that made them all), not with the syscall table.
 //
 // Entries are found through a small open-addressing hash of slot numbers,
 // hashed by their low bits (the common calls have small numbers) and at
@@ -178,7 +178,8 @@ public:
     // `snapshot` may be null (no .proc file): every process is then "unknown"
     // until an exec names it.
     TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot);
-    TraceAnalysis(const TraceAnalysis&) = delete; // holds pointers into itself
+    // Not copyable: its CPU states and pid table point into its own storage.
+    TraceAnalysis(const TraceAnalysis&) = delete;
     TraceAnalysis& operator=(const TraceAnalysis&) = delete;
 
     // Feeds one event; events must come in merged order (a TraceCursor walk).
