@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <ltt/private_file.hpp>
 #include <ltt/trace_writer.hpp>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <system_error>
 #include <unistd.h>
@@ -53,35 +55,41 @@ ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view prod
     return h;
 }
 
-TraceWriter::TraceWriter(const std::string& path, const ltt_file_header& header) : path_m(path) {
-    fd_m = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_m < 0)
-        throwErrno(errno, "cannot create " + path);
-    try {
-        append(std::as_bytes(std::span(&header, 1)));
-    } catch (...) {
-        ::close(fd_m);
-        fd_m = -1;
-        throw;
-    }
+TraceWriter::TraceWriter(const std::string& path, const ltt_file_header& header)
+    : TraceWriter(openPrivateFile(path), path, header) {}
+
+TraceWriter::TraceWriter(UniqueFd fd, std::string path, const ltt_file_header& header)
+    : path_m(std::move(path)), fd_m(std::move(fd)) {
+    struct stat st;
+    if (::fstat(fd_m.get(), &st) != 0)
+        throwErrno(errno, "cannot create " + path_m);
+    regular_m = S_ISREG(st.st_mode);
+    if (regular_m && ::ftruncate(fd_m.get(), 0) != 0)
+        throwErrno(errno, "cannot truncate " + path_m);
+    append(std::as_bytes(std::span(&header, 1)));
 }
 
-TraceWriter::~TraceWriter() {
-    if (fd_m >= 0)
-        ::close(fd_m);
-}
+TraceWriter::~TraceWriter() = default;
 
 void TraceWriter::append(std::span<const std::byte> blocks) {
-    if (fd_m < 0)
+    if (!fd_m)
         throwErrno(EBADF, "write to closed trace " + path_m);
+    const std::uint64_t before = bytes_m;
     const std::byte* p = blocks.data();
     std::size_t left = blocks.size();
     while (left > 0) {
-        ssize_t n = ::write(fd_m, p, left);
+        ssize_t n = ::write(fd_m.get(), p, left);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            throwErrno(errno, "cannot write " + path_m);
+            int err = errno;
+            // Whatever part of these blocks reached the file is cut off
+            // again: the file ends with a whole block.
+            if (regular_m && bytes_m != before &&
+                ::ftruncate(fd_m.get(), static_cast<off_t>(before)) == 0 &&
+                ::lseek(fd_m.get(), static_cast<off_t>(before), SEEK_SET) >= 0)
+                bytes_m = before;
+            throwErrno(err, "cannot write " + path_m);
         }
         p += n;
         left -= static_cast<std::size_t>(n);
@@ -90,15 +98,14 @@ void TraceWriter::append(std::span<const std::byte> blocks) {
 }
 
 void TraceWriter::sync() {
-    if (fd_m >= 0 && ::fdatasync(fd_m) != 0 && errno != EINVAL)
+    if (fd_m && ::fdatasync(fd_m.get()) != 0 && errno != EINVAL)
         throwErrno(errno, "cannot sync " + path_m);
 }
 
 void TraceWriter::close() {
-    if (fd_m < 0)
+    if (!fd_m)
         return;
-    int fd = fd_m;
-    fd_m = -1;
+    int fd = fd_m.release();
     if (::close(fd) != 0 && errno != EINTR)
         throwErrno(errno, "cannot close " + path_m);
 }

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <ltt/abi.h>
+#include <ltt/private_file.hpp>
 #include <ltt/proc_file.hpp>
 #include <ltt/trace_writer.hpp>
 #include <map>
@@ -619,7 +620,7 @@ void Synth::printExpect(const char* corruptKind, std::uint64_t corruptOffset) co
 // reader's message must name.
 bool corruptFile(const std::string& path, const std::string& kind, const Synth& s,
                  std::uint64_t* offset, std::string* why) {
-    int fd = ::open(path.c_str(), O_RDWR);
+    int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         *why = std::strerror(errno);
         return false;
@@ -799,11 +800,15 @@ int main(int argc, char** argv) {
         std::memset(h.hostname, 0, sizeof h.hostname);
         std::strcpy(h.release, "6.1.0-synthetic");
         std::strcpy(h.hostname, "synth");
+        // Both files private (ltt/private_file.hpp), both checked before the
+        // run; the .proc appears whole, by rename.
+        ltt::ReplacementFile proc(opt.prefix + ".proc");
         ltt::TraceWriter w(opt.prefix + ".trace", h);
         Synth s(opt, w);
         s.run();
         w.close();
-        ltt::writeProcFile(opt.prefix + ".proc", s.snapshot());
+        ltt::writeProcFile(proc.tempPath(), s.snapshot());
+        proc.commit();
         std::uint64_t off = 0;
         if (!opt.corrupt.empty()) {
             std::string why;

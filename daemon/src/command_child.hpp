@@ -5,7 +5,7 @@
 // whole life: its exec, every system call, its exit.
 #pragma once
 
-#include "unique_fd.hpp"
+#include <ltt/unique_fd.hpp>
 
 #include <optional>
 #include <signal.h>

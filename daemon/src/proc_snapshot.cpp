@@ -1,6 +1,6 @@
 #include "proc_snapshot.hpp"
 
-#include "unique_fd.hpp"
+#include <ltt/unique_fd.hpp>
 
 #include <algorithm>
 #include <cctype>

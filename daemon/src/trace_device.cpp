@@ -1,7 +1,7 @@
 // /dev/tracer behind the TraceDevice interface, and the typed ioctl helpers.
 #include "trace_device.hpp"
 
-#include "unique_fd.hpp"
+#include <ltt/unique_fd.hpp>
 
 #include <cerrno>
 #include <cstring>

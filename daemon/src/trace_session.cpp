@@ -6,7 +6,7 @@
 #include "device_config.hpp"
 #include "proc_snapshot.hpp"
 #include "test_emitter.hpp"
-#include "unique_fd.hpp"
+#include <ltt/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>

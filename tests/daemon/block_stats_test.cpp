@@ -179,9 +179,8 @@ TEST(CommitBuffer, WriteErrorSurfacesOnTheNextRotate) {
     info.abi_version = LTT_ABI_VERSION;
     info.ncpus = 1;
     info.tsc_khz = 1000000;
-    TraceWriter w("/proc/self/fd/" + std::to_string(p[1]), makeFileHeader(info, "test"));
+    TraceWriter w(UniqueFd(p[1]), "pipe", makeFileHeader(info, "test"));
     ::close(p[0]);
-    ::close(p[1]);
     CommitBuffer buf(w, 4096);
     Bytes b = makeBlock(0, 0, 3);
     std::memcpy(buf.space().data(), b.data(), b.size());

@@ -5,13 +5,18 @@
 // Crash consistency: the header is written first, then only whole blocks, each
 // append() in as few write(2) calls as the kernel allows. A producer killed
 // between two appends leaves a valid file; killed inside one, the file is
-// valid up to its last whole block (readers warn about the tail).
+// valid up to its last whole block (readers warn about the tail). An append
+// that fails part-way (a full disk, a file size limit) is cut off again, so
+// the file keeps only whole blocks then too.
+//
+// The file is private (ltt/private_file.hpp): created 0600, never through a
+// symbolic link, never another user's.
 #pragma once
-
-#include <ltt/abi.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <ltt/abi.h>
+#include <ltt/unique_fd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,17 +29,25 @@ ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view prod
 
 class TraceWriter {
 public:
-    // Creates or truncates `path` (mode 0644) and writes `header`.
-    // Throws std::system_error naming the path on failure.
+    // Opens `path` with openPrivateFile(), truncates it and writes `header`.
+    // Throws std::system_error naming the path on failure, or
+    // std::runtime_error for a path that openPrivateFile() refuses.
     TraceWriter(const std::string& path, const ltt_file_header& header);
-    ~TraceWriter();  // closes; never throws (errors are lost: call close())
+    // The same on a descriptor the caller opened (tracedaemon opens its file
+    // before starting the module; tests use pipes). `path` names it in
+    // messages. A regular file is truncated first.
+    TraceWriter(UniqueFd fd, std::string path, const ltt_file_header& header);
+    ~TraceWriter(); // closes; never throws (errors are lost: call close())
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
 
     // Appends whole blocks (one or more, back to back). Retries short writes
-    // and EINTR; throws std::system_error on any other failure.
+    // and EINTR; throws std::system_error on any other failure ("cannot
+    // write PATH: No space left on device"), after cutting a regular file
+    // back to its size before this append, so no partial block stays.
     void append(std::span<const std::byte> blocks);
-    // fdatasync(2).
+    // fdatasync(2); throws std::system_error ("cannot sync PATH") on failure.
+    // Not an error on what cannot be synced (a pipe).
     void sync();
     // Flushes and closes; throws std::system_error on failure. Idempotent.
     void close();
@@ -44,8 +57,9 @@ public:
 
 private:
     std::string path_m;
-    int fd_m = -1;
+    UniqueFd fd_m;
+    bool regular_m = false;
     std::uint64_t bytes_m = 0;
 };
 
-}  // namespace ltt
+} // namespace ltt

@@ -1,10 +1,11 @@
-// UniqueFd: owns one file descriptor and closes it exactly once.
+// UniqueFd: owns one file descriptor and closes it exactly once. libltt's
+// writers and tracedaemon hold every descriptor in one.
 #pragma once
 
 #include <unistd.h>
 #include <utility>
 
-namespace ltt::daemon {
+namespace ltt {
 
 class UniqueFd {
 public:
@@ -33,4 +34,4 @@ private:
     int fd_m = -1;
 };
 
-} // namespace ltt::daemon
+} // namespace ltt
