@@ -6,7 +6,6 @@
 #pragma once
 
 #include <ltt/unique_fd.hpp>
-
 #include <optional>
 #include <signal.h>
 #include <string>
@@ -32,6 +31,7 @@ public:
     // Lets the child exec; returns 0, or the errno of a failed exec (the
     // child has then exited with status 127).
     int release();
+    bool released() const { return released_m; }
     // Non-blocking: the wait status once the child has ended.
     std::optional<int> reap();
     bool ended() const { return status_m.has_value(); }

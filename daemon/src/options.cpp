@@ -609,6 +609,13 @@ Events (case-insensitive; LTT names, ABI names and groups):
   (entry and exit); CORE (the paper's core events); ALL (default); NONE
   (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
 
+Output files: TRACEFILE and PROCFILE are created mode 0600. A symbolic link,
+another user's file, a file with a second hard link or anything but a regular
+file at either path is refused before tracing starts. TRACEFILE is synced to
+disk before exit status 0; PROCFILE is written to PROCFILE.XXXXXX and renamed
+into place. A full disk ends the trace (exit status 1) with TRACEFILE valid up
+to its last whole block.
+
 Exit status: 0 when the trace was written (with -- COMMAND: COMMAND's exit
 status), 1 on a runtime error, 2 on a usage error.
 

@@ -5,16 +5,18 @@
 #include "commit_buffer.hpp"
 #include "device_config.hpp"
 #include "proc_snapshot.hpp"
+#include "snapshot_thread.hpp"
 #include "test_emitter.hpp"
-#include <ltt/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <ltt/private_file.hpp>
 #include <ltt/proc_file.hpp>
 #include <ltt/trace_writer.hpp>
+#include <ltt/unique_fd.hpp>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -95,16 +97,6 @@ double threadCpuSeconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
-// Creates (without truncating) an output file, so an unwritable path fails
-// before the module is started.
-void checkWritable(const std::string& path, const char* what) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw std::system_error(errno, std::generic_category(),
-                                std::string("cannot create ") + what + " " + path);
-    ::close(fd);
-}
-
 // STOPs the module if the session leaves early (an error after START).
 class StopOnExit {
 public:
@@ -151,6 +143,7 @@ private:
     void warn(const std::string& line) { out_m << "tracedaemon: " << line << '\n'; }
 
     Drain drain(bool unbounded);
+    bool snapshotDone();
     void loop();
     void finish();
     void report();
@@ -163,6 +156,10 @@ private:
     std::unique_ptr<SignalGuard> signals_m;
     std::unique_ptr<TraceDevice> dev_m;
     std::unique_ptr<CommandChild> child_m;
+    UniqueFd traceFd_m;                      // opened before START
+    std::unique_ptr<ReplacementFile> proc_m; // the .proc, written whole
+    std::unique_ptr<SnapshotThread> snapshot_m;
+    bool snapshotPending_m = false; // its thread has not been waited for
     std::unique_ptr<TraceWriter> writer_m;
     std::unique_ptr<CommitBuffer> buffer_m;
     std::unique_ptr<TestEmitter> emitter_m;
@@ -216,6 +213,24 @@ Session::Drain Session::drain(bool unbounded) {
     }
 }
 
+// The .proc is in place: let the command exec. False when it cannot run
+// (the session then ends, as with a command that exited).
+bool Session::snapshotDone() {
+    snapshotPending_m = false;
+    tasks_m = snapshot_m->wait();
+    snapshotCpu_m = snapshot_m->cpuSeconds();
+    if (!child_m)
+        return true;
+    if (int e = child_m->release()) {
+        warn("cannot execute " + o_m.command[0] + ": " + std::strerror(e));
+        sum_m.reason = StopReason::CommandExited;
+        child_m->reap();
+        return false;
+    }
+    say("tracing command " + o_m.command[0] + " (pid " + std::to_string(child_m->pid()) + ")");
+    return true;
+}
+
 void Session::loop() {
     UniqueFd deadline, tick = makeTimer();
     if (o_m.duration) {
@@ -237,9 +252,13 @@ void Session::loop() {
 
     bool more = true; // drain at once: blocks may be ready since START
     while (true) {
-        pollfd fds[3] = {
-            {signals_m->fd(), POLLIN, 0}, {tick.get(), POLLIN, 0}, {deadline.get(), POLLIN, 0}};
-        int r = ::poll(fds, deadline ? 3 : 2, more ? 0 : -1);
+        // The snapshot's eventfd last, and only until it was handled; -1 in
+        // a pollfd is ignored.
+        pollfd fds[4] = {{signals_m->fd(), POLLIN, 0},
+                         {tick.get(), POLLIN, 0},
+                         {deadline.get(), POLLIN, 0},
+                         {snapshotPending_m ? snapshot_m->doneFd() : -1, POLLIN, 0}};
+        int r = ::poll(fds, 4, more ? 0 : -1);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -257,7 +276,8 @@ void Session::loop() {
                         sum_m.reason = StopReason::CommandExited;
                         return;
                     }
-                } else if (child_m && !child_m->ended() && !commandForwarded_m) {
+                } else if (child_m && child_m->released() && !child_m->ended() &&
+                           !commandForwarded_m) {
                     // First stop signal while tracing a command: pass it on
                     // (unless the terminal already sent it to the command's
                     // process group) and trace until the command exits.
@@ -278,6 +298,8 @@ void Session::loop() {
             sum_m.reason = StopReason::Duration;
             return;
         }
+        if ((fds[3].revents & POLLIN) && !snapshotDone())
+            return;
         if (fds[1].revents & POLLIN) {
             std::uint64_t expirations;
             ssize_t n = ::read(tick.get(), &expirations, sizeof expirations);
@@ -330,10 +352,19 @@ void Session::finish() {
     } else {
         stop_m = Clock::now();
     }
+    // A stop before the snapshot was done (a short trace, a signal): the
+    // .proc is still written whole; a held command never runs.
+    if (snapshotPending_m) {
+        snapshotPending_m = false;
+        tasks_m = snapshot_m->wait();
+        snapshotCpu_m = snapshot_m->cpuSeconds();
+    }
     buffer_m->flush();
     writerCpu_m = buffer_m->writerCpuSeconds();
     sum_m.commits = buffer_m->commits();
     sum_m.stalls = buffer_m->stalls();
+    // On disk before success is reported; a failure here is an error.
+    env_m.syncTrace(*writer_m);
     writer_m->close();
     sum_m.bytesWritten = writer_m->bytesWritten();
 }
@@ -403,8 +434,10 @@ SessionSummary Session::run() {
                 std::make_unique<CommandChild>(o_m.command, o_m.trackCommand, signals_m->oldMask());
         config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
         configureDevice(*dev_m, config_m);
-        checkWritable(o_m.traceFile, "trace file");
-        checkWritable(o_m.procFile, "proc file");
+        // Both outputs are checked and opened before START (private files,
+        // ltt/private_file.hpp); the trace is truncated only once it starts.
+        traceFd_m = openPrivateFile(o_m.traceFile, "trace file");
+        proc_m = std::make_unique<ReplacementFile>(o_m.procFile, "proc file");
         dev_m->enableSigio();
 
         startTracing(*dev_m);
@@ -417,7 +450,8 @@ SessionSummary Session::run() {
                               EPROTO);
         maxBlock_m = info_m.max_block ? info_m.max_block : config_m.buffer_size;
         writer_m = std::make_unique<TraceWriter>(
-            o_m.traceFile, makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION));
+            std::move(traceFd_m), o_m.traceFile,
+            makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION));
         std::size_t capacity =
             o_m.daemonBuffer ? *o_m.daemonBuffer : std::max<std::size_t>(4u << 20, maxBlock_m);
         if (capacity < maxBlock_m) {
@@ -427,33 +461,21 @@ SessionSummary Session::run() {
         }
         buffer_m = std::make_unique<CommitBuffer>(*writer_m, capacity);
 
-        double snapStart = threadCpuSeconds();
-        ProcSnapshot snap = takeProcSnapshot(env_m.procRoot);
-        tasks_m = snap.tasks.size();
-        writeProcFile(o_m.procFile, snap);
-        snapshotCpu_m = threadCpuSeconds() - snapStart;
-
-        if (child_m) {
-            if (int e = child_m->release()) {
-                warn("cannot execute " + o_m.command[0] + ": " + std::strerror(e));
-                sum_m.reason = StopReason::CommandExited;
-                child_m->reap();
-            }
-        }
-        if (child_m && !child_m->ended())
-            say("tracing command " + o_m.command[0] + " (pid " + std::to_string(child_m->pid()) +
-                ")");
+        // /proc is read in a thread of its own while this one drains; the
+        // loop lets the command exec once the .proc is in place.
+        snapshot_m = std::make_unique<SnapshotThread>(
+            [this] { return env_m.takeSnapshot(env_m.procRoot); }, *proc_m);
+        snapshotPending_m = true;
         if (!o_m.duration && !child_m)
             say("tracing until SIGINT or SIGTERM");
         if (o_m.testEmitRate)
             emitter_m = std::make_unique<TestEmitter>(
                 *dev_m, o_m.testEmitRate,
                 static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
-        if (!(child_m && child_m->ended()))
-            loop();
+        loop();
         finish();
         stopGuard.dismiss();
-        sum_m.cpuSeconds = threadCpuSeconds() - cpuStart + writerCpu_m;
+        sum_m.cpuSeconds = threadCpuSeconds() - cpuStart + writerCpu_m + snapshotCpu_m;
         report();
         sum_m.exitCode = 0;
         if (child_m) {
@@ -470,7 +492,10 @@ SessionSummary Session::run() {
         sum_m.exitCode = 1;
         sum_m.reason = StopReason::Error;
     }
-    // Close the device before the signal mask is restored (no late SIGIO).
+    // The snapshot thread writes through proc_m: join it first. Close the
+    // device before the signal mask is restored (no late SIGIO).
+    snapshot_m.reset();
+    proc_m.reset();
     emitter_m.reset();
     buffer_m.reset();
     dev_m.reset();

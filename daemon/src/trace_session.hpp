@@ -2,13 +2,17 @@
 //
 //   open the device, check its ABI version      (fails clearly, nothing written)
 //   [fork COMMAND, held before exec]
-//   configure the module, create the output files, enable SIGIO
+//   configure the module; open the .trace and create the .proc's temporary
+//   file (private files, ltt/private_file.hpp); enable SIGIO
 //   START; read the trace info; write the .trace header
-//   snapshot /proc into the .proc file; [let COMMAND exec]
+//   start the /proc snapshot in its own thread (SnapshotThread), so the
+//   loop below drains from START on; once the .proc is in place, [let
+//   COMMAND exec]
 //   loop: sleep in poll() on a signalfd (SIGIO, SIGINT, SIGTERM, SIGHUP,
-//         SIGCHLD) and two timerfds (the duration, a periodic tick);
-//         drain every ready block into the double buffer
-//   STOP; drain until the module reports the end; commit; close
+//         SIGCHLD), two timerfds (the duration, a periodic tick) and the
+//         snapshot's eventfd; drain every ready block into the double buffer
+//   STOP; drain until the module reports the end; wait for the snapshot;
+//   commit; fdatasync the trace; close
 //   report bytes, per-CPU lost events and the buffer size that would have
 //   held them, and the daemon's own CPU time per MiB
 //
@@ -17,9 +21,11 @@
 #pragma once
 
 #include "options.hpp"
+#include "proc_snapshot.hpp"
 #include "trace_device.hpp"
 
 #include <functional>
+#include <ltt/trace_writer.hpp>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -29,6 +35,11 @@ namespace ltt::daemon {
 struct SessionEnv {
     std::function<std::unique_ptr<TraceDevice>(const std::string&)> openDevice = openTraceDevice;
     std::string procRoot = "/proc";
+    // Reads the system's state for the .proc file (tests make it slow or fail).
+    std::function<ProcSnapshot(const std::string& procRoot)> takeSnapshot =
+        [](const std::string& root) { return takeProcSnapshot(root); };
+    // Puts the trace on disk before success is reported (tests make it fail).
+    std::function<void(TraceWriter&)> syncTrace = [](TraceWriter& w) { w.sync(); };
     // How long to wait for the module's end of trace after STOP.
     std::chrono::milliseconds endTimeout{5000};
 };

@@ -79,10 +79,27 @@ struct FakeState {
     ltt_lost_counts lost{};
     bool lostSupported = true;
     long readError = 0; // -errno to return from read() once started
+    // The module's buffers: at most this many blocks wait for read() (0: no
+    // limit). offer() drops a block beyond it and counts its events lost,
+    // as the module does when the daemon does not drain in time.
+    std::size_t capacity = 0;
 
     void add(Bytes block) {
         std::lock_guard lock(mutex);
         ready.push_back(std::move(block));
+    }
+    // add() within `capacity`; false (and `events` lost on `cpu`) when full.
+    bool offer(Bytes block, unsigned cpu, unsigned events) {
+        std::lock_guard lock(mutex);
+        lost.ncpus = ncpus;
+        if (capacity && ready.size() >= capacity) {
+            lost.per_cpu[cpu] += events;
+            lost.total += events;
+            return false;
+        }
+        lost.recorded[cpu] += events + 2;
+        ready.push_back(std::move(block));
+        return true;
     }
     std::size_t count(unsigned long req) {
         std::lock_guard lock(mutex);

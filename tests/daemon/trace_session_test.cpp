@@ -9,12 +9,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <ltt/proc_file.hpp>
+#include <ltt/trace_writer.hpp>
+#include <proc_snapshot.hpp>
 #include <signal.h>
 #include <sstream>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -419,10 +424,11 @@ TEST(TraceSession, TestEmitLoadKeepsItsRate) {
     SessionSummary r = runTraceSession(opts(f, {"--test-emit", "100k", "-ts1"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 0) << msg.str();
     EXPECT_GE(s->count(LTT_IOC_TEST_EMIT), 2u);
-    // Never ahead of the rate; on a loaded machine it may lag a lot (it
-    // starts after the .proc snapshot), so only a loose lower bound.
+    // Never ahead of the rate while tracing (it starts after START and
+    // stops before STOP); on a loaded machine it may lag a lot, so only a
+    // loose lower bound.
     EXPECT_GT(r.testEmitted, 5000u);
-    EXPECT_LE(r.testEmitted, 100000u);
+    EXPECT_LE(static_cast<double>(r.testEmitted), 100000 * r.tracedSeconds);
     unsigned cpus = static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     EXPECT_EQ(r.testEmitted % cpus, 0u);
     auto last = s->arg<ltt_test_emit>(LTT_IOC_TEST_EMIT);
@@ -460,4 +466,221 @@ TEST(TraceSession, CommandGetsDefaultSigpipeAndUnblockedSignals) {
                                        fakeEnv(std::make_shared<FakeState>()));
     EXPECT_EQ(t.exitCode, 128 + SIGTERM) << msg.str();
     ::signal(SIGPIPE, old);
+}
+
+// Output files: private, never through a planted link, never another user's.
+namespace {
+
+mode_t modeOf(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Names in `dir` that start with `prefix` (temporary files left behind).
+std::vector<std::string> namesStartingWith(const std::string& dir, const std::string& prefix) {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (e.path().filename().string().rfind(prefix, 0) == 0)
+            out.push_back(e.path().filename().string());
+    return out;
+}
+
+} // namespace
+
+TEST(TraceSession, OutputFilesAreMode0600AndNoTemporaryFileStays) {
+    Files f("private");
+    std::ofstream(f.proc) << "an old .proc";
+    ::chmod(f.proc.c_str(), 0644);
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 0, 10));
+    mode_t mask = ::umask(022);
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-tu100000"}), msg, fakeEnv(s));
+    ::umask(mask);
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(modeOf(f.trace), 0600u);
+    EXPECT_EQ(modeOf(f.proc), 0600u);
+    EXPECT_NE(slurp(f.proc).find("NAME: worker"), std::string::npos);
+    EXPECT_EQ(namesStartingWith(f.dir, "private.proc."), std::vector<std::string>{});
+}
+
+TEST(TraceSession, PlantedSymbolicLinksAreRefusedBeforeStart) {
+    for (bool proc : {false, true}) {
+        Files f("planted");
+        std::string victim = f.dir + "/planted-victim";
+        std::ofstream(victim) << "root:x:0:0\n";
+        const std::string& link = proc ? f.proc : f.trace;
+        ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
+        auto s = std::make_shared<FakeState>();
+        std::ostringstream msg;
+        SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, fakeEnv(s));
+        EXPECT_EQ(r.exitCode, 1);
+        std::string want = std::string("tracedaemon: refusing to write ") +
+                           (proc ? "proc file " : "trace file ") + link + ": it is a symbolic link";
+        EXPECT_NE(msg.str().find(want), std::string::npos) << msg.str();
+        EXPECT_EQ(s->count(LTT_IOC_START), 0u);
+        EXPECT_EQ(slurp(victim), "root:x:0:0\n");
+        std::remove(victim.c_str());
+    }
+}
+
+TEST(TraceSession, AnotherUsersFileIsNotOverwritten) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "needs root to give a file to another user";
+    Files f("theirs");
+    std::ofstream(f.trace) << "their trace";
+    ASSERT_EQ(::chown(f.trace.c_str(), 65534, 65534), 0);
+    auto s = std::make_shared<FakeState>();
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(msg.str().find("tracedaemon: refusing to overwrite trace file " + f.trace +
+                             ": owned by uid 65534, not by uid 0"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_EQ(s->count(LTT_IOC_START), 0u);
+    EXPECT_EQ(slurp(f.trace), "their trace");
+}
+
+// Success is reported only once the trace is on disk and the .proc in place.
+TEST(TraceSession, TraceIsSyncedBeforeSuccessIsReported) {
+    Files f("sync");
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 0, 10));
+    std::ostringstream msg;
+    SessionEnv env = fakeEnv(s);
+    bool synced = false;
+    env.syncTrace = [&](TraceWriter& w) {
+        EXPECT_EQ(msg.str().find("traced "), std::string::npos) << "reported before the sync";
+        w.sync();
+        synced = true;
+    };
+    SessionSummary r = runTraceSession(opts(f, {"-tu100000"}), msg, env);
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_TRUE(synced);
+    EXPECT_NE(msg.str().find("traced "), std::string::npos) << msg.str();
+}
+
+TEST(TraceSession, FailedSyncIsAnError) {
+    Files f("syncfail");
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 0, 10));
+    std::ostringstream msg;
+    SessionEnv env = fakeEnv(s);
+    env.syncTrace = [](TraceWriter& w) {
+        throw std::system_error(EIO, std::generic_category(), "cannot sync " + w.path());
+    };
+    SessionSummary r = runTraceSession(opts(f, {"-tu100000"}), msg, env);
+    EXPECT_EQ(r.exitCode, 1) << msg.str();
+    EXPECT_NE(msg.str().find("tracedaemon: cannot sync " + f.trace + ": Input/output error"),
+              std::string::npos)
+        << msg.str();
+    EXPECT_EQ(msg.str().find("traced "), std::string::npos) << msg.str();
+}
+
+TEST(TraceSession, FailedSnapshotLeavesNoProcFile) {
+    Files f("snapfail");
+    auto s = std::make_shared<FakeState>();
+    std::ostringstream msg;
+    SessionEnv env = fakeEnv(s);
+    env.takeSnapshot = [](const std::string&) -> ProcSnapshot {
+        throw std::runtime_error("cannot read /proc: out of memory");
+    };
+    SessionSummary r = runTraceSession(opts(f, {"-tu100000"}), msg, env);
+    EXPECT_EQ(r.exitCode, 1) << msg.str();
+    EXPECT_NE(msg.str().find("tracedaemon: cannot read /proc: out of memory"), std::string::npos)
+        << msg.str();
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+    EXPECT_FALSE(std::filesystem::exists(f.proc));
+    EXPECT_EQ(namesStartingWith(f.dir, "snapfail.proc."), std::vector<std::string>{});
+}
+
+// The trace's file system fills up: a clear error, the module stopped, exit
+// status 1, and a file of whole blocks that the reader can take.
+TEST(TraceSession, FullDiskStopsWithAClearErrorAndWholeBlocks) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "needs root to mount a small tmpfs";
+    std::string dir = ::testing::TempDir() + "/daemon-full-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64k") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+    struct Unmount {
+        std::string dir;
+        ~Unmount() {
+            ::umount2(dir.c_str(), MNT_DETACH);
+            std::filesystem::remove_all(dir);
+        }
+    } unmount{dir};
+    Files f("full");
+    f.trace = dir + "/full.trace";
+    auto s = std::make_shared<FakeState>();
+    for (unsigned i = 0; i < 200; ++i)
+        s->add(makeBlock(i % 2, i / 2, 100)); // 2.5 KiB each, 500 KiB in all
+    std::ostringstream msg;
+    // Small daemon halves, so that several commits reach the file first.
+    SessionSummary r = runTraceSession(opts(f, {"-ts5", "-B", "16K"}), msg, fakeEnv(s));
+    EXPECT_EQ(r.exitCode, 1);
+    std::string m = msg.str();
+    EXPECT_NE(m.find("tracedaemon: cannot write " + f.trace + ": No space left on device"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("is valid up to its last whole block"), std::string::npos) << m;
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+    Bytes file = readAll(f.trace);
+    ASSERT_GT(file.size(), sizeof(ltt_file_header) + 10000);
+    std::size_t off = sizeof(ltt_file_header);
+    while (off + 48 <= file.size()) {
+        ltt_block_start bs;
+        std::memcpy(&bs, file.data() + off + 8, sizeof bs);
+        ASSERT_EQ(bs.magic, LTT_BLOCK_MAGIC) << "at offset " << off;
+        off += bs.length;
+    }
+    EXPECT_EQ(off, file.size()) << "the file must end with a whole block";
+}
+
+// Reading /proc takes long on a machine with many tasks; the module's
+// buffers must be drained meanwhile, or events are lost at the trace's start.
+TEST(TraceSession, SlowSnapshotDoesNotDelayDraining) {
+    Files f("slowsnap");
+    auto s = std::make_shared<FakeState>();
+    // 200 ms of blocks at one per 5 ms: room for a loaded machine's
+    // scheduling delays, not for a 600 ms snapshot.
+    s->capacity = 40;
+    BlockedSignals blocked;
+    std::atomic<unsigned> offered{0}, dropped{0};
+    std::thread module([&] {
+        while (!s->started)
+            std::this_thread::sleep_for(1ms);
+        for (unsigned i = 0; i < 100; ++i) {
+            if (!s->offer(makeBlock(i % 2, i / 2, 20), i % 2, 20))
+                ++dropped;
+            ++offered;
+            ::kill(::getpid(), SIGIO);
+            std::this_thread::sleep_for(5ms);
+        }
+    });
+    SessionEnv env = fakeEnv(s);
+    env.takeSnapshot = [](const std::string& root) {
+        std::this_thread::sleep_for(600ms);
+        return takeProcSnapshot(root);
+    };
+    std::ostringstream msg;
+    SessionSummary r = runTraceSession(opts(f, {"-tu1000000"}), msg, env);
+    module.join();
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(dropped.load(), 0u) << "blocks the module had to drop while /proc was read";
+    EXPECT_EQ(r.lostEvents, 0u) << msg.str();
+    EXPECT_EQ(r.blocks, offered.load());
+    expectHeaderThenServed(f, *s);
+    // The snapshot is complete all the same.
+    ProcParseError err;
+    auto snap = readProcFile(f.proc, &err);
+    ASSERT_TRUE(snap) << err.str();
+    EXPECT_EQ(snap->tasks.size(), 2u);
 }
