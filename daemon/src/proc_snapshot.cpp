@@ -1,12 +1,11 @@
 #include "proc_snapshot.hpp"
 
-#include <ltt/unique_fd.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ltt/unique_fd.hpp>
 #include <memory>
 #include <sstream>
 #include <unistd.h>

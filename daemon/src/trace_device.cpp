@@ -1,12 +1,11 @@
 // /dev/tracer behind the TraceDevice interface, and the typed ioctl helpers.
 #include "trace_device.hpp"
 
-#include <ltt/unique_fd.hpp>
-
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <ltt/unique_fd.hpp>
 #include <optional>
 #include <poll.h>
 #include <signal.h>

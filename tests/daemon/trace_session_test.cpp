@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <iterator>
 #include <ltt/proc_file.hpp>
+#include <ltt/trace_reader.hpp>
 #include <ltt/trace_writer.hpp>
 #include <proc_snapshot.hpp>
 #include <signal.h>
@@ -642,6 +643,12 @@ TEST(TraceSession, FullDiskStopsWithAClearErrorAndWholeBlocks) {
         off += bs.length;
     }
     EXPECT_EQ(off, file.size()) << "the file must end with a whole block";
+    // And libltt's reader takes all of it: 102 records in each whole block.
+    TraceError err;
+    auto reader = TraceReader::open(f.trace, &err);
+    ASSERT_TRUE(reader) << err.str();
+    EXPECT_EQ(reader->eventCount() % 102, 0u);
+    EXPECT_GT(reader->eventCount(), 0u);
 }
 
 // Reading /proc takes long on a machine with many tasks; the module's
