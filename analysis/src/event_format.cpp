@@ -106,7 +106,101 @@ constexpr std::uint64_t kUserTop = 0x0000800000000000ull;
 using ull = unsigned long long;
 using ll = long long;
 
+// Length of the UTF-8 sequence at s[i] (1..4), or 0 when the bytes there
+// are not one (a stray continuation byte, an overlong form, a surrogate, a
+// code point past U+10FFFF, a cut sequence).
+std::size_t utf8Length(std::string_view s, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned c = at(i);
+    std::size_t n;
+    unsigned lo = 0x80, hi = 0xbf; // range of the second byte
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s.size() - i < n || at(i + 1) < lo || at(i + 1) > hi)
+        return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (at(i + k) < 0x80 || at(i + k) > 0xbf)
+            return 0;
+    return n;
+}
+
+// Whether every byte can go out as it is (the common case: plain names).
+bool plain(std::string_view s, bool json) {
+    for (unsigned char c : s)
+        if (c < 0x20 || c >= 0x7f || c == '\\' || (json && c == '"'))
+            return false;
+    return true;
+}
+
 } // namespace
+
+void appendEscaped(std::string& out, std::string_view s) {
+    if (plain(s, false)) {
+        out.append(s);
+        return;
+    }
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = utf8Length(s, i);
+        if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\\') {
+            out.append("\\\\");
+        } else if (c < 0x20 || c == 0x7f || n == 0) {
+            appendf(out, "\\x%02x", c);
+        } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+            appendf(out, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+            continue;
+        }
+        i += n ? n : 1;
+    }
+}
+
+void appendJsonEscaped(std::string& out, std::string_view s) {
+    if (plain(s, true)) {
+        out.append(s);
+        return;
+    }
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = utf8Length(s, i);
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(static_cast<char>(c));
+        } else if (c < 0x20 || c == 0x7f) {
+            appendf(out, "\\u%04x", c);
+        } else if (n == 0) {
+            out.append("\\ufffd");
+        } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+            appendf(out, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+            continue;
+        }
+        i += n ? n : 1;
+    }
+}
 
 std::string_view eventName(unsigned id) {
     return id < LTT_EV_MAX ? kEvents[id].name : "Unknown";
@@ -294,7 +388,9 @@ void describeEvent(const Event& e, std::string& out) {
             std::size_t len = 0, room = n - LTT_EV_FS_FIXED;
             while (len < room && d.name[len])
                 ++len;
-            appendf(out, " : %.*s", int(len), d.name);
+            // (At most 380 bytes of it, as ever.)
+            out.append(" : ");
+            appendEscaped(out, std::string_view(d.name, std::min<std::size_t>(len, 380)));
             if (e.subtype == LTT_FS_OPEN)
                 appendf(out, "; FD : %d", d.fd);
             break;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <ltt/event_format.hpp>
 #include <ltt/proc_file.hpp>
 #include <string_view>
 #include <system_error>
@@ -52,7 +53,7 @@ bool splitFields(std::string_view line, std::vector<Field>& fields, std::string&
                 fields.push_back({line.substr(0, line.size() - 1), {}});
                 return true;
             }
-            why = "field without \": \": \"" + std::string(line.substr(0, 40)) + "\"";
+            why = "field without \": \": \"" + escaped(line.substr(0, 40)) + "\"";
             return false;
         }
         std::string_view key = line.substr(0, colon);
@@ -101,7 +102,8 @@ void writeProcFile(const std::string& path, const ProcSnapshot& snapshot) {
         throw std::system_error(bad ? err : errno, std::generic_category(), "cannot write " + path);
 }
 
-std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError* error) {
+std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError* error,
+                                         std::optional<ProcParseError>* cut) {
     auto fail = [&](std::uint64_t line, std::string msg) -> std::optional<ProcSnapshot> {
         if (error)
             *error = ProcParseError{path, line, std::move(msg)};
@@ -115,8 +117,20 @@ std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError
     std::vector<Field> fields;
     std::string why;
     std::uint64_t lineNo = 0;
+    if (cut)
+        cut->reset();
     while (std::getline(in, raw)) {
         ++lineNo;
+        if (in.eof()) {
+            // No '\n' after the last line: the writer stopped inside it (a
+            // crash or power cut), so it may have lost fields or the last
+            // digits of a number. Everything before it is whole.
+            if (cut)
+                *cut = ProcParseError{path, lineNo,
+                                      "last line is cut short (no newline at the end of the "
+                                      "file); ignored"};
+            break;
+        }
         std::string_view line = raw;
         if (!line.empty() && line.back() == '\r')
             line.remove_suffix(1);
@@ -126,8 +140,7 @@ std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError
             return fail(lineNo, why);
         const std::string_view kind = fields[0].key;
         auto bad = [&](std::string_view key, std::string_view value) {
-            return fail(lineNo,
-                        "bad " + std::string(key) + " value \"" + std::string(value) + "\"");
+            return fail(lineNo, "bad " + escaped(key) + " value \"" + escaped(value) + "\"");
         };
         if (kind == "PID") {
             ProcTask t;

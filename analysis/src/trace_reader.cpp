@@ -2,9 +2,11 @@
 // input is expected input: every offset is checked against the file size
 // before it is read (through readAt() or MappedFile::copy()).
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <fcntl.h>
 #include <limits>
@@ -28,10 +30,85 @@ template <class T> T readAt(std::span<const std::byte> bytes, std::uint64_t offs
     return v;
 }
 
+// In-block offsets are 32 bits (Stream::offset, endRecord): with a block at
+// most LTT_BUFFER_MAX bytes long, an offset plus a record size (16 bits)
+// plus the next record's size cannot wrap, so no check can be fooled by a
+// wrapped sum.
+static_assert(std::uint64_t{LTT_BUFFER_MAX} + 2 * 0xffff <
+              std::numeric_limits<std::uint32_t>::max());
+
 std::string hexOffset(std::uint64_t v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%" PRIu64 " (0x%" PRIx64 ")", v, v);
     return buf;
+}
+
+// ------------------------------------------------------ the SIGBUS guard
+//
+// The handler's table of live mappings. A slot is free while `start` is 0
+// and claimed (being filled) while it is 1; the handler only reads it.
+struct GuardSlot {
+    std::atomic<std::uintptr_t> start{0};
+    std::atomic<std::uintptr_t> end{0};
+    std::atomic<bool> shrunk{false};
+};
+constexpr int kGuardSlots = 64;
+GuardSlot guardSlots[kGuardSlots];
+std::uintptr_t guardPage = 4096;
+struct sigaction previousSigbus;
+std::once_flag guardOnce;
+
+void onSigbus(int sig, siginfo_t* info, void* context) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    for (GuardSlot& g : guardSlots) {
+        const std::uintptr_t start = g.start.load(std::memory_order_acquire);
+        const std::uintptr_t end = g.end.load(std::memory_order_acquire);
+        if (start <= 1 || addr < start || addr >= end)
+            continue;
+        // The file shrank below this page: zeros from here to the end of
+        // the mapping, so the load that faulted and every later one read.
+        const std::uintptr_t page = addr & ~(guardPage - 1);
+        void* p = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (p != MAP_FAILED) {
+            g.shrunk.store(true, std::memory_order_release);
+            return;
+        }
+        break;
+    }
+    // Not a fault on a trace mapping: what the process did before.
+    if ((previousSigbus.sa_flags & SA_SIGINFO) && previousSigbus.sa_sigaction) {
+        previousSigbus.sa_sigaction(sig, info, context);
+    } else if (previousSigbus.sa_handler != SIG_DFL && previousSigbus.sa_handler != SIG_IGN) {
+        previousSigbus.sa_handler(sig);
+    } else {
+        // The load faults again on return and the default action ends the
+        // process, as it would have without this handler.
+        ::signal(SIGBUS, SIG_DFL);
+    }
+}
+
+int guardMapping(const void* data, std::size_t size) {
+    std::call_once(guardOnce, [] {
+        guardPage = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+        struct sigaction sa {};
+        sa.sa_sigaction = onSigbus;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGBUS, &sa, &previousSigbus);
+    });
+    const auto start = reinterpret_cast<std::uintptr_t>(data);
+    for (int i = 0; i < kGuardSlots; ++i) {
+        std::uintptr_t free = 0;
+        if (!guardSlots[i].start.compare_exchange_strong(free, 1))
+            continue;
+        guardSlots[i].end.store(start + (size + guardPage - 1) / guardPage * guardPage,
+                                std::memory_order_release);
+        guardSlots[i].shrunk.store(false, std::memory_order_release);
+        guardSlots[i].start.store(start, std::memory_order_release);
+        return i;
+    }
+    return -1; // every slot taken: this mapping is not guarded
 }
 
 } // namespace
@@ -70,6 +147,7 @@ std::unique_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
         }
         f->data_m = static_cast<const std::byte*>(p);
         f->mapped_m = true;
+        f->guard_m = guardMapping(p, f->size_m);
     }
     f->fd_m = fd; // for copy()
     return f;
@@ -83,6 +161,8 @@ std::unique_ptr<MappedFile> MappedFile::borrow(std::span<const std::byte> bytes)
 }
 
 MappedFile::~MappedFile() {
+    if (guard_m >= 0)
+        guardSlots[guard_m].start.store(0, std::memory_order_release);
     if (mapped_m)
         ::munmap(const_cast<std::byte*>(data_m), size_m);
     if (fd_m >= 0)
@@ -104,6 +184,37 @@ void MappedFile::copy(std::uint64_t offset, void* out, std::size_t n) const {
     }
     if (n > 0)
         std::memcpy(dst, data_m + offset, n);
+}
+
+std::uint64_t MappedFile::nextData(std::uint64_t from) const {
+    if (from >= size_m)
+        return size_m;
+    if (fd_m < 0)
+        return from;
+    const off_t at = ::lseek(fd_m, static_cast<off_t>(from), SEEK_DATA);
+    if (at < 0)
+        return errno == ENXIO ? size_m : from; // ENXIO: only a hole is left
+    return std::min<std::uint64_t>(static_cast<std::uint64_t>(at), size_m);
+}
+
+std::uint64_t MappedFile::dataEnd(std::uint64_t from) const {
+    if (fd_m < 0 || from >= size_m)
+        return size_m;
+    const off_t at = ::lseek(fd_m, static_cast<off_t>(from), SEEK_HOLE);
+    if (at <= static_cast<off_t>(from))
+        return size_m;
+    return std::min<std::uint64_t>(static_cast<std::uint64_t>(at), size_m);
+}
+
+bool MappedFile::shrunk() const {
+    return guard_m >= 0 && guardSlots[guard_m].shrunk.load(std::memory_order_acquire);
+}
+
+std::uint64_t MappedFile::currentSize() const {
+    struct stat st;
+    if (fd_m >= 0 && ::fstat(fd_m, &st) == 0)
+        return static_cast<std::uint64_t>(st.st_size);
+    return size_m;
 }
 
 void MappedFile::adviseSequential() const {
@@ -213,6 +324,11 @@ bool TraceReader::scan(TraceError* error) {
     std::vector<std::int64_t> lastSeq(header_m.ncpus, -1);
     firstTsc_m = kNone;
     lastTsc_m = 0;
+    // However large the header says blocks are, none is longer than the
+    // module's largest buffer: this bounds every in-block offset.
+    const std::uint64_t maxLength = header_m.max_block != 0 && header_m.max_block < LTT_BUFFER_MAX
+                                        ? header_m.max_block
+                                        : LTT_BUFFER_MAX;
     // The frames are read through a small window: each block's BLOCK_END
     // and the next block's BLOCK_START are adjacent, so one copy() per block.
     std::byte window[kEndRecord + kStartRecord];
@@ -227,57 +343,74 @@ bool TraceReader::scan(TraceError* error) {
         std::memcpy(&v, window + (at - windowOff), sizeof v);
         return v;
     };
-    std::uint64_t off = header_m.header_size;
-    while (off < size) {
-        const std::uint64_t left = size - off;
-        if (left < kStartRecord) {
-            truncation_m = TraceError{path_m, off,
-                                      "trace ends inside a block (" + std::to_string(left) +
-                                          " stray bytes); analyzed up to here"};
-            break;
-        }
-        auto rh = fetch.operator()<ltt_record_header>(off);
+    // Where and why a frame is not a whole block of this trace.
+    struct Fault {
+        std::uint64_t offset = 0;
+        std::string why;
+        bool cutShort = false;    // a good start whose length runs past the end
+        std::uint32_t length = 0; // then: that length
+    };
+    // Checks the frame of a block at `at` (from the BLOCK_START record to
+    // the BLOCK_END record, docs/trace-format.md §2.3) and fills `b`. With
+    // `fault` null, only says whether the frame is whole (the search for a
+    // later block builds no messages).
+    auto frame = [&](std::uint64_t at, BlockInfo& b, Fault* fault) {
+        std::uint32_t length = 0;
+        auto bad = [&](std::uint64_t o, auto&& why, bool cutShort = false) {
+            if (fault)
+                *fault = Fault{o, why(), cutShort, length};
+            return false;
+        };
+        const std::uint64_t left = size - at;
+        const auto rh = fetch.operator()<ltt_record_header>(at);
         if (rh.event != LTT_EV_BLOCK_START)
-            return fail(off + 4,
-                        "expected BLOCK_START record, found event id " + std::to_string(rh.event));
+            return bad(at + 4, [&] {
+                return "expected BLOCK_START record, found event id " + std::to_string(rh.event);
+            });
         if (rh.size != kStartRecord || rh.delta != 0)
-            return fail(off + (rh.delta != 0 ? 0 : 6), "malformed BLOCK_START record header");
-        auto bs = fetch.operator()<ltt_block_start>(off + sizeof rh);
-        const std::uint64_t d = off + sizeof rh;
+            return bad(at + (rh.delta != 0 ? 0 : 6),
+                       [] { return std::string("malformed BLOCK_START record header"); });
+        const auto bs = fetch.operator()<ltt_block_start>(at + sizeof rh);
+        const std::uint64_t d = at + sizeof rh;
         if (bs.magic != LTT_BLOCK_MAGIC)
-            return fail(d + offsetof(ltt_block_start, magic), "bad block magic");
+            return bad(d + offsetof(ltt_block_start, magic),
+                       [] { return std::string("bad block magic"); });
         if (bs.length < kStartRecord + kEndRecord || bs.length % LTT_RECORD_ALIGN != 0 ||
-            (header_m.max_block != 0 && bs.length > header_m.max_block && bs.length > (64u << 20)))
-            return fail(d + offsetof(ltt_block_start, length),
-                        "bad block length " + std::to_string(bs.length));
-        if (bs.length > left) {
-            // A producer killed mid-write leaves a short last block.
-            truncation_m =
-                TraceError{path_m, off,
-                           "last block is cut short (" + std::to_string(left) + " of " +
-                               std::to_string(bs.length) + " bytes); analyzed up to here"};
-            break;
-        }
+            bs.length > maxLength)
+            return bad(d + offsetof(ltt_block_start, length),
+                       [&] { return "bad block length " + std::to_string(bs.length); });
+        length = bs.length;
+        if (bs.length > left)
+            return bad(
+                d + offsetof(ltt_block_start, length),
+                [&] {
+                    return "block length " + std::to_string(bs.length) +
+                           " runs past the end of "
+                           "the file (" +
+                           std::to_string(left) + " bytes left)";
+                },
+                true);
         if (bs.cpu >= header_m.ncpus)
-            return fail(d + offsetof(ltt_block_start, cpu), "block CPU " + std::to_string(bs.cpu) +
-                                                                " >= CPU count " +
-                                                                std::to_string(header_m.ncpus));
+            return bad(d + offsetof(ltt_block_start, cpu), [&] {
+                return "block CPU " + std::to_string(bs.cpu) + " >= CPU count " +
+                       std::to_string(header_m.ncpus);
+            });
         if (static_cast<std::int64_t>(bs.sequence) <= lastSeq[bs.cpu])
-            return fail(d + offsetof(ltt_block_start, sequence),
-                        "block sequence " + std::to_string(bs.sequence) + " of CPU " +
-                            std::to_string(bs.cpu) + " does not follow " +
-                            std::to_string(lastSeq[bs.cpu]));
-        const std::uint64_t endOff = off + bs.length - kEndRecord;
-        auto eh = fetch.operator()<ltt_record_header>(endOff);
+            return bad(d + offsetof(ltt_block_start, sequence), [&] {
+                return "block sequence " + std::to_string(bs.sequence) + " of CPU " +
+                       std::to_string(bs.cpu) + " does not follow " +
+                       std::to_string(lastSeq[bs.cpu]);
+            });
+        const std::uint64_t endOff = at + bs.length - kEndRecord;
+        const auto eh = fetch.operator()<ltt_record_header>(endOff);
         if (eh.event != LTT_EV_BLOCK_END || eh.size != kEndRecord)
-            return fail(endOff + 4, "block does not end with a BLOCK_END record");
-        auto be = fetch.operator()<ltt_block_end>(endOff + sizeof eh);
+            return bad(endOff + 4,
+                       [] { return std::string("block does not end with a BLOCK_END record"); });
+        const auto be = fetch.operator()<ltt_block_end>(endOff + sizeof eh);
         if (be.events < 2)
-            return fail(endOff + sizeof eh + offsetof(ltt_block_end, events),
-                        "bad block event count " + std::to_string(be.events));
-        lastSeq[bs.cpu] = bs.sequence;
-        BlockInfo b;
-        b.offset = off;
+            return bad(endOff + sizeof eh + offsetof(ltt_block_end, events),
+                       [&] { return "bad block event count " + std::to_string(be.events); });
+        b.offset = at;
         b.length = bs.length;
         b.sequence = bs.sequence;
         b.cpu = bs.cpu;
@@ -287,14 +420,94 @@ bool TraceReader::scan(TraceError* error) {
         b.endTsc = std::max(be.end_tsc, bs.start_tsc);
         b.lost = bs.lost;
         b.records = be.events;
-        cpuBlocks_m[bs.cpu].push_back(static_cast<std::uint32_t>(blocks_m.size()));
+        return true;
+    };
+    // Damage at `from` is the tail a power cut leaves (zeros, garbage or a
+    // half-written block after the last whole block) unless a whole block
+    // of this trace follows it: a frame that passes every check above,
+    // with a sequence after the last one of its CPU. The search visits
+    // every 8-byte-aligned offset after `from` (blocks are aligned so),
+    // skipping holes, which are zeros. Also tells whether the bytes from
+    // `from` to the end are all zero.
+    struct Later {
+        bool block = false;
+        bool zeros = true;
+    };
+    auto laterBlock = [&](std::uint64_t from) {
+        constexpr std::uint64_t kMask = ~(std::uint64_t{0xff} << 40); // not the subtype
+        constexpr std::uint64_t kStart =
+            std::uint64_t{LTT_EV_BLOCK_START} << 32 | std::uint64_t{kStartRecord} << 48; // delta 0
+        Later r;
+        std::vector<std::byte> buf(std::size_t{1} << 16);
+        std::uint64_t pos = from;
+        while ((pos = file_m->nextData(pos)) < size) {
+            pos = std::max(pos & ~std::uint64_t{LTT_RECORD_ALIGN - 1}, from);
+            const std::uint64_t end = std::max(file_m->dataEnd(pos), pos + 1);
+            while (pos < end) {
+                const std::size_t n = static_cast<std::size_t>(
+                    std::min<std::uint64_t>({buf.size(), end - pos, size - pos}));
+                file_m->copy(pos, buf.data(), n);
+                std::size_t i = 0;
+                for (; i + 8 <= n; i += 8) {
+                    std::uint64_t v;
+                    std::memcpy(&v, buf.data() + i, sizeof v);
+                    r.zeros = r.zeros && v == 0;
+                    BlockInfo b;
+                    if ((v & kMask) == kStart && pos + i > from &&
+                        size - (pos + i) >= kStartRecord && frame(pos + i, b, nullptr)) {
+                        r.block = true;
+                        return r;
+                    }
+                }
+                for (; i < n; ++i)
+                    r.zeros = r.zeros && buf[i] == std::byte{0};
+                pos += n;
+            }
+        }
+        return r;
+    };
+    std::uint64_t off = header_m.header_size;
+    while (off < size) {
+        const std::uint64_t left = size - off;
+        if (left < kStartRecord) {
+            truncation_m = TraceError{path_m, off,
+                                      "trace ends inside a block (" + std::to_string(left) +
+                                          " stray bytes); analyzed up to here"};
+            break;
+        }
+        BlockInfo b;
+        Fault fault;
+        if (!frame(off, b, &fault)) {
+            const Later later = laterBlock(off);
+            if (later.block)
+                return fail(fault.offset, fault.why); // damage inside the trace
+            if (fault.cutShort) {
+                // A producer killed mid-write leaves a short last block.
+                truncation_m =
+                    TraceError{path_m, off,
+                               "last block is cut short (" + std::to_string(left) + " of " +
+                                   std::to_string(fault.length) + " bytes); analyzed up to here"};
+            } else {
+                tailWithoutBlock_m = true;
+                truncation_m = TraceError{
+                    path_m, off,
+                    later.zeros ? "trace ends in " + std::to_string(left) +
+                                      " zero bytes after the last whole block; analyzed up to here"
+                                : "trace ends in " + std::to_string(left) +
+                                      " bytes that hold no whole block (" + fault.why +
+                                      "); analyzed up to here"};
+            }
+            break;
+        }
+        lastSeq[b.cpu] = b.sequence;
+        cpuBlocks_m[b.cpu].push_back(static_cast<std::uint32_t>(blocks_m.size()));
         blocks_m.push_back(b);
-        claimedEvents_m += be.events;
-        lost_m += bs.lost;
-        lostPerCpu_m[bs.cpu] += bs.lost;
+        claimedEvents_m += b.records;
+        lost_m += b.lost;
+        lostPerCpu_m[b.cpu] += b.lost;
         firstTsc_m = std::min(firstTsc_m, b.startTsc);
         lastTsc_m = std::max(lastTsc_m, b.endTsc);
-        off += bs.length;
+        off += b.length;
         dataEnd_m = off;
     }
     if (dataEnd_m == 0)
@@ -422,7 +635,24 @@ bool TraceCursor::fail(std::uint64_t offset, std::string message) {
     error_m = TraceError{reader_m->path_m, offset, std::move(message)};
     valid_m = false;
     stopped_m = true;
+    checkShrunk();
     return false;
+}
+
+void TraceCursor::checkShrunk() {
+    // A fault past the new end (pages since read as zeros), or an end
+    // inside the last page, whose bytes past it read as zeros without one.
+    const MappedFile& file = *reader_m->file_m;
+    const std::uint64_t now = file.currentSize();
+    if (!file.shrunk() && now >= reader_m->dataEnd_m) [[likely]]
+        return;
+    // What the walk found in those zeros is not the cause.
+    error_m = TraceError{reader_m->path_m, now,
+                         "the file shrank to " + std::to_string(now) +
+                             " bytes while it was being read (truncated by another program)"};
+    pendingError_m.reset();
+    valid_m = false;
+    stopped_m = true;
 }
 
 // Loads the frame of block `s.blockPos` of `cpu` (or marks the stream
@@ -470,10 +700,19 @@ inline bool TraceCursor::peek(std::uint16_t cpu) {
         const std::uint64_t off = s.blockOffset + s.offset;
         std::memcpy(&s.next, data + off, sizeof s.next);
         const ltt_record_header& h = s.next;
-        if (s.offset != s.endRecord && s.offset != 0) {
+        if (s.offset == 0 || s.offset == s.endRecord) {
+            // The frame was checked when the file was opened; what the
+            // mapping shows now must still be it, or taking the record
+            // would not move the stream on.
+            const bool start = s.offset == 0;
+            if (h.event != (start ? LTT_EV_BLOCK_START : LTT_EV_BLOCK_END) ||
+                h.size != (start ? kStartRecord : kEndRecord)) [[unlikely]]
+                return fail(off + 4, std::string(start ? "BLOCK_START" : "BLOCK_END") +
+                                         " record changed since the file was opened");
+        } else {
             if (h.size < sizeof h || (h.size & (LTT_RECORD_ALIGN - 1)) != 0) [[unlikely]]
                 return fail(off + 6, "bad record size " + std::to_string(h.size));
-            if (s.offset + h.size > s.endRecord) [[unlikely]]
+            if (std::uint64_t{s.offset} + h.size > s.endRecord) [[unlikely]]
                 return fail(off + 6, "record of " + std::to_string(h.size) +
                                          " bytes runs past its block's BLOCK_END");
             if (h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_BLOCK_END) [[unlikely]]
@@ -495,6 +734,7 @@ bool TraceCursor::stop() {
         pendingError_m.reset();
     }
     valid_m = false;
+    checkShrunk();
     return false;
 }
 

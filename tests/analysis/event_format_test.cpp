@@ -90,6 +90,44 @@ TEST(EventFormat, NameWithoutNulStaysInsideTheRecord) {
               "EXEC : AAAAAAAAAAAAAAAA");
 }
 
+TEST(EventFormat, EscapesNamesForText) {
+    EXPECT_EQ(ltt::escaped("/usr/bin/make"), "/usr/bin/make");
+    EXPECT_EQ(ltt::escaped("a\nb\x1b[31mc"), "a\\nb\\x1b[31mc");
+    EXPECT_EQ(ltt::escaped("tab\there\r\x7f\\"), "tab\\there\\r\\x7f\\\\");
+    EXPECT_EQ(ltt::escaped("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac"); // UTF-8 kept
+    EXPECT_EQ(ltt::escaped("\xff\xc3(\xed\xa0\x80"), "\\xff\\xc3(\\xed\\xa0\\x80");
+    EXPECT_EQ(ltt::escaped("\xc2\x9b"
+                           "2J"),
+              "\\u009b2J"); // C1 CSI
+    EXPECT_EQ(ltt::escaped(std::string_view("a\0b", 3)), "a\\x00b");
+}
+
+TEST(EventFormat, EscapesNamesForJson) {
+    auto json = [](std::string_view s) {
+        std::string out;
+        ltt::appendJsonEscaped(out, s);
+        return out;
+    };
+    EXPECT_EQ(json("plain name"), "plain name");
+    EXPECT_EQ(json("q\"b\\n\n\x1b\x7f"), "q\\\"b\\\\n\\u000a\\u001b\\u007f");
+    EXPECT_EQ(json("x\xffy\xc2\x9b\xc3\xa9"), "x\\ufffdy\\u009b\xc3\xa9");
+}
+
+// File names from EXEC and OPEN records are escaped in descriptions.
+TEST(EventFormat, DescriptionsEscapeFileNames) {
+    TraceBuilder b(1);
+    ltt_ev_file_system fs{};
+    std::strcpy(fs.name, "/tmp/x\ny\x1b]0;t\x07");
+    b.block(0, 10, 1).ev(20, LTT_EV_FILE_SYSTEM, LTT_FS_OPEN, fs).end(30);
+    auto bytes = b.bytes();
+    ltt::TraceError e;
+    auto r = ltt::TraceReader::openMemory(bytes, "t", &e);
+    ASSERT_TRUE(r) << e.str();
+    auto c = r->begin();
+    c.next();
+    EXPECT_EQ(ltt::describeEvent(c.event()), "OPEN : /tmp/x\\ny\\x1b]0;t\\x07; FD : 0");
+}
+
 TEST(EventFormat, ControlEvents) {
     EXPECT_TRUE(
         ltt::isControlEvent(OneEvent(LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{}).event()));

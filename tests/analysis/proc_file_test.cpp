@@ -3,6 +3,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <ltt/proc_file.hpp>
+#include <optional>
 
 namespace {
 
@@ -81,6 +82,38 @@ TEST(ProcFile, ErrorsNameFileAndLine) {
     ltt::ProcParseError e;
     EXPECT_FALSE(ltt::readProcFile(tmp("missing.proc"), &e));
     EXPECT_NE(e.str().find("cannot open"), std::string::npos);
+}
+
+// A crash while the file was written leaves its last line without the
+// newline, possibly without fields or digits: ignored, with a warning.
+TEST(ProcFile, CutLastLineIsIgnoredWithAWarning) {
+    const auto path = tmp("cut.proc");
+    for (const std::string& tail :
+         {std::string("PID: 1234; PP"), std::string("PID: 12"),
+          std::string("PID: 100; PPID: 1; NAME: ba"), std::string(9, '\0')}) {
+        writeText(path, "# ltt-proc 1\nPID: 1; PPID: 0; NAME: init\n" + tail);
+        ltt::ProcParseError e;
+        std::optional<ltt::ProcParseError> cut;
+        auto r = ltt::readProcFile(path, &e, &cut);
+        ASSERT_TRUE(r) << e.str();
+        ASSERT_EQ(r->tasks.size(), 1u);
+        EXPECT_EQ(r->tasks[0].name, "init");
+        ASSERT_TRUE(cut);
+        EXPECT_EQ(cut->str(),
+                  path + ":3: last line is cut short (no newline at the end of the file); ignored");
+    }
+    writeText(path, "PID: 1; PPID: 0; NAME: init\n");
+    std::optional<ltt::ProcParseError> cut;
+    ASSERT_TRUE(ltt::readProcFile(path, nullptr, &cut));
+    EXPECT_FALSE(cut);
+}
+
+TEST(ProcFile, ErrorsShowTheLineEscaped) {
+    const auto path = tmp("esc.proc");
+    writeText(path, "PID: 1\x1b[2J; PPID: 0; NAME: a\n");
+    ltt::ProcParseError e;
+    EXPECT_FALSE(ltt::readProcFile(path, &e));
+    EXPECT_EQ(e.message, "bad PID value \"1\\x1b[2J\"");
 }
 
 TEST(ProcFile, WriteFailureNamesThePath) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <ltt/trace_reader.hpp>
 #include <random>
+#include <unistd.h>
 
 using ltt::test::poke;
 using ltt::test::TraceBuilder;
@@ -210,7 +211,9 @@ TEST(TraceReader, RejectsBadHeaders) {
 }
 
 TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
+    // A whole block after the damaged one: the damage is inside the trace.
     TraceBuilder tb = twoCpus();
+    tb.block(0, 1100, 100).end(1110);
     const auto base = tb.bytes();
     const std::size_t b1 = tb.blockOffsets[1];
     auto expectError = [](std::vector<std::byte> bytes, std::uint64_t off, const char* msg) {
@@ -248,8 +251,82 @@ TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
     {
         // A second block of CPU 0 with the same sequence number.
         TraceBuilder d(1);
-        d.block(0, 10, 1, 0, 0).end(20).block(0, 30, 1, 0, 0).end(40);
+        d.block(0, 10, 1, 0, 0).end(20).block(0, 30, 1, 0, 0).end(40).block(0, 50, 1, 0, 1).end(60);
         expectError(d.bytes(), d.blockOffsets[1] + 8 + 24, "does not follow");
+    }
+    {
+        // Longer than the header's max_block, the file's own bound.
+        auto b = base;
+        poke<std::uint32_t>(b, offsetof(ltt_file_header, max_block), 96);
+        expectError(b, tb.blockOffsets[0] + 12, "bad block length 128");
+    }
+    {
+        // Longer than any buffer, whatever the header says: the bound
+        // that keeps 32-bit in-block offsets from wrapping.
+        auto b = base;
+        poke<std::uint32_t>(b, offsetof(ltt_file_header, max_block), 0xfffffff8u);
+        poke<std::uint32_t>(b, b1 + 12, 0xfffffff8u);
+        expectError(b, b1 + 12, "bad block length 4294967288");
+    }
+    {
+        // A length running past the end of the file, with whole blocks
+        // after it: not a cut-short last block.
+        auto b = base;
+        poke<std::uint32_t>(b, b1 + 12, 1u << 20);
+        expectError(b, b1 + 12, "block length 1048576 runs past the end of the file");
+    }
+}
+
+// Damage from which no later whole block of the trace can be found is the
+// tail a power cut leaves: a warning and the blocks before it.
+TEST(TraceReader, DamageWithNoWholeBlockAfterItIsATail) {
+    TraceBuilder tb = twoCpus();
+    const auto base = tb.bytes();
+    const std::size_t b1 = tb.blockOffsets[1];
+    auto expectTail = [&](std::vector<std::byte> bytes, std::uint64_t at, const char* msg) {
+        auto o = open(std::move(bytes));
+        ASSERT_TRUE(o.reader) << o.error.str();
+        ASSERT_TRUE(o.reader->truncation());
+        EXPECT_TRUE(o.reader->tailWithoutBlock());
+        EXPECT_EQ(o.reader->truncation()->offset, at);
+        EXPECT_NE(o.reader->truncation()->message.find(msg), std::string::npos)
+            << o.reader->truncation()->str();
+        EXPECT_EQ(o.reader->dataEnd(), at);
+        EXPECT_EQ(ids(*o.reader).size(), at == b1 ? 5u : 9u);
+        EXPECT_FALSE(o.reader->buildIndex());
+    };
+    {
+        auto b = base;
+        poke<std::uint32_t>(b, b1 + 8, 0x12345678);
+        expectTail(b, b1, "bytes that hold no whole block (bad block magic)");
+    }
+    {
+        auto b = base;
+        poke<std::uint16_t>(b, b1 + 8 + 28, 7);
+        expectTail(b, b1, "(block CPU 7 >= CPU count 2)");
+    }
+    {
+        auto b = base;
+        b.resize(b.size() + 8192);
+        expectTail(b, base.size(), "trace ends in 8192 zero bytes after the last whole block");
+    }
+    {
+        // Zeros over the last block's end: its start was written, its
+        // end never reached the disk.
+        auto b = base;
+        std::fill(b.begin() + static_cast<std::ptrdiff_t>(b1 + 64), b.end(), std::byte{0});
+        expectTail(b, b1, "(block does not end with a BLOCK_END record)");
+    }
+    {
+        // A stale copy of an earlier block in the tail (a sequence that
+        // does not follow) is no later block of this trace.
+        auto b = base;
+        b.insert(b.end(), base.begin() + static_cast<std::ptrdiff_t>(tb.blockOffsets[0]),
+                 base.begin() + static_cast<std::ptrdiff_t>(b1));
+        std::vector<std::byte> junk(40, std::byte{0x5a});
+        b.insert(b.end() - static_cast<std::ptrdiff_t>(b1 - tb.blockOffsets[0]), junk.begin(),
+                 junk.end());
+        expectTail(b, base.size(), "bytes that hold no whole block");
     }
 }
 
@@ -306,6 +383,59 @@ TEST(TraceReader, TruncatedLastBlockIsReadableUpToIt) {
     ASSERT_TRUE(o2.reader);
     ASSERT_TRUE(o2.reader->truncation());
     EXPECT_EQ(o2.reader->truncation()->offset, tb.bytes().size());
+}
+
+// Another program truncates the file while a cursor walks its mapping: the
+// walk ends with an error naming the new size, not with SIGBUS.
+TEST(TraceReader, FileTruncatedUnderAnOpenCursorIsAnError) {
+    TraceBuilder tb(2);
+    ltt_ev_syscall_exit sx{0};
+    std::uint64_t t = 1000;
+    for (int blk = 0; blk < 64; ++blk) {
+        tb.block(static_cast<std::uint16_t>(blk % 2), t, 100);
+        for (int i = 0; i < 256; ++i)
+            tb.ev(t += 10, LTT_EV_SYSCALL_EXIT, 0, sx);
+        tb.end(t += 10);
+    }
+    const auto bytes = tb.bytes(); // about 270 KB: many pages
+    char path[] = "/tmp/ltt-shrink-XXXXXX";
+    const int fd = ::mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    for (int round = 0; round < 3; ++round) {
+        // A cursor on the file before the truncation, then walked: with
+        // next(), then with forEach, to a new end on a page boundary (the
+        // next load faults), then inside a page (the rest of it reads as
+        // zeros, no fault).
+        const std::uint64_t cut = round < 2 ? 24 * 4096 : 100000;
+        ltt::TraceError e;
+        auto r = ltt::TraceReader::open(path, &e);
+        ASSERT_TRUE(r) << e.str();
+        auto c = r->begin();
+        for (int i = 0; i < 100 && c.valid(); ++i)
+            c.next();
+        ASSERT_TRUE(c.valid());
+        ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(cut)), 0);
+        std::uint64_t n = 0;
+        if (round != 1)
+            while (c.next())
+                ++n;
+        else
+            c.forEach([&](const ltt::Event&) { ++n; }, 0xff, [] {});
+        EXPECT_FALSE(c.valid());
+        ASSERT_TRUE(c.error()) << "walked " << n << " events";
+        EXPECT_EQ(c.error()->offset, cut);
+        EXPECT_NE(c.error()->message.find("shrank to " + std::to_string(cut) +
+                                          " bytes while it was being read"),
+                  std::string::npos)
+            << c.error()->str();
+        EXPECT_LT(n, r->claimedEvents());
+        // The file whole again for the next round.
+        ASSERT_EQ(::pwrite(fd, bytes.data() + cut, bytes.size() - cut, static_cast<off_t>(cut)),
+                  static_cast<ssize_t>(bytes.size() - cut));
+    }
+    ::close(fd);
+    ::unlink(path);
 }
 
 TEST(TraceReader, UnknownEventsAreOpaqueRecords) {

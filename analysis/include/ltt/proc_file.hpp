@@ -11,7 +11,7 @@
 namespace ltt {
 
 struct ProcTask {
-    std::int32_t pid = 0;   // thread id
+    std::int32_t pid = 0; // thread id
     std::int32_t ppid = 0;
     std::int32_t tgid = 0;  // 0 when unknown: readers use pid
     std::int32_t pgrp = -1; // -1 when unknown
@@ -23,7 +23,7 @@ struct ProcTask {
 };
 
 struct ProcIrq {
-    std::string irq;  // number, or /proc/interrupts label such as "LOC"
+    std::string irq; // number, or /proc/interrupts label such as "LOC"
     std::string name;
 };
 
@@ -31,7 +31,7 @@ struct ProcMap {
     std::int32_t pid = 0;
     std::uint64_t start = 0;
     std::uint64_t end = 0;
-    std::string perm;  // "r-xp"
+    std::string perm; // "r-xp"
     std::uint64_t offset = 0;
     std::string path;
 };
@@ -47,13 +47,16 @@ void writeProcFile(const std::string& path, const ProcSnapshot& snapshot);
 
 struct ProcParseError {
     std::string path;
-    std::uint64_t line = 0;  // 1-based
+    std::uint64_t line = 0; // 1-based
     std::string message;
-    std::string str() const;  // "PATH:LINE: MESSAGE"
+    std::string str() const; // "PATH:LINE: MESSAGE"
 };
 
 // Reads a .proc file. On malformed input returns the first error (file, line,
-// what is wrong) in `error` and std::nullopt.
-std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError* error);
+// what is wrong) in `error` and std::nullopt. A last line without its '\n'
+// was cut while the file was written: it is ignored, and said so in `cut`
+// (when given) as a warning; the lines before it are read as usual.
+std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError* error,
+                                         std::optional<ProcParseError>* cut = nullptr);
 
-}  // namespace ltt
+} // namespace ltt

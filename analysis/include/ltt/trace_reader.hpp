@@ -39,6 +39,17 @@ struct TraceError {
 };
 
 // Read-only mapping of a whole file; unmapped on destruction.
+//
+// Another program may truncate the file while it is mapped; a load from a
+// page past the new end would then raise SIGBUS. A process-wide SIGBUS
+// handler (installed with the first mapping) knows every live mapping: a
+// fault inside one replaces the mapping from the faulting page to its end
+// with zero-filled anonymous memory, marks the file as shrunk and lets the
+// load go on. The walk then finds zeros where records should be (corrupt
+// input, which it already handles) and the cursor reports that the file
+// shrank. Nothing on the hot path pays for this, and no longjmp crosses
+// the consumers' C++ frames. A fault outside every mapping gets the
+// previous disposition.
 class MappedFile {
 public:
     static std::unique_ptr<MappedFile> open(const std::string& path, std::string* why);
@@ -57,6 +68,17 @@ public:
     // bytes here and there (the block frames, when a trace is opened) does
     // not map the file's pages only to map them again in the walk.
     void copy(std::uint64_t offset, void* out, std::size_t n) const;
+    // The first byte at or after `from` that may hold data: holes of a
+    // sparse file read as zeros and can be skipped when searching for
+    // something that is not zero. The file size when none is left.
+    std::uint64_t nextData(std::uint64_t from) const;
+    // The end of the data extent that holds `from` (the next hole).
+    std::uint64_t dataEnd(std::uint64_t from) const;
+    // True once a load from the mapping faulted because the file had
+    // shrunk below it (its pages past the fault now read as zeros).
+    bool shrunk() const;
+    // The file's size now (the mapped size for borrowed memory).
+    std::uint64_t currentSize() const;
 
 private:
     MappedFile() = default;
@@ -64,6 +86,7 @@ private:
     std::size_t size_m = 0;
     bool mapped_m = false; // false: borrowed memory, never unmapped or advised
     int fd_m = -1;         // the mapped file, for copy()
+    int guard_m = -1;      // slot in the SIGBUS handler's table; -1: none
 };
 
 // One block's frame, from its BLOCK_START and BLOCK_END records.
@@ -257,6 +280,7 @@ private:
             // event_m is stale, but the cursor is no longer on an event.
             valid_m = false;
             ++index_m;
+            checkShrunk();
         }
     }
     void advanceSlow(std::uint16_t cpu);
@@ -353,6 +377,9 @@ private:
         return Event{data_m + off, off, tsc, s.pid, cpu, h.size, h.event, h.subtype};
     }
     bool fail(std::uint64_t offset, std::string message);
+    // At the end of a walk: when the file shrank while it was read (pages
+    // read as zeros since), that becomes the cursor's error.
+    void checkShrunk();
 
     const TraceReader* reader_m;
     const std::byte* data_m;       // the mapping
@@ -396,9 +423,15 @@ public:
     const std::vector<std::uint32_t>& cpuBlocks(std::uint16_t cpu) const {
         return cpuBlocks_m[cpu];
     }
-    // Set when the file ends inside a block: the trace is readable up to
-    // `offset` (the start of the damaged block).
+    // Set when the file ends in something other than whole blocks: inside
+    // a block, or in bytes after the last whole block from which no later
+    // whole block can be found (docs/trace-format.md §2.3, "Damage"). The
+    // trace is readable up to `offset` (the end of the last whole block).
     const std::optional<TraceError>& truncation() const { return truncation_m; }
+    // With truncation(): true when the bytes from its offset to the end
+    // hold no whole block (zeros or garbage a power cut left after the last
+    // whole block), false when the file ends inside a block.
+    bool tailWithoutBlock() const { return tailWithoutBlock_m; }
     // Set when some CPU's last block is not flagged LTT_BLOCK_F_FINAL: the
     // producer did not stop the trace (killed, crashed), so the trace may
     // end earlier on those CPUs than the user asked. Names the CPUs.
@@ -458,6 +491,7 @@ private:
     std::vector<std::vector<std::uint32_t>> cpuBlocks_m;
     std::vector<std::uint64_t> lostPerCpu_m;
     std::optional<TraceError> truncation_m;
+    bool tailWithoutBlock_m = false;
     std::optional<TraceError> unfinished_m;
     std::uint64_t dataEnd_m = 0;
     std::uint64_t claimedEvents_m = 0;
@@ -482,6 +516,7 @@ inline bool TraceCursor::next() {
     if (keys_m[cpu] == kNoTsc) [[unlikely]] {
         valid_m = false; // every CPU is exhausted
         ++index_m;
+        checkShrunk();
         return false;
     }
     Stream& s = streams_m[cpu];
@@ -495,8 +530,8 @@ inline bool TraceCursor::next() {
         const std::uint16_t size = s.next.size;
         const std::uint8_t ev = s.next.event;
         if (size >= sizeof(ltt_record_header) && (size & (LTT_RECORD_ALIGN - 1)) == 0 &&
-            s.offset + size <= s.endRecord && ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START &&
-            ev != LTT_EV_BLOCK_END) [[likely]] {
+            std::uint64_t{s.offset} + size <= s.endRecord && ev != LTT_EV_HEARTBEAT &&
+            ev != LTT_EV_BLOCK_START && ev != LTT_EV_BLOCK_END) [[likely]] {
             s.nextTsc = s.base + s.next.delta;
             keys_m[cpu] = s.nextTsc;
             if (!scan_m)
@@ -558,7 +593,7 @@ template <int N, class F, class T>
         const Stream& s = streams[cpu];
         Ahead& a = ahead[cpu];
         a.h.size = 0;
-        const std::uint32_t o = s.offset + s.next.size;
+        const std::uint64_t o = std::uint64_t{s.offset} + s.next.size;
         if (o >= s.endRecord) [[unlikely]]
             return;
         ltt_record_header h;
@@ -710,7 +745,7 @@ template <int N, class F, class R, class B, class D, class T>
         for (std::uint32_t line = 0; line < 4; ++line)
             __builtin_prefetch(blk + o + 4096 + 64 * line);
         for (;;) {
-            const std::uint32_t o2 = o + h.size;
+            const std::uint64_t o2 = std::uint64_t{o} + h.size;
             ltt_record_header h2;
             std::uint64_t rel = kEnd;
             bool ordinary = false;
@@ -728,7 +763,7 @@ template <int N, class F, class R, class B, class D, class T>
                 barSlow[c] = !ordinary;
                 return;
             }
-            o = o2;
+            o = static_cast<std::uint32_t>(o2); // below endRecord
             h = h2;
             m = std::max(m, rel << S | c);
         }
