@@ -3,9 +3,12 @@
 //   traceanalyze [options] TRACE [PROC [OUT]]
 //
 // Reports go to stdout (or OUT); warnings, errors and progress to stderr, so
-// a report can be piped or diffed. Exit status: 0 success (also for a trace
-// cut short in its last block, with a warning), 1 unreadable or corrupt
-// input (the message names the file and byte offset), 2 usage errors.
+// a report can be piped or diffed. Exit status: 0 success (also, with a
+// warning, for a trace cut short in its last block or ending in bytes that
+// hold no whole block, and for a .proc whose last line is cut), 1
+// unreadable or corrupt input (the message names the file and byte offset),
+// 2 usage errors. Names from the trace and the .proc are escaped in text
+// output (control characters as \n, \x1b, ...).
 #include <algorithm>
 #include <bitset>
 #include <cinttypes>
@@ -115,6 +118,11 @@ std::string wallclock(std::uint64_t realtimeNs) {
 std::string fixed(const char* s, std::size_t n) {
     return std::string(s, strnlen(s, n));
 }
+// A name from the trace or the .proc, as text output shows it (escaped:
+// see ltt::appendEscaped).
+std::string text(std::string_view name) {
+    return ltt::escaped(name);
+}
 
 class Report {
 public:
@@ -141,10 +149,10 @@ public:
         const auto& h = r_m.header();
         std::fprintf(f_m, "Trace:      %s\n", r_m.path().c_str());
         std::fprintf(f_m, "Producer:   %s; kernel %s %s on %s\n",
-                     fixed(h.producer, sizeof h.producer).c_str(),
-                     fixed(h.sysname, sizeof h.sysname).c_str(),
-                     fixed(h.release, sizeof h.release).c_str(),
-                     fixed(h.hostname, sizeof h.hostname).c_str());
+                     text(fixed(h.producer, sizeof h.producer)).c_str(),
+                     text(fixed(h.sysname, sizeof h.sysname)).c_str(),
+                     text(fixed(h.release, sizeof h.release)).c_str(),
+                     text(fixed(h.hostname, sizeof h.hostname)).c_str());
         std::fprintf(f_m, "CPUs:       %u; TSC %llu kHz%s\n", h.ncpus, ull(h.tsc_khz),
                      (h.flags & LTT_TRACE_F_CLOCK_FALLBACK) ? " (kernel clock fallback)" : "");
         std::fprintf(f_m, "Start:      %s (+%s s)\n",
@@ -158,7 +166,12 @@ public:
                      ull(a_m.lostEvents()));
         if (r_m.unfinished())
             std::fprintf(f_m, "Unfinished: %s\n", r_m.unfinished()->message.c_str());
-        if (r_m.truncation())
+        if (r_m.truncation() && r_m.tailWithoutBlock())
+            std::fprintf(f_m,
+                         "Truncated:  no whole block from offset %llu to the end of the file; "
+                         "analyzed up to there\n",
+                         ull(r_m.truncation()->offset));
+        else if (r_m.truncation())
             std::fprintf(f_m,
                          "Truncated:  the file ends inside a block at offset %llu; "
                          "analyzed up to there\n",
@@ -244,7 +257,7 @@ public:
                 continue;
             }
             const auto& s = p.stats;
-            std::fprintf(f_m, "\n%s (%d), parent %d%s%s\n", p.name.c_str(), p.pid, p.ppid,
+            std::fprintf(f_m, "\n%s (%d), parent %d%s%s\n", text(p.name).c_str(), p.pid, p.ppid,
                          p.kthread ? ", kernel thread" : "", p.exited ? ", exited" : "");
             std::fprintf(f_m, "Process characteristics :\n");
             auto count = [&](const char* label, bool ok, std::uint64_t v) {
@@ -320,7 +333,7 @@ public:
         ltt::ProcessStats total;
         for (const Process* p : ps) {
             const auto& s = p->stats;
-            row(p->name.c_str(), std::to_string(p->pid).c_str(), s);
+            row(text(p->name).c_str(), std::to_string(p->pid).c_str(), s);
             total.schedIn += s.schedIn;
             total.wakeups += s.wakeups;
             total.runningNs += s.runningNs;
@@ -355,7 +368,7 @@ private:
     }
     void treeNode(std::uint32_t idx, int depth) {
         const Process& p = a_m.processes()[idx];
-        std::fprintf(f_m, "%*s%s (%d)%s%s\n", depth * 2, "", p.name.c_str(), p.pid,
+        std::fprintf(f_m, "%*s%s (%d)%s%s\n", depth * 2, "", text(p.name).c_str(), p.pid,
                      p.kthread && p.pid ? " [kernel thread]" : "", p.exited ? " [exited]" : "");
         for (auto c : p.children)
             treeNode(c, depth + 1);
@@ -373,16 +386,10 @@ private:
 // --------------------------------------------------------------------- JSON
 
 void jsonString(std::FILE* f, std::string_view s) {
-    std::fputc('"', f);
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\')
-            std::fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            std::fprintf(f, "\\u%04x", c);
-        else
-            std::fputc(c, f);
-    }
-    std::fputc('"', f);
+    std::string out = "\"";
+    ltt::appendJsonEscaped(out, s);
+    out.push_back('"');
+    std::fwrite(out.data(), 1, out.size(), f);
 }
 
 void json(std::FILE* f, const Options& o, const TraceAnalysis& a) {
@@ -659,11 +666,14 @@ int main(int argc, char** argv) {
     std::optional<ltt::ProcSnapshot> snap;
     if (!o.proc.empty()) {
         ltt::ProcParseError perr;
-        snap = ltt::readProcFile(o.proc, &perr);
+        std::optional<ltt::ProcParseError> cut;
+        snap = ltt::readProcFile(o.proc, &perr, &cut);
         if (!snap) {
             std::fprintf(stderr, "traceanalyze: %s\n", perr.str().c_str());
             return 1;
         }
+        if (cut)
+            std::fprintf(stderr, "traceanalyze: warning: %s\n", cut->str().c_str());
     } else {
         std::fprintf(stderr, "traceanalyze: warning: no PROC file: processes present at the "
                              "start are named \"unknown\"\n");

@@ -62,13 +62,18 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
         impl->warnings.push_back(reader.truncation()->str());
     if (!procPath.empty()) {
         ltt::ProcParseError perr;
-        impl->proc = ltt::readProcFile(procPath, &perr);
+        std::optional<ltt::ProcParseError> cut;
+        impl->proc = ltt::readProcFile(procPath, &perr, &cut);
         if (!impl->proc)
             impl->warnings.push_back(perr.str());
+        if (cut)
+            impl->warnings.push_back(cut->str());
     }
+    // Names from the trace and the .proc are shown escaped (control
+    // characters would garble labels; bytes that are not UTF-8 upset GTK).
     if (impl->proc)
         for (const auto& t : impl->proc->tasks)
-            impl->snapshotNames[t.pid] = t.name;
+            impl->snapshotNames[t.pid] = ltt::escaped(t.name);
 
     // First stage, before the first paint: the event graph only. The
     // process analysis and the random-access index follow in complete().
@@ -147,8 +152,8 @@ std::string TraceDocument::summary() const {
                     formatDuration(impl_m->graph.endNs() - impl_m->graph.startNs());
     if (totalLost())
         s += ", " + std::to_string(totalLost()) + " LOST";
-    std::string host(h.hostname, strnlen(h.hostname, sizeof h.hostname));
-    std::string rel(h.release, strnlen(h.release, sizeof h.release));
+    std::string host = ltt::escaped({h.hostname, strnlen(h.hostname, sizeof h.hostname)});
+    std::string rel = ltt::escaped({h.release, strnlen(h.release, sizeof h.release)});
     if (!host.empty())
         s += "  —  " + host + " " + rel;
     return s;
@@ -210,7 +215,8 @@ std::string TraceDocument::processName(std::int32_t pid) const {
         return it != impl_m->snapshotNames.end() ? it->second : "…";
     }
     auto it = impl_m->latest.find(pid);
-    return it != impl_m->latest.end() ? impl_m->analysis->processes()[it->second].name : "unknown";
+    return it != impl_m->latest.end() ? ltt::escaped(impl_m->analysis->processes()[it->second].name)
+                                      : "unknown";
 }
 
 std::string TraceDocument::rowLabel(std::size_t row) const {
@@ -239,7 +245,7 @@ std::vector<ProcessInfo> TraceDocument::processes() const {
     for (std::uint32_t i = 0; i < procs.size(); ++i) {
         out[i].id = i;
         out[i].pid = procs[i].pid;
-        out[i].name = procs[i].name;
+        out[i].name = ltt::escaped(procs[i].name);
         out[i].syscalls = procs[i].stats.syscalls;
         out[i].runningNs = procs[i].stats.runningNs;
     }

@@ -41,6 +41,16 @@ golden "summary -p -o TYPES" small.summary-omit.txt -s -p 101 -o file_system sma
 golden "analysis -p PID" small.pid100.txt -a -p 100 small.trace small.proc
 golden "real trace from the VM: report" vm-sh.report.txt -a -s vm-sh.trace vm-sh.proc
 golden "real trace from the VM: --json" vm-sh.json --json vm-sh.trace vm-sh.proc
+# Names from the trace and the .proc holding control characters, a backslash
+# and bytes that are not UTF-8 (tests/analysis/craft-trace.py names): escaped
+# in text, valid JSON.
+golden "hostile names: report -a -s escaped" names.report.txt -a -s names.trace names.proc
+golden "hostile names: dump -d escaped" names.dump.txt -d names.trace names.proc
+golden "hostile names: --json" names.json --json names.trace names.proc
+t_check "hostile names: no control character in text output" bash -c \
+	"cd '$data' && ! '$ta' -a -s -d names.trace names.proc | tr -d '\n' | grep -q '[[:cntrl:]]'"
+t_check "hostile names: --json is strict UTF-8 JSON" python3 -c \
+	"import json, sys; json.loads(open(sys.argv[1], 'rb').read().decode('utf-8'))" "$data/names.json"
 
 t_check "lost-events banner is the first line" \
 	grep -qm1 '^!!!!' <(head -n 1 "$data/lost.report.txt")
@@ -83,6 +93,10 @@ declare -A why=(
 	[cpu]="block CPU 63 >= CPU count 2"
 	[record-size]="bad record size 12"
 	[block-end]="block does not end with a BLOCK_END record"
+	# Damage followed by further whole blocks is corruption, not a tail
+	# (tests/analysis/craft-trace.py middle-zeros, middle-length).
+	[middle-zeros]="expected BLOCK_START record, found event id 0"
+	[middle-length]="bad block length 1048576"
 )
 for kind in "${!why[@]}"; do
 	off=$(cat "$data/bad/$kind.offset")
@@ -112,6 +126,43 @@ t_run_expect "killed producer (no final block): warning names the CPU" 0 \
 	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc"
 t_run_expect "killed producer: --json ended_cleanly false" 0 '"ended_cleanly": false' \
 	bash -c "cd '$data' && '$ta' --json bad/truncate.trace small.proc 2>/dev/null"
+# Power-cut tails (tests/analysis/craft-trace.py tail-*): zeros, garbage or a
+# half-written block after the last whole block of tiny.trace. A warning
+# naming the offset where the whole blocks end, exit 0, and the analysis of
+# everything before it, identical to tiny.trace's.
+(cd "$data" && "$ta" -a tiny.trace tiny.proc >"$tmp/tiny.a" 2>/dev/null)
+declare -A tail=(
+	[tail-zeros]="trace ends in 4096 zero bytes after the last whole block"
+	[tail-garbage]="trace ends in 3000 bytes that hold no whole block \(expected BLOCK_START record, found event id 79\)"
+	[tail-partial]="trace ends in 4096 bytes that hold no whole block \(block does not end with a BLOCK_END record\)"
+)
+for kind in "${!tail[@]}"; do
+	off=$(cat "$data/bad/$kind.offset")
+	t_run_expect "power-cut tail $kind: warning with offset, exit 0" 0 \
+		"^traceanalyze: warning: bad/$kind.trace: offset $off \(0x[0-9a-f]+\): ${tail[$kind]}; analyzed up to here$" \
+		bash -c "cd '$data' && '$ta' -a bad/$kind.trace tiny.proc"
+	t_check "power-cut tail $kind: the analysis of the whole blocks" bash -c \
+		"cd '$data' && '$ta' -a bad/$kind.trace tiny.proc 2>/dev/null | cmp - '$tmp/tiny.a'"
+	t_run_expect "power-cut tail $kind: report says where it stopped" 0 \
+		"^Truncated:  no whole block from offset $off to the end of the file; analyzed up to there$" \
+		bash -c "cd '$data' && '$ta' -s bad/$kind.trace tiny.proc 2>/dev/null"
+	t_run_expect "power-cut tail $kind: --json truncated_at" 0 "\"truncated_at\": $off" \
+		bash -c "cd '$data' && '$ta' --json bad/$kind.trace tiny.proc 2>/dev/null"
+done
+# A block of nearly 4 GiB (the header's max_block 0) whose record sizes wrap
+# a 32-bit offset back to its first record, followed by a whole block: a
+# sparse file of 4 GiB made by craft-trace.py wrap. The length is out of
+# bounds, and the block is not the tail: an error naming the length field.
+if off=$(python3 "$root/tests/analysis/craft-trace.py" wrap "$tmp/wrap.trace" 2>"$tmp/wrap.err"); then
+	for args in -s -d --json; do
+		t_run_expect "4 GiB block whose record offsets wrap ($args): error, no hang" 1 \
+			"^traceanalyze: $tmp/wrap.trace: offset $off \(0x[0-9a-f]+\): bad block length 4294967288$" \
+			bash -c "timeout 60 '$ta' $args '$tmp/wrap.trace' >/dev/null"
+	done
+	rm -f "$tmp/wrap.trace"
+else
+	t_skip "4 GiB block whose record offsets wrap" "cannot write a sparse 4 GiB file: $(head -c 200 "$tmp/wrap.err")"
+fi
 head -c 100 "$data/small.trace" >"$tmp/short.trace"
 t_run_expect "trace shorter than its header" 1 \
 	"short.trace: offset 0 \(0x0\): file too short for a trace header \(100 bytes, need 320\)" \
@@ -124,6 +175,19 @@ t_run_expect "directory as trace" 1 "cannot open: not a regular file" "$ta" "$tm
 printf 'PID: 1; PPID: 0; NAME: init\nPID: 2; NAME: x\n' >"$tmp/bad.proc"
 t_run_expect "bad .proc line names file and line" 1 "^traceanalyze: $tmp/bad.proc:2: PID line without PPID$" \
 	"$ta" "$data/small.trace" "$tmp/bad.proc"
+# A .proc whose last line was cut (a crash while it was written): no newline
+# at the end, so the line may have lost fields or digits. Ignored with a
+# warning naming the file and line; the lines before it are used.
+printf 'PID: 1; PPID: 0; NAME: init\nPID: 2; PP' >"$tmp/cut1.proc"
+printf 'PID: 1; PPID: 0; NAME: init\nPID: 100; PPID: 1; NAME: bas' >"$tmp/cut2.proc"
+printf 'PID: 1; PPID: 0; NAME: init\n\0\0\0\0\0\0\0\0' >"$tmp/cut3.proc"
+for k in 1 2 3; do
+	t_run_expect "cut last .proc line ($k): warning, exit 0" 0 \
+		"^traceanalyze: warning: $tmp/cut$k.proc:2: last line is cut short \(no newline at the end of the file\); ignored$" \
+		"$ta" -a "$data/small.trace" "$tmp/cut$k.proc"
+done
+t_run_expect "cut last .proc line: the task it named is unknown" 0 "unknown \(100\)" \
+	"$ta" -a "$data/small.trace" "$tmp/cut2.proc"
 
 # Events masked out at trace time: said so, never printed as zeros. The
 # header's event mask of a copy of small.trace loses syscalls and
