@@ -19,6 +19,18 @@ for kind in magic version block-magic block-length cpu record-size block-end tru
 		-o "bad/$kind" --expect | jq -r '.corrupt.offset' >"bad/$kind.offset"
 	rm -f "bad/$kind.proc"
 done
+# Damage ltt-synth does not make: power-cut tails after tiny.trace, damage
+# followed by whole blocks in small.trace, names with control characters
+# (names.proc is written by hand and kept).
+craft=$root/tests/analysis/craft-trace.py
+for kind in tail-zeros tail-garbage tail-partial; do
+	python3 "$craft" "$kind" "bad/$kind.trace" tiny.trace >"bad/$kind.offset"
+done
+for kind in middle-zeros middle-length; do
+	python3 "$craft" "$kind" "bad/$kind.trace" small.trace >"bad/$kind.offset"
+done
+python3 "$craft" names names.trace >/dev/null
+python3 "$craft" wrap-head "$root/tests/analysis/fuzz/corpus/wrap-head.trace" >/dev/null
 
 # vm-sh.{trace,proc}: a real trace (tracedaemon on the patched 6.1 kernel in
 # QEMU, 2 CPUs, kernel-clock fallback), kept as is: only its outputs are
@@ -34,4 +46,7 @@ $ta -s -p 101 -o file_system small.trace small.proc >small.summary-omit.txt
 $ta -a -p 100 small.trace small.proc >small.pid100.txt
 $ta -a -s vm-sh.trace vm-sh.proc >vm-sh.report.txt
 $ta --json vm-sh.trace vm-sh.proc >vm-sh.json
+$ta -a -s names.trace names.proc >names.report.txt
+$ta -d names.trace names.proc >names.dump.txt
+$ta --json names.trace names.proc >names.json
 echo "updated $data"
