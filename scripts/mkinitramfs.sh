@@ -39,6 +39,9 @@ busybox=${LTT_BUSYBOX:-$(command -v busybox || true)}
 [[ -x $busybox ]] || { echo "mkinitramfs.sh: no busybox (apt-get install busybox-static)" >&2; exit 1; }
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/ltt-initramfs.XXXXXX")
+# mktemp -d makes the directory 0700, which would become the guest's / and
+# keep every user but root from reaching any path.
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,out,root,etc,ltt,lib/modules}
 cp "$busybox" "$root/bin/busybox"
