@@ -60,6 +60,15 @@
  * something the critical section calls) the same way. So no path spins on
  * a lock its own CPU holds, and nothing is lost silently.
  *
+ * Room: every record is written only if, after it, the block still has
+ * room for a heartbeat and BLOCK_END, heartbeats included. A block's close
+ * may come 2^32 clock units after its last record (an idle or offline
+ * CPU, a paused machine) and then needs a heartbeat before BLOCK_END.
+ *
+ * The event path (ltt_log() and everything it calls, the heartbeat timer
+ * and the module's callback) is notrace and NOKPROBE: a function tracer
+ * or a kprobe on it would run while a CPU's lock is held and re-enter it.
+ *
  * Ordering: timestamps are read under the lock and clamped to the last
  * one written on the CPU, so records in a block never go backwards even
  * for the few writes done from another CPU (blocks closed at stop).
@@ -72,6 +81,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
+#include <linux/kprobes.h>
 
 #include "ltt_tracer.h"
 
@@ -85,14 +95,15 @@ static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
 	return cpu_possible(cpu) ? per_cpu_ptr(&ltt_cpus, cpu) : NULL;
 }
 
-static inline struct ltt_record_header *ltt_hdr_at(struct ltt_cpu *c, u32 off)
+static __always_inline struct ltt_record_header *ltt_hdr_at(struct ltt_cpu *c,
+							    u32 off)
 {
 	return c->buf[c->wr].data + off;
 }
 
 /* Write one record at the write offset; the caller checked the room. */
-static void ltt_put(struct ltt_cpu *c, u64 now, u8 event, u8 subtype,
-		    const void *details, u16 size)
+static void notrace ltt_put(struct ltt_cpu *c, u64 now, u8 event, u8 subtype,
+			    const void *details, u16 size)
 {
 	struct ltt_record_header *h = ltt_hdr_at(c, c->off);
 	u32 rsize = LTT_HDR_SIZE + ALIGN(size, LTT_RECORD_ALIGN);
@@ -111,9 +122,10 @@ static void ltt_put(struct ltt_cpu *c, u64 now, u8 event, u8 subtype,
 	c->events++;
 	c->last = now;
 }
+NOKPROBE_SYMBOL(ltt_put);
 
 /* Fold the events dropped without the lock into the pending lost count. */
-static void ltt_fold_nmi_lost(struct ltt_cpu *c)
+static void notrace ltt_fold_nmi_lost(struct ltt_cpu *c)
 {
 	long n = atomic_long_xchg(&c->nmi_lost, 0);
 	u64 first;
@@ -126,9 +138,10 @@ static void ltt_fold_nmi_lost(struct ltt_cpu *c)
 	c->lost += n;
 	c->lost_total += n;
 }
+NOKPROBE_SYMBOL(ltt_fold_nmi_lost);
 
 /* Open a block in a FREE buffer. Return false if there is none. */
-static bool ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
+static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 {
 	struct ltt_record_header *h;
 	struct ltt_block_start *bs;
@@ -175,18 +188,38 @@ static bool ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	}
 	return true;
 }
+NOKPROBE_SYMBOL(ltt_open_block);
 
 /* Close the open block: BLOCK_END, length, WRITING -> READY. */
-static void ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
+static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 {
 	struct ltt_record_header *h = ltt_hdr_at(c, 0);
 	struct ltt_block_start *bs = (struct ltt_block_start *)(h + 1);
 	struct ltt_block_end be;
+	bool overdue;
 
 	if (now < c->last)
 		now = c->last;
-	/* ltt_fits() always keeps room for this heartbeat and BLOCK_END. */
-	if (now - c->base > U32_MAX) {
+	overdue = now - c->base > U32_MAX;
+	/*
+	 * ltt_fits() always keeps room for this heartbeat and BLOCK_END. If
+	 * that ever failed, end the block at the last time its deltas can
+	 * express rather than write past the buffer.
+	 */
+	if (WARN_ON_ONCE(c->off + LTT_END_REC + (overdue ? LTT_HB_REC : 0) >
+			 ltt_run.buffer_size)) {
+		if (overdue) {
+			now = c->base + U32_MAX;
+			overdue = false;
+		}
+		if (c->off + LTT_END_REC > ltt_run.buffer_size) {
+			/* No room even for BLOCK_END: drop the block. */
+			c->buf[c->wr].state = LTT_BUF_FREE;
+			c->wr = -1;
+			return;
+		}
+	}
+	if (overdue) {
 		ltt_put(c, now, LTT_EV_HEARTBEAT, 0, &now, sizeof(now));
 		c->base = now;
 	}
@@ -199,16 +232,21 @@ static void ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 	c->nready++;
 	c->wr = -1;
 }
+NOKPROBE_SYMBOL(ltt_close_block);
 
 /*
  * Does a record of @rsize bytes fit, with a heartbeat before it if one is
- * due, and room left to close the block (a heartbeat and BLOCK_END)?
+ * due (@overdue), and room left to close the block (a heartbeat and
+ * BLOCK_END)? The room to close is kept after every record, heartbeats
+ * included: a block whose last record is a heartbeat may still need
+ * another one at its close, if the close comes 2^32 clock units later.
  */
-static inline bool ltt_fits(struct ltt_cpu *c, u64 now, u32 rsize)
+static __always_inline bool ltt_fits(struct ltt_cpu *c, u32 rsize,
+				     bool overdue)
 {
 	u32 need = rsize + LTT_HB_REC + LTT_END_REC;
 
-	if (now - c->base > U32_MAX)
+	if (overdue)
 		need += LTT_HB_REC;
 	return c->off + need <= ltt_run.buffer_size;
 }
@@ -218,23 +256,30 @@ static inline bool ltt_fits(struct ltt_cpu *c, u64 now, u32 rsize)
  * recorded or lost), as opposed to a heartbeat. Return true when the
  * caller must notify the reader (a block became READY).
  */
-static bool ltt_write_locked(struct ltt_cpu *c, u64 now, u8 event,
-			     u8 subtype, const void *details, u16 size,
-			     bool counted, s32 pid)
+static bool notrace ltt_write_locked(struct ltt_cpu *c, u64 now, u8 event,
+				     u8 subtype, const void *details, u16 size,
+				     bool counted, s32 pid)
 {
-	u32 rsize = LTT_HDR_SIZE + ALIGN(size, LTT_RECORD_ALIGN);
+	bool heartbeat = event == LTT_EV_HEARTBEAT;
 	bool notify = false;
+	u32 rsize;
 
+	/* A heartbeat's details are its own time, the new delta base. */
+	if (heartbeat) {
+		details = &now;
+		size = sizeof(now);
+	}
+	rsize = LTT_HDR_SIZE + ALIGN(size, LTT_RECORD_ALIGN);
 	if (c->wr < 0 && !ltt_open_block(c, now, pid))
 		goto lost;
-	if (!ltt_fits(c, now, rsize)) {
+	if (!ltt_fits(c, rsize, !heartbeat && now - c->base > U32_MAX)) {
 		ltt_close_block(c, now, 0);
 		notify = true;
 		if (!ltt_open_block(c, now, pid))
 			goto lost;
 	}
-	if (event == LTT_EV_HEARTBEAT) {
-		ltt_put(c, now, event, 0, &now, sizeof(now));
+	if (heartbeat) {
+		ltt_put(c, now, event, 0, details, size);
 		c->base = now;
 		return notify;
 	}
@@ -256,16 +301,18 @@ lost:
 	}
 	return notify;
 }
+NOKPROBE_SYMBOL(ltt_write_locked);
 
 /* Count an event that cannot take the lock (NMI, recursion). */
-static void ltt_drop(struct ltt_cpu *c)
+static void notrace ltt_drop(struct ltt_cpu *c)
 {
 	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock());
 	atomic_long_inc(&c->nmi_lost);
 }
+NOKPROBE_SYMBOL(ltt_drop);
 
-static void ltt_write(u8 event, u8 subtype, const void *details, u16 size,
-		      bool counted, s32 next_pid)
+static void notrace ltt_write(u8 event, u8 subtype, const void *details,
+			      u16 size, bool counted, s32 next_pid)
 {
 	unsigned int cpu = smp_processor_id();
 	struct ltt_cpu *c;
@@ -302,6 +349,7 @@ static void ltt_write(u8 event, u8 subtype, const void *details, u16 size,
 	if (notify)
 		irq_work_queue(&ltt_notify);
 }
+NOKPROBE_SYMBOL(ltt_write);
 
 /**
  * ltt_log() - store one event on the current CPU
@@ -315,11 +363,12 @@ static void ltt_write(u8 event, u8 subtype, const void *details, u16 size,
  * Must be called with preemption disabled; any context, NMI included.
  * The event is recorded, or counted as lost: never both, never neither.
  */
-void ltt_log(u8 event, u8 subtype, const void *details, u16 size,
-	     s32 next_pid)
+void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size,
+		     s32 next_pid)
 {
 	ltt_write(event, subtype, details, size, true, next_pid);
 }
+NOKPROBE_SYMBOL(ltt_log);
 
 /**
  * ltt_log_trace_start() - write TRACE_START as the first record of the
@@ -335,14 +384,49 @@ void ltt_log_trace_start(const struct ltt_ev_trace_start *ts)
 		  task_pid_nr(current));
 }
 
-static enum hrtimer_restart ltt_heartbeat_fn(struct hrtimer *t)
+/**
+ * ltt_log_heartbeat() - write a HEARTBEAT record on the current CPU
+ *
+ * What the periodic timer writes; test mode writes the same through here.
+ * Must be called with preemption disabled.
+ */
+void notrace ltt_log_heartbeat(void)
+{
+	ltt_write(LTT_EV_HEARTBEAT, 0, NULL, 0, false, task_pid_nr(current));
+}
+NOKPROBE_SYMBOL(ltt_log_heartbeat);
+
+/**
+ * ltt_test_age_base() - move the current CPU's delta base 2^32 units back
+ *
+ * Test mode only: the CPU's next record, or the close of its open block,
+ * then needs a heartbeat first, as after 2^32 clock units of idleness.
+ * Must be called with preemption disabled.
+ */
+void ltt_test_age_base(void)
+{
+	unsigned int cpu = smp_processor_id();
+	unsigned long flags;
+	struct ltt_cpu *c;
+
+	if (cpu >= ltt_ncpus)
+		return;
+	c = per_cpu_ptr(&ltt_cpus, cpu);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (c->wr >= 0 && c->base > U32_MAX)
+		c->base -= (u64)U32_MAX + 1;
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+static enum hrtimer_restart notrace ltt_heartbeat_fn(struct hrtimer *t)
 {
 	if (!READ_ONCE(ltt_active))
 		return HRTIMER_NORESTART;
-	ltt_write(LTT_EV_HEARTBEAT, 0, NULL, 0, false, task_pid_nr(current));
+	ltt_log_heartbeat();
 	hrtimer_forward_now(t, ns_to_ktime(ltt_hb_period_ns));
 	return HRTIMER_RESTART;
 }
+NOKPROBE_SYMBOL(ltt_heartbeat_fn);
 
 static void ltt_heartbeat_start_one(void *unused)
 {
@@ -608,9 +692,12 @@ void ltt_buffers_free(void)
  * @size: bytes per buffer, LTT_BUFFER_MIN..LTT_BUFFER_MAX, multiple of 8
  *
  * Process context, with no event path and no reader running. Buffers of
- * the right size are kept from the previous trace.
+ * the right size are kept from the previous trace. The new buffers are
+ * all allocated before the old ones are freed, so that on failure the old
+ * buffers, their blocks and ltt_run.buffer_size are left exactly as they
+ * were: no block ever points at a freed buffer.
  *
- * Return: 0 or -ENOMEM (then no buffer is allocated).
+ * Return: 0 or -ENOMEM (then nothing changed).
  */
 int ltt_buffers_alloc(u32 size)
 {
@@ -621,7 +708,6 @@ int ltt_buffers_alloc(u32 size)
 	if (ltt_run.buffer_size == size &&
 	    per_cpu_ptr(&ltt_cpus, 0)->buf[0].data)
 		return 0;
-	ltt_buffers_free();
 	/*
 	 * Never take more than half of the memory available now: a trace
 	 * must not push the machine into the OOM killer.
@@ -631,7 +717,6 @@ int ltt_buffers_alloc(u32 size)
 			total += 2 * (u64)size;
 	if (total > (u64)si_mem_available() * PAGE_SIZE / 2)
 		return -ENOMEM;
-	ltt_run.buffer_size = size;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
@@ -639,17 +724,39 @@ int ltt_buffers_alloc(u32 size)
 			continue;
 		for (i = 0; i < 2; i++) {
 			/* A size the machine cannot afford is -ENOMEM, no splat. */
-			c->buf[i].data = kvzalloc_node(size,
-						       GFP_KERNEL | __GFP_NOWARN,
-						       cpu_to_node(cpu));
-			if (!c->buf[i].data) {
-				ltt_buffers_free();
-				ltt_run.buffer_size = 0;
-				return -ENOMEM;
-			}
+			c->spare[i] = kvzalloc_node(size,
+						    GFP_KERNEL | __GFP_NOWARN,
+						    cpu_to_node(cpu));
+			if (!c->spare[i])
+				goto err_free_spares;
 		}
 	}
+	ltt_buffers_free();
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
+
+		if (!c)
+			continue;
+		for (i = 0; i < 2; i++) {
+			c->buf[i].data = c->spare[i];
+			c->spare[i] = NULL;
+		}
+	}
+	ltt_run.buffer_size = size;
 	return 0;
+
+err_free_spares:
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_cpu *c = ltt_cpu_state(cpu);
+
+		if (!c)
+			continue;
+		for (i = 0; i < 2; i++) {
+			kvfree(c->spare[i]);
+			c->spare[i] = NULL;
+		}
+	}
+	return -ENOMEM;
 }
 
 /**

@@ -11,7 +11,9 @@
  *
  * User-space call sequence:
  *
- *   fd = open("/dev/tracer", O_RDONLY);       one opener, else -EBUSY
+ *   fd = open("/dev/tracer", O_RDONLY);       CAP_PERFMON or CAP_SYS_ADMIN,
+ *                                             else -EPERM; one opener,
+ *                                             else -EBUSY
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
  *   ioctl(fd, LTT_IOC_SET_...);               -EBUSY while tracing
  *   fcntl(fd, F_SETOWN, pid); fcntl(fd, F_SETFL, O_ASYNC);
@@ -24,7 +26,9 @@
  * States: IDLE (no trace) -START-> TRACING -STOP-> STOPPED (blocks left to
  * read) -START-> TRACING (a new trace; unread blocks are discarded).
  * RESET, fsync() and close() go back to IDLE with the default
- * configuration.
+ * configuration. A START that fails (-ENOMEM for the buffers) goes back to
+ * IDLE too, keeping the configuration: the last trace's unread blocks are
+ * gone, as after any START, and read() returns 0.
  *
  * Choices the ABI leaves open, made here:
  *  - The callback is registered at load and unregistered at unload; while
@@ -69,6 +73,8 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
+#include <linux/kprobes.h>
+#include <linux/capability.h>
 #include <linux/ltt.h>
 #include <asm/tsc.h>
 
@@ -127,7 +133,7 @@ struct irq_work ltt_notify = IRQ_WORK_INIT(ltt_notify_fn);
 
 /* ---------------------------------------------------------------- events */
 
-static bool ltt_task_match(struct task_struct *t)
+static bool notrace ltt_task_match(struct task_struct *t)
 {
 	u32 f = ltt_run.filters;
 	bool ok = true;
@@ -150,13 +156,14 @@ static bool ltt_task_match(struct task_struct *t)
 	}
 	return ok;
 }
+NOKPROBE_SYMBOL(ltt_task_match);
 
 /*
  * The facility's callback: preemption disabled, any context. See
  * docs/kernel-facility.md for the arguments.
  */
-static void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
-			 struct task_struct *task)
+static void notrace ltt_callback(u8 event, u8 subtype, const void *details,
+				 u16 size, struct task_struct *task)
 {
 	s32 next;
 
@@ -178,6 +185,7 @@ static void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		next = task_pid_nr(current);
 	ltt_log(event, subtype, details, size, next);
 }
+NOKPROBE_SYMBOL(ltt_callback);
 
 /* ------------------------------------------------------------- test mode */
 
@@ -186,13 +194,16 @@ static void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
  * @work:  runs on its CPU
  * @count: events to emit
  * @ev:    the custom event; its payload starts with ltt_test_payload
+ *         (NULL when the CPU writes heartbeats)
  * @size:  bytes of @ev to record
+ * @flags: LTT_TEST_F_*
  */
 struct ltt_emitter {
 	struct work_struct work;
 	u64 count;
 	struct ltt_ev_custom *ev;
 	u16 size;
+	u32 flags;
 } ____cacheline_aligned_in_smp;
 
 static struct ltt_emitter ltt_emitters[LTT_MAX_CPUS];
@@ -201,23 +212,33 @@ static atomic_t ltt_emit_pending;	/* emitters not finished */
 static DECLARE_WAIT_QUEUE_HEAD(ltt_emit_wq);
 static bool ltt_emit_abort;
 
+static void ltt_emit_one(struct ltt_emitter *e, u64 i)
+{
+	struct ltt_test_payload *p;
+
+	if (e->flags & LTT_TEST_F_HEARTBEAT) {
+		ltt_log_heartbeat();
+		return;
+	}
+	p = (struct ltt_test_payload *)e->ev->data;
+	p->seq = i;
+	p->cpu = smp_processor_id();
+	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size, task_pid_nr(current));
+}
+
 static void ltt_emit_fn(struct work_struct *work)
 {
 	struct ltt_emitter *e = container_of(work, struct ltt_emitter, work);
-	struct ltt_test_payload *p = (struct ltt_test_payload *)e->ev->data;
 	u64 i;
 
 	for (i = 0; i < e->count; i++) {
 		preempt_disable();
-		p->seq = i;
-		p->cpu = smp_processor_id();
 		/*
 		 * Acquire pairs with START's release; STOP waits a grace
 		 * period after clearing ltt_active.
 		 */
 		if (likely(smp_load_acquire(&ltt_active)))
-			ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size,
-				task_pid_nr(current));
+			ltt_emit_one(e, i);
 		preempt_enable();
 		if ((i & 1023) == 1023) {
 			if (!READ_ONCE(ltt_active) || READ_ONCE(ltt_emit_abort))
@@ -225,8 +246,28 @@ static void ltt_emit_fn(struct work_struct *work)
 			cond_resched();
 		}
 	}
+	if (e->flags & LTT_TEST_F_AGE) {
+		preempt_disable();
+		/* Pairs with START's release, as for the events above. */
+		if (smp_load_acquire(&ltt_active))
+			ltt_test_age_base();
+		preempt_enable();
+	}
 	if (atomic_dec_and_test(&ltt_emit_pending))
 		wake_up(&ltt_emit_wq);
+}
+
+/*
+ * Wait until no emitter work item runs any more, not only until each has
+ * counted itself out: STOP and unload must not return while one is still
+ * executing its last lines.
+ */
+static void ltt_emitters_flush(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
+		flush_work(&ltt_emitters[cpu].work);
 }
 
 static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
@@ -238,9 +279,15 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 
 	if (copy_from_user(&te, uarg, sizeof(te)))
 		return -EFAULT;
-	if (te.reserved || te.payload < sizeof(struct ltt_test_payload) ||
-	    te.payload > LTT_CUSTOM_MAX)
+	if (te.flags & ~LTT_TEST_F_ALL)
 		return -EINVAL;
+	if (te.flags & LTT_TEST_F_HEARTBEAT) {
+		if (te.payload)
+			return -EINVAL;
+	} else if (te.payload < sizeof(struct ltt_test_payload) ||
+		   te.payload > LTT_CUSTOM_MAX) {
+		return -EINVAL;
+	}
 	if (mutex_lock_interruptible(&ltt_emit_lock))
 		return -ERESTARTSYS;
 	mutex_lock(&ltt_dev.lock);
@@ -264,6 +311,10 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 
 		if (!(mask & BIT_ULL(cpu)))
 			continue;
+		e->flags = te.flags;
+		e->count = te.count;
+		if (te.flags & LTT_TEST_F_HEARTBEAT)
+			continue;
 		e->size = LTT_EV_CUSTOM_FIXED + te.payload;
 		/* Power-of-two sizes >= 128: no cache line shared by CPUs. */
 		e->ev = kzalloc(roundup_pow_of_two(max_t(u32, e->size, 128)),
@@ -274,7 +325,6 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 		}
 		e->ev->id = LTT_TEST_EVENT_ID;
 		e->ev->length = te.payload;
-		e->count = te.count;
 	}
 	atomic_set(&ltt_emit_pending, hweight64(mask));
 	for (cpu = 0; cpu < ltt_ncpus; cpu++)
@@ -289,6 +339,7 @@ static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
 		WRITE_ONCE(ltt_emit_abort, false);
 		ret = -EINTR;
 	}
+	ltt_emitters_flush();
 	mutex_lock(&ltt_dev.lock);
 out_free:
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
@@ -373,6 +424,8 @@ static const struct ltt_config ltt_default_config = {
 	.record_cpuid = 1,
 };
 
+static void ltt_discard(void);
+
 static int ltt_start(void)
 {
 	struct ltt_config *cfg = &ltt_dev.cfg;
@@ -384,8 +437,14 @@ static int ltt_start(void)
 	if (ltt_dev.state == LTT_TRACING)
 		return -EBUSY;
 	ret = ltt_buffers_alloc(cfg->buffer_size);
-	if (ret)
+	if (ret) {
+		/*
+		 * A START discards the last trace's unread blocks; one that
+		 * fails leaves no trace at all, only the configuration.
+		 */
+		ltt_discard();
 		return ret;
+	}
 
 	memset(info, 0, sizeof(*info));
 	ltt_run.fallback = ltt_choose_clock(info);
@@ -446,6 +505,7 @@ static int ltt_stop(void)
 	synchronize_rcu();
 	ltt_heartbeat_stop();
 	wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
+	ltt_emitters_flush();
 	ltt_set_syscall_ip_policy(0, 0, 0);
 	ltt_buffers_finish(stop);
 	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
@@ -453,20 +513,26 @@ static int ltt_stop(void)
 	return 0;
 }
 
-static void ltt_reset(void)
+/* Drop the last trace and its buffers: IDLE, the configuration kept. */
+static void ltt_discard(void)
 {
-	if (ltt_dev.state == LTT_TRACING)
-		ltt_stop();
 	irq_work_sync(&ltt_notify);
 	ltt_buffers_reset(0);
 	ltt_buffers_free();
 	ltt_run.buffer_size = 0;
-	ltt_dev.cfg = ltt_default_config;
-	ltt_dev.uid = GLOBAL_ROOT_UID;
-	ltt_dev.gid = GLOBAL_ROOT_GID;
 	memset(&ltt_dev.info, 0, sizeof(ltt_dev.info));
 	WRITE_ONCE(ltt_dev.state, LTT_IDLE);
 	wake_up_interruptible(&ltt_dev.readq);
+}
+
+static void ltt_reset(void)
+{
+	if (ltt_dev.state == LTT_TRACING)
+		ltt_stop();
+	ltt_discard();
+	ltt_dev.cfg = ltt_default_config;
+	ltt_dev.uid = GLOBAL_ROOT_UID;
+	ltt_dev.gid = GLOBAL_ROOT_GID;
 }
 
 /* ---------------------------------------------------------------- ioctls */
@@ -678,8 +744,18 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 /* ------------------------------------------------------- file operations */
 
+/*
+ * A trace shows every task of every user: the system calls, files,
+ * sockets and memory maps of all of them, and kernel addresses. The node
+ * is root's with mode 0600, and opening it also takes CAP_PERFMON (or
+ * CAP_SYS_ADMIN), the kernel's capability for system-wide observation,
+ * so that a node whose mode was widened by a udev rule or a chmod does not
+ * hand the whole system's activity to any user who can open it.
+ */
 static int ltt_open(struct inode *inode, struct file *file)
 {
+	if (!perfmon_capable())
+		return -EPERM;
 	if (test_and_set_bit_lock(0, &ltt_dev.busy))
 		return -EBUSY;
 	return stream_open(inode, file);
@@ -811,6 +887,8 @@ static void __exit ltt_exit(void)
 	mutex_lock(&ltt_dev.lock);
 	ltt_reset();
 	mutex_unlock(&ltt_dev.lock);
+	/* No emitter may still run this module's code once it is gone. */
+	ltt_emitters_flush();
 	/* Returns once no CPU is inside ltt_callback() any more. */
 	ltt_unregister_callback(ltt_callback);
 	irq_work_sync(&ltt_notify);

@@ -68,6 +68,8 @@ struct ltt_buf {
  *                folded into @lost when the next block opens
  * @nmi_first:    timestamp of the first of them (0: none)
  * @heartbeat:    periodic per-CPU heartbeat timer
+ * @spare:        buffers being allocated for the next trace, moved to @buf
+ *                only once every CPU's are allocated
  * @cpu:          the CPU this is
  */
 struct ltt_cpu {
@@ -90,6 +92,7 @@ struct ltt_cpu {
 	atomic_long_t nmi_lost;
 	atomic64_t nmi_first;
 	struct hrtimer heartbeat;
+	void *spare[2];
 	unsigned int cpu;
 };
 
@@ -130,6 +133,8 @@ void ltt_buffer_init(void);
 void ltt_log(u8 event, u8 subtype, const void *details, u16 size,
 	     s32 next_pid);
 void ltt_log_trace_start(const struct ltt_ev_trace_start *ts);
+void ltt_log_heartbeat(void);
+void ltt_test_age_base(void);
 void ltt_heartbeat_start(u64 period_ns);
 void ltt_heartbeat_stop(void);
 void ltt_buffers_finish(u64 stop);

@@ -115,13 +115,23 @@ struct ltt_lost_counts {
  * Test mode: every online CPU selected in cpu_mask emits `count` CUSTOM
  * events with id LTT_TEST_EVENT_ID whose payload is
  * struct ltt_test_payload, then the ioctl returns. Tracing must be started.
+ *
+ * With LTT_TEST_F_HEARTBEAT the CPUs write `count` HEARTBEAT records
+ * through the periodic heartbeat's own path instead (payload must be 0).
+ * With LTT_TEST_F_AGE each selected CPU then moves its delta base 2^32
+ * clock units back, as if it had been idle that long, so that the next
+ * record or the block's close needs a heartbeat first: the tests reach
+ * the long-idle path without waiting for it.
  */
 #define LTT_TEST_EVENT_ID 0x7e57
+#define LTT_TEST_F_HEARTBEAT 0x1u
+#define LTT_TEST_F_AGE 0x2u
+#define LTT_TEST_F_ALL (LTT_TEST_F_HEARTBEAT | LTT_TEST_F_AGE)
 struct ltt_test_emit {
 	__u64 count;    /* per CPU */
 	__u64 cpu_mask; /* 0: all online CPUs */
 	__u32 payload;  /* payload bytes, >= sizeof(struct ltt_test_payload) */
-	__u32 reserved;
+	__u32 flags;    /* LTT_TEST_F_*, other bits must be zero */
 };
 struct ltt_test_payload {
 	__u64 seq; /* 0 .. count-1, per CPU */

@@ -48,7 +48,48 @@ if [ "$mode" = bench ]; then
 	exit 0
 fi
 
+# The event path can be neither function-traced nor kprobed (it would
+# re-enter the tracer with a buffer lock held); other module functions can,
+# which shows the checks could fail.
+hotpath="ltt_callback ltt_task_match ltt_log ltt_write ltt_write_locked ltt_put
+ltt_open_block ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat
+ltt_heartbeat_fn"
+check_untraceable() {
+	tr=/sys/kernel/tracing
+	if [ ! -r $tr/available_filter_functions ] || [ ! -w $tr/kprobe_events ]; then
+		fail "event path not traceable" "no function tracer or kprobe events in this kernel"
+		return
+	fi
+	if grep -q '^ltt_ioctl \[ltt_tracer\]' $tr/available_filter_functions; then
+		ok "function tracer sees the module (ltt_ioctl)"
+	else
+		fail "function tracer sees the module" "ltt_ioctl not in available_filter_functions"
+	fi
+	traced=
+	for f in $hotpath; do
+		grep -q "^$f \[ltt_tracer\]" $tr/available_filter_functions && traced="$traced $f"
+	done
+	if [ -z "$traced" ]; then ok "event path not function-traceable"
+	else fail "event path not function-traceable" "traceable:$traced"; fi
+	if echo 'p:ltt_probe_ok ltt_tracer:ltt_ioctl' >>$tr/kprobe_events 2>/dev/null; then
+		ok "kprobe on ltt_ioctl accepted"
+		echo '-:ltt_probe_ok' >>$tr/kprobe_events
+	else
+		fail "kprobe on ltt_ioctl accepted" "refused"
+	fi
+	probed=
+	for f in $hotpath; do
+		if echo "p:ltt_probe_$f ltt_tracer:$f" >>$tr/kprobe_events 2>/dev/null; then
+			probed="$probed $f"
+			echo "-:ltt_probe_$f" >>$tr/kprobe_events
+		fi
+	done
+	if [ -z "$probed" ]; then ok "event path refuses kprobes"
+	else fail "event path refuses kprobes" "probed:$probed"; fi
+}
+
 if [ "$mode" = check ]; then
+	check_untraceable
 	"$mt" check >>"$res" 2>&1
 	# The program's own summary line would be counted twice; drop it.
 	sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"

@@ -16,6 +16,14 @@
  *                          slowdown of a syscall loop traced vs untraced
  *                          ($LTT_BASELINE_NS: the loop without the module)
  *   ltt_modtest syscalls   median ns per getppid(), for that baseline
+ *   ltt_modtest fuzz N     N random ioctls, then a trace that must count
+ *                          exactly ($LTT_FUZZ_SEED: the generator's seed)
+ *   ltt_modtest hotplug    a CPU taken offline and online during a trace
+ *   ltt_modtest count FILE test-mode events and lost events in a trace
+ *                          file tracedaemon wrote (whole blocks must be
+ *                          valid; a cut last block is reported)
+ *   ltt_modtest one CHECK  one hardening check of `check` on its own:
+ *                          close-idle, start-enomem or open-policy
  *
  * No check depends on how long something takes: waits have generous
  * timeouts only so a broken module cannot hang the suite.
@@ -430,12 +438,14 @@ static void check_ioctls(int fd)
 		te.payload = LTT_CUSTOM_MAX + 8;
 		r = r == -EINVAL && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
 		te.payload = 16;
-		te.reserved = 1;
+		te.flags = 0x80000000u;
 		r = r && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
-		te.reserved = 0;
+		te.flags = LTT_TEST_F_HEARTBEAT;
+		r = r && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
+		te.flags = 0;
 		te.cpu_mask = 1ULL << 63;
 		r = r && xioctl(fd, LTT_IOC_TEST_EMIT, &te) == -EINVAL;
-		check(r, "TEST_EMIT bad payload/reserved/cpu mask: EINVAL", " ");
+		check(r, "TEST_EMIT bad payload/flags/cpu mask: EINVAL", " ");
 	}
 	{
 		char big[LTT_CUSTOM_MAX + 1] = { 0 };
@@ -1273,6 +1283,300 @@ static void check_sigkill(void)
 	}
 }
 
+/* ------------------------------------------- hardening: block close */
+
+/*
+ * Walk the blocks of @t: every block's length within the buffer size, and
+ * for @cpu, the largest block and whether each of its blocks ended
+ * HEARTBEAT, BLOCK_END (a close that needed a heartbeat).
+ */
+struct close_seen {
+	uint32_t max_len;         /* largest block of any CPU */
+	uint32_t cpu_max_len;     /* largest block of the CPU looked at */
+	unsigned int hb_closes;   /* its blocks closed by HEARTBEAT, BLOCK_END */
+	unsigned int bad;         /* blocks whose frame does not hold */
+};
+
+static void walk_closes(const struct trace *t, unsigned int cpu,
+			struct close_seen *s)
+{
+	size_t off = 0;
+
+	memset(s, 0, sizeof(*s));
+	while (off + 8 + sizeof(struct ltt_block_start) <= t->len) {
+		const struct ltt_block_start *bs =
+			(const void *)(t->buf + off + 8);
+		uint32_t len = bs->length, pos = 8 + sizeof(*bs);
+		uint8_t prev = 0, last = 0;
+
+		if (bs->magic != LTT_BLOCK_MAGIC || len < pos || len > t->len - off) {
+			s->bad++;
+			return;
+		}
+		if (len > s->max_len)
+			s->max_len = len;
+		while (pos + 8 <= len) {
+			const struct ltt_record_header *h =
+				(const void *)(t->buf + off + pos);
+
+			if (h->size < 8 || h->size > len - pos) {
+				s->bad++;
+				return;
+			}
+			prev = last;
+			last = h->event;
+			pos += h->size;
+		}
+		if (bs->cpu == cpu) {
+			if (len > s->cpu_max_len)
+				s->cpu_max_len = len;
+			if (last == LTT_EV_BLOCK_END && prev == LTT_EV_HEARTBEAT)
+				s->hb_closes++;
+		}
+		off += len;
+	}
+	if (off != t->len)
+		s->bad++;
+}
+
+/*
+ * A CPU whose block has been filled by heartbeats and then sits idle for
+ * 2^32 clock units must still close that block inside its buffer: the
+ * close writes a heartbeat and BLOCK_END, and room for both must have been
+ * kept. Test mode writes N heartbeats on one CPU and ages its delta base
+ * (as 2^32 idle units would), then STOP closes the block. N runs over the
+ * counts around a full block, for two buffer sizes whose room left after
+ * the last heartbeat differs by 8 bytes.
+ */
+static void check_close_after_idle(int fd)
+{
+	unsigned int target = ncpus_online > 1 ? 1 : 0;
+	const uint32_t sizes[] = { LTT_BUFFER_MIN, LTT_BUFFER_MIN + 8 };
+	unsigned int runs = 0, failures = 0, hb_closes = 0, full = 0;
+	uint32_t worst = 0, worst_size = 0;
+	char why[400] = "";
+	cpu_set_t set, old;
+
+	/* START's TRACE_START goes to CPU 0; the heartbeats to the target. */
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (unsigned int k = 0; k < 2; k++) {
+		uint32_t b = sizes[k];
+		uint32_t nfull = (b - 8 - sizeof(struct ltt_block_start)) / 16;
+
+		for (uint32_t n = nfull - 6; n <= nfull + 2; n++) {
+			struct ltt_test_emit te = { .count = n,
+						    .cpu_mask = 1ULL << target,
+						    .flags = LTT_TEST_F_HEARTBEAT |
+							     LTT_TEST_F_AGE };
+			struct trace t = { 0 };
+			struct tp_result res = { 0 };
+			struct close_seen s;
+			int r, pr = -1;
+
+			r = configure(fd, 0, 0, b);
+			r = r || start(fd, &t);
+			r = r || xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+			r = r || stop_and_collect(fd, &t);
+			if (!r)
+				pr = tp_parse(t.buf, t.len, t.info.ncpus,
+					      t.info.anchor_tsc, NULL, NULL, &res);
+			walk_closes(&t, target, &s);
+			runs++;
+			if (s.max_len > worst) {
+				worst = s.max_len;
+				worst_size = b;
+			}
+			hb_closes += s.hb_closes > 0;
+			full += s.cpu_max_len + 16 >= b;
+			if (r || pr || s.bad || s.max_len > b) {
+				if (!failures++)
+					snprintf(why, sizeof(why),
+						 "size %u n %u: r %d parse '%s' bad %u block %u bytes",
+						 b, n, r, pr ? res.error : "", s.bad,
+						 s.max_len);
+			}
+			trace_free(&t);
+		}
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	xioctl(fd, LTT_IOC_RESET, NULL);
+	check(!failures, "close after a long idle stays inside the buffer",
+	      "%u of %u runs: %s (largest block %u of %u bytes)", failures, runs,
+	      why, worst, worst_size);
+	/* The runs must really have reached the case: full blocks closed late. */
+	check(hb_closes == runs && full > 0,
+	      "close after a long idle: heartbeat before BLOCK_END, full blocks reached",
+	      "%u of %u runs closed with a heartbeat, %u reached a full block",
+	      hb_closes, runs, full);
+	note("close after idle: %u runs, largest block %u bytes", runs, worst);
+}
+
+/* ------------------------------------------- hardening: failed START */
+
+/* Touch @bytes of anonymous memory in a child and keep it until killed. */
+static pid_t hog_memory(size_t bytes)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		volatile char *m = malloc(bytes);
+
+		/* Stores through volatile: the compiler may not drop them. */
+		for (size_t i = 0; m && i < bytes; i += 4096)
+			m[i] = 1;
+		c = m ? 'y' : 'n';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static long mem_available_kib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long kib = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * START after STOP with buffers the machine cannot afford: START fails
+ * with ENOMEM and the device is IDLE with nothing to read (the stopped
+ * trace's blocks are gone, as after any START), read() returns 0, poll()
+ * says readable, a START with affordable buffers works, close() works.
+ * Memory is made short by a child that holds all but 200 MiB.
+ */
+static void check_start_enomem(void)
+{
+	uint8_t *buf = malloc(LTT_BUFFER_MAX);
+	struct trace t = { 0 };
+	struct tp_result res = { 0 };
+	struct test_seen s;
+	struct pollfd p;
+	long avail = mem_available_kib();
+	pid_t hog = -1;
+	ssize_t n = -1;
+	int fd = open_dev(), r, pr = -1, pl = -1;
+
+	r = fd < 0 || !buf || avail < 0 ? -ENODEV : 0;
+	r = r || configure(fd, 0, 0, 65536) || start(fd, &t) ||
+	    emit(fd, 100, 0, 16) || xioctl(fd, LTT_IOC_STOP, NULL);
+	r = r || set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, LTT_BUFFER_MAX);
+	if (!r && avail > 300 * 1024) {
+		hog = hog_memory((size_t)(avail - 200 * 1024) * 1024);
+		note("START without memory: %ld MiB available, %ld MiB held", avail / 1024,
+		     hog > 0 ? (avail - 200 * 1024) / 1024 : 0);
+	}
+	if (r || hog < 0) {
+		check(false, "START that fails after STOP: setup", "r %d hog %d", r, hog);
+		goto out;
+	}
+	r = xioctl(fd, LTT_IOC_START, NULL);
+	check(r == -ENOMEM, "START without memory after STOP: ENOMEM", "r %d", r);
+	if (!r)
+		xioctl(fd, LTT_IOC_STOP, NULL); /* read() must not wait */
+	n = read(fd, buf, LTT_BUFFER_MAX);
+	check(n == 0, "read after a failed START: EOF, nothing of the old trace",
+	      "read %zd (%s)", n, n < 0 ? strerror(errno) : "data");
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pl = poll(&p, 1, 1000);
+	check(pl == 1 && (p.revents & POLLIN) && read(fd, buf, 65536) == 0,
+	      "poll after a failed START: readable, then EOF", "poll %d revents %#x",
+	      pl, p.revents);
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	hog = -1;
+	trace_free(&t);
+	r = set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 65536) || start(fd, &t) ||
+	    emit(fd, 100, 0, 16) || stop_and_collect(fd, &t);
+	test_seen_init(&s, 16);
+	if (!r)
+		pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+			      on_test_record, &s, &res);
+	check(!r && !pr && test_seen_total(&s) == 100 * ncpus_online,
+	      "a trace after the failed START", "r %d parse '%s' events %llu", r,
+	      pr ? res.error : "", (unsigned long long)test_seen_total(&s));
+out:
+	if (hog > 0) {
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+	}
+	check(fd >= 0 && close(fd) == 0, "close after a failed START", " ");
+	trace_free(&t);
+	free(buf);
+}
+
+/* ------------------------------------------- hardening: who may open */
+
+/*
+ * The device is root's, mode 0600, and opening it also needs CAP_PERFMON
+ * or CAP_SYS_ADMIN: an ordinary user gets EACCES, and EPERM even when the
+ * node's mode has been widened.
+ */
+static void check_open_policy(void)
+{
+	int err[2] = { -1, -1 };
+
+	for (int widened = 0; widened < 2; widened++) {
+		int p[2];
+		pid_t pid;
+
+		if (widened && chmod(dev, 0666))
+			break;
+		if (pipe(p))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			int e = 0;
+
+			if (setgid(1000) || setuid(1000))
+				e = -1;
+			else if (open(dev, O_RDONLY) < 0)
+				e = errno;
+			if (write(p[1], &e, sizeof(e)) != sizeof(e))
+				_exit(1);
+			_exit(0);
+		}
+		close(p[1]);
+		if (pid < 0 || read(p[0], &err[widened], sizeof(int)) != sizeof(int))
+			err[widened] = -2;
+		close(p[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	chmod(dev, 0600);
+	check(err[0] == EACCES, "uid 1000 cannot open /dev/tracer (mode 0600)",
+	      "errno %d", err[0]);
+	check(err[1] == EPERM,
+	      "uid 1000 cannot open /dev/tracer even with mode 0666: EPERM",
+	      "errno %d (%s)", err[1], err[1] > 0 ? strerror(err[1]) : "opened");
+}
+
 /* ------------------------------------------------------------ modes */
 
 /*
@@ -1358,8 +1662,11 @@ static int mode_check(void)
 	if (check_kernel_events(fd))
 		check_syscall_ip(fd);
 	check_heartbeat(fd);
+	check_close_after_idle(fd);
 	close(fd);
 	check_sigkill();
+	check_start_enomem();
+	check_open_policy();
 out:
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
@@ -1564,6 +1871,311 @@ static int mode_bench(int reps)
 	return 0;
 }
 
+/* ------------------------------------------------------- fault modes */
+
+/*
+ * Random ioctls: every command of the ABI and random ones, with random
+ * sizes, directions, values and pointers (NULL, unmapped, kernel, a buffer
+ * of random bytes), between non-blocking reads. The module must answer
+ * each with 0 or one of the errors it documents, never hang, warn or oops
+ * (the harness fails the run on any kernel warning); afterwards a trace
+ * must still count exactly.
+ */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static int mode_fuzz(long n)
+{
+	static const unsigned long known[] = {
+		LTT_IOC_GET_ABI_VERSION, LTT_IOC_START, LTT_IOC_STOP, LTT_IOC_RESET,
+		LTT_IOC_SET_BUFFER_SIZE, LTT_IOC_SET_EVENT_MASK, LTT_IOC_SET_DETAILS_MASK,
+		LTT_IOC_TRACK_PID, LTT_IOC_TRACK_PGRP, LTT_IOC_TRACK_UID, LTT_IOC_TRACK_GID,
+		LTT_IOC_SET_CPUID, LTT_IOC_SET_SYSCALL_DEPTH, LTT_IOC_SET_SYSCALL_RANGE,
+		LTT_IOC_GET_TRACE_INFO, LTT_IOC_GET_LOST, LTT_IOC_TEST_EMIT,
+		LTT_IOC_USER_EVENT,
+	};
+	static uint8_t buf[1 << 16] __attribute__((aligned(64)));
+	static uint8_t rbuf[LTT_BUFFER_MAX];
+	long unexpected = 0, ok = 0, errs = 0;
+	char first[160] = "";
+	int fd = open_dev();
+
+	if (getenv("LTT_FUZZ_SEED"))
+		rng_state = strtoull(getenv("LTT_FUZZ_SEED"), NULL, 0) | 1;
+	if (fd < 0) {
+		check(false, "ioctl fuzz: open", "%s", strerror(errno));
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		uint64_t r = rnd();
+		unsigned long cmd;
+		void *arg;
+		int ret;
+
+		if (r % 5) {
+			cmd = known[rnd() % (sizeof(known) / sizeof(known[0]))];
+		} else {
+			unsigned int dir = rnd() % 4, nr = rnd() % 0x40;
+			unsigned int size = rnd() % 4 ? rnd() % 512 : rnd() % (1u << 14);
+			unsigned int type = rnd() % 4 ? LTT_IOC_MAGIC : rnd() % 256;
+
+			cmd = _IOC(dir, type, nr, size);
+		}
+		for (size_t k = 0; k < 512; k += 8) {
+			uint64_t v = rnd();
+
+			/* Small values are the interesting ones for sizes and ids. */
+			if (v % 3 == 0)
+				v %= 1u << 20;
+			memcpy(buf + k, &v, 8);
+		}
+		switch (rnd() % 8) {
+		case 0:
+			arg = NULL;
+			break;
+		case 1:
+			arg = (void *)8;
+			break;
+		case 2:
+			arg = (void *)0xffffffff81000000UL;
+			break;
+		default:
+			arg = buf;
+			break;
+		}
+		if (arg == buf && cmd == LTT_IOC_TEST_EMIT) {
+			struct ltt_test_emit *te = (void *)buf;
+
+			/* Bounded work: a test emit runs until it has emitted. */
+			te->count %= 2000;
+			if (rnd() % 2)
+				te->flags &= LTT_TEST_F_ALL;
+		}
+		if (arg == buf && cmd == LTT_IOC_USER_EVENT && rnd() % 2) {
+			struct ltt_user_event *ue = (void *)buf;
+
+			ue->data = (uintptr_t)(buf + 1024);
+			ue->length %= LTT_CUSTOM_MAX + 64;
+		}
+		if (arg == buf && cmd == LTT_IOC_SET_BUFFER_SIZE && rnd() % 2)
+			*(uint32_t *)buf = LTT_BUFFER_MIN + 8 * (rnd() % 8192);
+		ret = ioctl(fd, cmd, arg) < 0 ? errno : 0;
+		if (!ret) {
+			ok++;
+		} else if (ret == EINVAL || ret == EFAULT || ret == ENOTTY ||
+			   ret == EBUSY || ret == ENOMEM) {
+			errs++;
+		} else if (!unexpected++) {
+			snprintf(first, sizeof(first), "cmd %#lx arg %p: %s", cmd,
+				 arg, strerror(ret));
+		}
+		if (i % 16 == 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			/* read() only when poll() says it will not block. */
+			if (poll(&p, 1, 0) == 1 && read(fd, rbuf, sizeof(rbuf)) < 0 &&
+			    errno != EAGAIN && errno != EINVAL && !unexpected++)
+				snprintf(first, sizeof(first), "read: %s", strerror(errno));
+		}
+	}
+	note("ioctl fuzz: %ld calls, %ld succeeded, %ld documented errors", n, ok, errs);
+	check(!unexpected, "ioctl fuzz: only documented errors",
+	      "%ld unexpected, first: %s", unexpected, first);
+	check_emit(fd, "after the ioctl fuzz: counts exact", 3000, 65536, 16, true);
+	close(fd);
+out:
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+static int set_cpu_online(unsigned int cpu, int on)
+{
+	char path[64];
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/*
+ * A CPU taken offline and back online in the middle of a trace, and a CPU
+ * offline (for longer than 32-bit deltas reach) when the trace stops:
+ * blocks valid, one FINAL block per CPU, recorded + lost == emitted.
+ */
+static void check_cpu_hotplug(int fd)
+{
+	unsigned int last = ncpus_online - 1;
+
+	if (ncpus_online < 2) {
+		printf("skip - CPU hotplug: one CPU online\n");
+		return;
+	}
+	for (int phase = 0; phase < 2; phase++) {
+		const char *nm = phase ? "CPU offline when the trace stops" :
+					 "CPU offline and online mid-trace";
+		struct ltt_lost_counts lc;
+		struct trace t = { 0 };
+		struct tp_result res = { 0 };
+		struct test_seen s;
+		uint64_t emitted = 0;
+		int r, pr = -1, off = -1, on = -1;
+
+		r = configure(fd, 0, 0, 65536) || start(fd, &t);
+		r = r || emit(fd, 1000, 0, 16);
+		emitted += 1000 * ncpus_online;
+		off = r ? -1 : set_cpu_online(last, 0);
+		r = r || off || emit(fd, 1000, 0, 16);
+		emitted += 1000 * (ncpus_online - 1);
+		if (phase == 0) {
+			on = r ? -1 : set_cpu_online(last, 1);
+			r = r || on || emit(fd, 1000, 0, 16);
+			emitted += 1000 * ncpus_online;
+		} else if (!r) {
+			sleep(5);
+		}
+		r = r || stop_and_collect(fd, &t);
+		if (phase == 1)
+			on = set_cpu_online(last, 1);
+		r = r || on || xioctl(fd, LTT_IOC_GET_LOST, &lc);
+		test_seen_init(&s, 16);
+		if (!r)
+			pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+				      on_test_record, &s, &res);
+		check(!r && !pr && test_seen_total(&s) + res.lost_total == emitted &&
+			      lc.total == res.lost_total && !s.out_of_order &&
+			      !s.bad_cpu && res.final_blocks[last] == 1 &&
+			      res.final_blocks[0] == 1,
+		      nm, "r %d (offline %d online %d) parse '%s' seen %llu lost %llu emitted %llu finals %u/%u",
+		      r, off, on, pr ? res.error : "",
+		      (unsigned long long)test_seen_total(&s),
+		      (unsigned long long)res.lost_total, (unsigned long long)emitted,
+		      res.final_blocks[0], res.final_blocks[last]);
+		trace_free(&t);
+	}
+	xioctl(fd, LTT_IOC_RESET, NULL);
+}
+
+static int mode_hotplug(void)
+{
+	int fd = open_dev();
+
+	if (fd < 0)
+		check(false, "CPU hotplug: open", "%s", strerror(errno));
+	else
+		check_cpu_hotplug(fd);
+	if (fd >= 0)
+		close(fd);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/*
+ * Count a trace file written by tracedaemon: its whole blocks must be
+ * valid (a cut last block is reported, not an error). Prints
+ * "events N lost N blocks N tail N" (test-mode events, lost events, whole
+ * blocks, bytes after the last whole block).
+ */
+static int mode_count(const char *path)
+{
+	struct ltt_file_header fh;
+	struct tp_result res = { 0 };
+	struct test_seen s;
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, whole, off;
+	FILE *f = fopen(path, "rb");
+	int pr;
+
+	if (!f) {
+		fprintf(stderr, "count: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 65536) {
+			cap = cap * 2 + (1u << 20);
+			buf = realloc(buf, cap);
+			if (!buf)
+				return 1;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		if (!got)
+			break;
+		len += got;
+	}
+	fclose(f);
+	if (len < sizeof(fh)) {
+		fprintf(stderr, "count: %s: %zu bytes, no file header\n", path, len);
+		return 1;
+	}
+	memcpy(&fh, buf, sizeof(fh));
+	if (memcmp(fh.magic, LTT_FILE_MAGIC, 8) || fh.header_size < sizeof(fh) ||
+	    fh.header_size > len) {
+		fprintf(stderr, "count: %s: bad file header\n", path);
+		return 1;
+	}
+	/* The whole blocks: those whose length stays inside the file. */
+	for (off = fh.header_size; off + 8 + sizeof(struct ltt_block_start) <= len;) {
+		const struct ltt_block_start *bs = (const void *)(buf + off + 8);
+
+		if (bs->length < 8 + sizeof(*bs) || bs->length > len - off)
+			break;
+		off += bs->length;
+	}
+	whole = off;
+	test_seen_init(&s, 16);
+	pr = tp_parse(buf + fh.header_size, whole - fh.header_size, fh.ncpus,
+		      fh.anchor_tsc, on_test_record, &s, &res);
+	if (pr) {
+		fprintf(stderr, "count: %s: %s\n", path, res.error);
+		free(buf);
+		return 1;
+	}
+	printf("events %llu lost %llu blocks %llu tail %zu\n",
+	       (unsigned long long)test_seen_total(&s),
+	       (unsigned long long)res.lost_total, (unsigned long long)res.blocks,
+	       len - whole);
+	free(buf);
+	return 0;
+}
+
+/* One hardening check on its own, by name (to show it before a fix). */
+static int mode_one(const char *name)
+{
+	int fd = -1;
+
+	if (!strcmp(name, "close-idle")) {
+		fd = open_dev();
+		if (fd >= 0)
+			check_close_after_idle(fd);
+	} else if (!strcmp(name, "start-enomem")) {
+		check_start_enomem();
+	} else if (!strcmp(name, "open-policy")) {
+		check_open_policy();
+	} else {
+		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy)\n",
+			name);
+		return 2;
+	}
+	if (fd >= 0)
+		close(fd);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "check";
@@ -1590,7 +2202,15 @@ int main(int argc, char **argv)
 		return mode_syscalls(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|bench [REPS]\n",
+	if (!strcmp(mode, "fuzz"))
+		return mode_fuzz(argc > 2 ? atol(argv[2]) : 10000);
+	if (!strcmp(mode, "hotplug"))
+		return mode_hotplug();
+	if (!strcmp(mode, "count") && argc > 2)
+		return mode_count(argv[2]);
+	if (!strcmp(mode, "one") && argc > 2)
+		return mode_one(argv[2]);
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
 		argv[0]);
 	return 2;
 }
