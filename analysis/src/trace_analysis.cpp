@@ -14,10 +14,6 @@ namespace {
 constexpr std::uint32_t kCloneThread = 0x00010000;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 
-// The page of TraceAnalysis's pid table that no task has been given: every
-// lookup in it finds none.
-constexpr std::uint32_t kNoPids[1u << 12] = {};
-
 std::string baseName(const char* path, std::size_t len) {
     std::string_view p(path, len);
     auto slash = p.rfind('/');
@@ -137,8 +133,6 @@ void SyscallTable::rehash(std::uint32_t cells) {
 
 TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot)
     : reader_m(reader), syscallSlots_m(std::min(syscallTableSize(), SyscallTable::kMaxSlots - 1)) {
-    static_assert(std::size(kNoPids) == 1u << kPidPageBits);
-    pidPages_m.fill(kNoPids);
     tsc_m = reader.tscConverter();
     auto ev = [&](unsigned id) { return reader.eventEnabled(id); };
     auto det = [&](unsigned id) { return reader.eventEnabled(id) && reader.detailsEnabled(id); };
@@ -182,31 +176,11 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
 // Inlined: every schedchange looks up pids twice (its dependencies, then
 // the task switched in).
 [[gnu::always_inline]] inline std::uint32_t TraceAnalysis::findLive(std::int32_t pid) const {
-    if (pid >= 0 && pid < kPidTableMax) [[likely]]
-        return pidPages_m[static_cast<std::uint32_t>(pid) >> kPidPageBits]
-                         [static_cast<std::uint32_t>(pid) & ((1u << kPidPageBits) - 1)];
-    return findOverflow(pid);
-}
-
-[[gnu::noinline]] std::uint32_t TraceAnalysis::findOverflow(std::int32_t pid) const {
-    auto it = pidOverflow_m.find(pid);
-    return it == pidOverflow_m.end() ? 0 : it->second;
+    return livePids_m.find(pid);
 }
 
 void TraceAnalysis::setLive(std::int32_t pid, std::uint32_t index) {
-    if (pid >= 0 && pid < kPidTableMax) {
-        const std::uint32_t page = static_cast<std::uint32_t>(pid) >> kPidPageBits;
-        if (pidPages_m[page] == kNoPids) {
-            ownedPidPages_m.push_back(std::make_unique<std::uint32_t[]>(1u << kPidPageBits));
-            pidPages_m[page] = ownedPidPages_m.back().get();
-        }
-        // Not kNoPids: one of ownedPidPages_m, ours to write.
-        const_cast<std::uint32_t*>(
-            pidPages_m[page])[static_cast<std::uint32_t>(pid) & ((1u << kPidPageBits) - 1)] =
-            index + 1;
-    } else {
-        pidOverflow_m[pid] = index + 1;
-    }
+    livePids_m.set(pid, index + 1);
 }
 
 Process& TraceAnalysis::create(std::int32_t pid, std::int32_t ppid, const std::string& name) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <ltt/pid_table.hpp>
 #include <ltt/proc_file.hpp>
 #include <ltt/trace_reader.hpp>
 #include <memory>
@@ -273,19 +274,10 @@ private:
     const TraceReader& reader_m;
     Availability avail_m;
     std::deque<Process> processes_m; // stable addresses
-    // pid -> index of its live instance + 1 (0: none). For the pids Linux
-    // hands out (pid_max <= 4M), a table in pages of 4096 pids allocated on
-    // first use, so memory follows the pids a trace holds, not the largest
-    // one (a system with pid_max = 4M hands out pids in the millions); a page
-    // never written is a shared page of zeros, so a lookup has no test. A
-    // map for anything else.
-    static constexpr unsigned kPidPageBits = 12;
-    static constexpr std::int32_t kPidTableMax = 1 << 22;
-    std::array<const std::uint32_t*, (kPidTableMax >> kPidPageBits)> pidPages_m;
-    std::vector<std::unique_ptr<std::uint32_t[]>> ownedPidPages_m;
-    std::unordered_map<std::int32_t, std::uint32_t> pidOverflow_m;
+    // pid -> index of its live instance + 1 (0: none); memory follows the
+    // pids the trace holds, not the largest one (see pid_table.hpp).
+    PidTable livePids_m;
     std::uint32_t findLive(std::int32_t pid) const; // index + 1, 0 when none
-    std::uint32_t findOverflow(std::int32_t pid) const;
     void setLive(std::int32_t pid, std::uint32_t index);
     std::uint32_t syscallSlots_m = 0;
     TscConverter tsc_m;
