@@ -6,12 +6,12 @@
 #include <ltt/timebin_model.hpp>
 #include <ltt/trace_reader.hpp>
 #include <numeric>
+#include <unordered_map>
 
 namespace ltt {
 
 namespace {
 constexpr std::int32_t kIdlePid = 0;
-constexpr std::int32_t kFlatPids = 1 << 22; // Linux's PID_MAX_LIMIT
 constexpr std::uint32_t kKernelRow = 0;
 constexpr std::uint32_t kIdleRow = 1;
 
@@ -341,10 +341,8 @@ struct GraphSweep {
     std::uint32_t rowOf(std::int32_t pid) const {
         if (pid == kIdlePid)
             return kIdleRow;
-        if (pid > 0 && std::size_t(pid) < g.pidRowFlat_m.size() && g.pidRowFlat_m[pid])
-            return g.pidRowFlat_m[pid] - 1;
-        auto it = g.pidRow_m.find(pid);
-        return it != g.pidRow_m.end() ? std::uint32_t(it->second) : kKernelRow;
+        const std::uint32_t row = g.pidRows_m.find(pid);
+        return row ? row - 1 : kKernelRow;
     }
     // The control state before the first event of bin b, without walking.
     void loadState(std::size_t b) {
@@ -532,10 +530,9 @@ void GraphSweep::columns(const EventGraph& g, std::uint64_t begin, std::uint64_t
 std::optional<std::size_t> EventGraph::rowOfPid(std::int32_t pid) const {
     if (pid == kIdlePid)
         return idleRow();
-    auto it = pidRow_m.find(pid);
-    if (it == pidRow_m.end())
-        return std::nullopt;
-    return it->second;
+    if (const std::uint32_t row = pidRows_m.find(pid))
+        return row - 1;
+    return std::nullopt;
 }
 
 std::uint64_t EventGraph::columnStart(std::uint64_t begin, std::uint64_t end, unsigned columns,
@@ -654,10 +651,9 @@ std::pair<std::uint64_t, std::uint64_t> EventGraph::alignedView(std::uint64_t be
 
 std::size_t EventGraph::memoryBytes() const {
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return bytes(rows_m) + bytes(pidRowFlat_m) + bytes(rowMarkers_m) + bytes(lost_m) +
+    return bytes(rows_m) + pidRows_m.memoryBytes() + bytes(rowMarkers_m) + bytes(lost_m) +
            bytes(entries_m) + bytes(binEntry_m) + bytes(binIndex_m) + bytes(ckCpu_m) +
-           bytes(ckCpuAt_m) + bytes(ckSaved_m) + bytes(ckSavedAt_m) +
-           pidRow_m.size() * (sizeof(std::int32_t) + sizeof(std::size_t) + 2 * sizeof(void*));
+           bytes(ckCpuAt_m) + bytes(ckSaved_m) + bytes(ckSavedAt_m);
 }
 
 // ---------------------------------------------------------------------------
@@ -700,21 +696,12 @@ struct EventGraphBuilder::State {
     std::uint32_t rowFor(std::int32_t pid) {
         if (pid == kIdlePid)
             return kIdleRow;
-        // Called for every event: a flat table for ordinary pids, the map
-        // for the rest.
-        auto& flat = g.pidRowFlat_m;
-        const bool isFlat = pid > 0 && pid < kFlatPids;
-        if (isFlat && std::size_t(pid) < flat.size() && flat[pid])
-            return flat[pid] - 1;
-        auto [it, inserted] = g.pidRow_m.try_emplace(pid, g.rows_m.size());
-        if (inserted)
-            addRow({GraphRowKind::Process, pid});
-        if (isFlat) {
-            if (flat.size() <= std::size_t(pid))
-                flat.resize(std::max<std::size_t>(pid + 1, flat.size() * 2), 0);
-            flat[pid] = std::uint32_t(it->second + 1);
-        }
-        return std::uint32_t(it->second);
+        if (const std::uint32_t row = g.pidRows_m.find(pid)) [[likely]]
+            return row - 1;
+        const auto row = std::uint32_t(g.rows_m.size());
+        addRow({GraphRowKind::Process, pid});
+        g.pidRows_m.set(pid, row + 1);
+        return row;
     }
     void touch(std::uint32_t row) {
         if (!touched[row]) {
@@ -921,13 +908,9 @@ EventGraph EventGraphBuilder::finish(std::uint64_t endNs,
     for (std::uint32_t i = 0; i < n; ++i) {
         out.rows_m.push_back(g.rows_m[order[i]]);
         out.rowMarkers_m.push_back(g.rowMarkers_m[order[i]]);
-        if (out.rows_m.back().kind == GraphRowKind::Process)
-            out.pidRow_m[out.rows_m.back().pid] = i;
     }
-    out.pidRowFlat_m = std::move(g.pidRowFlat_m);
-    for (auto& r : out.pidRowFlat_m)
-        if (r)
-            r = newRow[r - 1] + 1;
+    out.pidRows_m = std::move(g.pidRows_m);
+    out.pidRows_m.transform([&](std::uint32_t r) { return newRow[r - 1] + 1; });
     out.entries_m = std::move(g.entries_m);
     for (auto& e : out.entries_m)
         e.row = newRow[e.row];

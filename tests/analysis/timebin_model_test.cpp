@@ -2,9 +2,11 @@
 // control placement per the trace-format §3 rules, column binning, hit
 // testing, and agreement with the unbounded reference model
 // (timebin_model_reference.hpp) on random streams and ltt-synth traces.
+#include "peak_rss.hpp"
 #include "timebin_model_reference.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -475,6 +477,66 @@ TEST(TimeBinModel, AgreesWithReferenceOnSynthTraces) {
         }
     }
     std::filesystem::remove_all(dir);
+}
+
+// Rows for pids anywhere in Linux's range (pid_max up to 4M) and outside it
+// are found, by the builder, by rowOfPid() and by the sweeps that re-read
+// events, and a few large pids cost pages of the pid table, not a table up
+// to the largest pid (16 MB for 4M pids).
+TEST(TimeBinModel, LargePidsCostLittle) {
+    const std::int32_t pids[] = {4095, 4096, 3999999, 4194303, 2000000000, -5};
+    // Each pid is switched in (in the kernel), returns to user mode and
+    // enters a system call.
+    auto build = [&](bool withReference, ltt_ref::RefGraph* ref) {
+        Feeder f;
+        std::uint64_t t = 1000;
+        std::int32_t prev = 1;
+        for (std::int32_t pid : pids) {
+            f.ev(t += 10, 0, prev, LTT_EV_SCHEDCHANGE, 0, pid);
+            f.ev(t += 10, 0, pid, LTT_EV_SYSCALL_EXIT);
+            f.ev(t += 10, 0, pid, LTT_EV_SYSCALL_ENTRY);
+            prev = pid;
+        }
+        if (withReference) {
+            ltt_ref::RefBuilder rb;
+            for (const GraphEventInput& e : f.all)
+                rb.add(e);
+            *ref = rb.finish(t + 10);
+        }
+        return f.finish(t + 10);
+    };
+    ltt_ref::RefGraph ref;
+    const EventGraph g = build(true, &ref);
+    ASSERT_EQ(g.rows().size(), 3 + std::size(pids));
+    for (std::size_t i = 0; i < std::size(pids); ++i) {
+        const auto row = g.rowOfPid(pids[i]);
+        ASSERT_TRUE(row.has_value()) << pids[i];
+        EXPECT_EQ(g.rows()[*row].pid, pids[i]);
+        // Exit, entry, and the schedchange that switches it out (not the last).
+        EXPECT_EQ(g.markerCount(*row), i + 1 < std::size(pids) ? 3u : 2u) << pids[i];
+        EXPECT_TRUE(g.hasControl(*row, 1025 + 30 * i)) << pids[i];  // in user mode
+        EXPECT_FALSE(g.hasControl(*row, 1035 + 30 * i)) << pids[i]; // in the system call
+    }
+    EXPECT_FALSE(g.rowOfPid(4097).has_value());
+    EXPECT_FALSE(g.rowOfPid(-4).has_value());
+    compareModels(g, ref, 13, 200);
+    // The model's own count: rows and a few pages, not 4M pids' worth.
+    std::printf("time-bin model with pids up to 4194303: %zu bytes (memoryBytes)\n",
+                g.memoryBytes());
+    EXPECT_LE(g.memoryBytes(), 256u * 1024);
+#ifdef LTT_UNDER_ASAN
+    GTEST_SKIP() << "RSS under ASan is not the model's";
+#endif
+    const long peakKb = ltt::test::childPeakKb([&] {
+        const EventGraph big = build(false, nullptr);
+        return big.rowOfPid(4194303).has_value() && big.rowOfPid(-5).has_value();
+    });
+    if (peakKb == -1)
+        GTEST_SKIP() << "cannot reset the peak RSS (/proc/self/clear_refs)";
+    ASSERT_GE(peakKb, 0) << (peakKb == -2 ? "model build failed" : "child died");
+    std::printf("time-bin model with pids up to 4194303: peak RSS %ld kB above the start\n",
+                peakKb);
+    EXPECT_LE(peakKb, 2 * 1024);
 }
 
 } // namespace

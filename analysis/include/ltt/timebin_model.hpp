@@ -7,7 +7,9 @@
 //
 // Memory does not grow with events. EventGraphBuilder takes every event once,
 // in time order, and keeps
-//   - the rows (one per process: grows with processes);
+//   - the rows (one per process: grows with processes), found by pid in a
+//     PidTable (16 KB pages for the pids seen, not a table up to the
+//     largest pid);
 //   - a summary over at most kSummaryBins time bins of equal width (the width
 //     doubles, merging bins pairwise, whenever the trace outgrows them): per
 //     bin and per row active in it, the markers' count, the first marker's
@@ -29,10 +31,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <ltt/pid_table.hpp>
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace ltt {
@@ -217,8 +219,9 @@ private:
     std::size_t binOf(std::uint64_t timeNs) const; // clamped to [0, binCount()]
 
     std::vector<GraphRow> rows_m;
-    std::unordered_map<std::int32_t, std::size_t> pidRow_m;
-    std::vector<std::uint32_t> pidRowFlat_m; // pid -> row + 1 for small pids, 0: none
+    // pid -> row + 1 (0: none), looked up for every event; memory follows
+    // the pids the trace holds, not the largest one (see pid_table.hpp).
+    PidTable pidRows_m;
     std::vector<std::size_t> rowMarkers_m;
     std::vector<LostMark> lost_m;
     std::uint64_t start_m = 0;
