@@ -32,8 +32,8 @@ TEST(PidTable, MemoryFollowsThePagesUsed) {
     ltt::PidTable t;
     const std::size_t empty = t.memoryBytes();
     EXPECT_LT(empty, 64u); // no page
-    t.set(4194303, 1); // the last page of 4M pids: one page, not the table
-    t.set(4194000, 2); // the same page
+    t.set(4194303, 1);     // the last page of 4M pids: one page, not the table
+    t.set(4194000, 2);     // the same page
     const std::size_t onePage = t.memoryBytes();
     EXPECT_GE(onePage, 4096 * sizeof(std::uint32_t));
     EXPECT_LT(onePage, 2 * 4096 * sizeof(std::uint32_t));
