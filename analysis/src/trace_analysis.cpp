@@ -420,8 +420,12 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     switch (e.subtype) {
     case LTT_PROCESS_FORK:
     case LTT_PROCESS_KTHREAD: {
-        const std::uint32_t parentIdx = findLive(cur.pid) - 1; // cur is live
-        const Process& parent = processes_m[parentIdx];
+        // The parent is the task current on this CPU, not the live
+        // instance of its pid: that pid may have been forked again since
+        // (a missed EXIT), and the newer instance, current on another CPU,
+        // changes in that CPU's runs (an exec renames it), which the walk
+        // may feed before or after this barrier.
+        Process& parent = cur;
         std::uint32_t childIdx;
         if (std::uint32_t known = findLive(d.pid); known && adoptable(processes_m[known - 1])) {
             // The child is already known: its own events on another CPU
@@ -446,7 +450,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parent.tgid : d.pid;
         c.startNs = ns;
         if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
-            processes_m[parentIdx].children.push_back(childIdx);
+            parent.children.push_back(childIdx);
         break;
     }
     case LTT_PROCESS_EXIT: {

@@ -437,6 +437,67 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnSynthTraces) {
     std::filesystem::remove_all(dir);
 }
 
+// A FORK's parent is the task current on its CPU, even when its pid has
+// since been forked again elsewhere (a missed EXIT, or a fuzzed trace): the
+// newer instance, live under that pid, is current on another CPU, where an
+// exec renames it inside a run. Had the FORK looked its parent up by pid,
+// the child's name would depend on whether that run was fed before the
+// FORK, and run() would differ from the merged order. The same with the
+// walk stopped by a BLOCK_END whose record count is wrong, as the fuzzer
+// found it.
+TEST(TraceAnalysis, RunMatchesMergedOrderWhenAnOlderInstanceForks) {
+    TraceBuilder b(2);
+    b.block(0, 1000, 100); // sh
+    b.ev(1100, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{200, 0, 0x11});
+    b.ev(1200, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{200, 100, LTT_TASK_RUNNING, 0});
+    b.ev(1600, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{300, 0, 0x11});
+    b.ev(1700, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x401000, 0, 0});
+    b.ev(1900, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{0});
+    b.end(2000);
+    b.block(1, 1000, 1); // init
+    b.ev(1300, LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{200, 0, 0x11});
+    b.ev(1400, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{200, 1, LTT_TASK_RUNNING, 0});
+    ltt_ev_file_system ex{};
+    std::strcpy(ex.name, "/bin/ls");
+    b.evBytes(1500, LTT_EV_FILE_SYSTEM, LTT_FS_EXEC, &ex, LTT_EV_FS_FIXED + 8);
+    // Past CPU 0's FORK: the run holding the exec ends here.
+    b.ev(1700, LTT_EV_KERNEL_TIMER);
+    b.end(1800);
+    auto good = b.bytes();
+    auto damaged = good;
+    // CPU 1's block is the file's last: its BLOCK_END's record count.
+    poke<std::uint32_t>(damaged, damaged.size() - 8, 4);
+    const ltt::ProcSnapshot snap = snapshot(); // init 1, sh 100
+    for (const auto* bytes : {&good, &damaged}) {
+        const bool isDamaged = bytes == &damaged;
+        ltt::TraceError e;
+        auto reader = ltt::TraceReader::openMemory(*bytes, "t.trace", &e);
+        ASSERT_TRUE(reader) << e.str();
+        EXPECT_EQ(ltt::test::runMatchesMergedOrder(*reader, &snap), "") << "damaged " << isDamaged;
+        ltt::TraceAnalysis a(*reader, &snap);
+        EXPECT_EQ(a.run(), !isDamaged);
+        const auto& procs = a.processes();
+        const ltt::Process* child = nullptr;
+        std::vector<const ltt::Process*> forked; // the two instances of 200
+        for (const auto& p : procs) {
+            if (p.pid == 300)
+                child = &p;
+            if (p.pid == 200)
+                forked.push_back(&p);
+        }
+        ASSERT_NE(child, nullptr);
+        ASSERT_EQ(forked.size(), 2u);
+        EXPECT_EQ(child->ppid, 200);
+        EXPECT_EQ(child->name, "sh"); // its parent's name: the instance sh forked
+        EXPECT_EQ(forked[1]->name, "ls");
+        EXPECT_EQ(forked[0]->children.size(), 1u);
+        if (!forked[0]->children.empty()) {
+            EXPECT_EQ(&procs[forked[0]->children[0]], child);
+        }
+        EXPECT_TRUE(forked[1]->children.empty());
+    }
+}
+
 // The sparse per-process syscall table against a map, through hash
 // collisions (slots equal modulo every table size), growth up to every slot,
 // and copies and moves.
