@@ -10,9 +10,10 @@ fuzzer=$1 seconds=$2
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(dirname "$fuzzer")/work
 mkdir -p "$work/corpus" "$work/artifacts"
-# Crafted inputs (tests/analysis/craft-trace.py): a block whose length is
-# near 4 GiB, the head of a block whose record offsets wrap; the power-cut
-# tails are in tests/data/bad.
+# tests/analysis/fuzz/corpus holds crafted inputs (tests/analysis/craft-trace.py:
+# a block whose length is near 4 GiB, the head of a block whose record
+# offsets wrap; the power-cut tails are in tests/data/bad) and inputs the
+# fuzzer found, minimised and named after what they broke.
 seeds=("$root"/tests/data/*.trace "$root"/tests/data/bad/*.trace "$root"/tests/analysis/fuzz/corpus/*)
 log=$work/last.log
 echo "replaying ${#seeds[@]} committed traces"
