@@ -3,6 +3,7 @@
 // half-written unless the process dies inside write(2).
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <fcntl.h>
 #include <ltt/private_file.hpp>
@@ -66,35 +67,55 @@ TraceWriter::TraceWriter(UniqueFd fd, std::string path, const ltt_file_header& h
     regular_m = S_ISREG(st.st_mode);
     if (regular_m && ::ftruncate(fd_m.get(), 0) != 0)
         throwErrno(errno, "cannot truncate " + path_m);
-    append(std::as_bytes(std::span(&header, 1)));
+    writeAll(std::as_bytes(std::span(&header, 1)), [](std::size_t) { return std::size_t{0}; });
 }
 
 TraceWriter::~TraceWriter() = default;
 
-void TraceWriter::append(std::span<const std::byte> blocks) {
+template <typename Keep> void TraceWriter::writeAll(std::span<const std::byte> bytes, Keep keep) {
     if (!fd_m)
         throwErrno(EBADF, "write to closed trace " + path_m);
     const std::uint64_t before = bytes_m;
-    const std::byte* p = blocks.data();
-    std::size_t left = blocks.size();
+    const std::byte* p = bytes.data();
+    std::size_t left = bytes.size();
     while (left > 0) {
         ssize_t n = ::write(fd_m.get(), p, left);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             int err = errno;
-            // Whatever part of these blocks reached the file is cut off
-            // again: the file ends with a whole block.
-            if (regular_m && bytes_m != before &&
-                ::ftruncate(fd_m.get(), static_cast<off_t>(before)) == 0 &&
-                ::lseek(fd_m.get(), static_cast<off_t>(before), SEEK_SET) >= 0)
-                bytes_m = before;
+            // Whatever part of a block reached the file is cut off again:
+            // the file ends with a whole block.
+            const std::uint64_t end = before + keep(static_cast<std::size_t>(bytes_m - before));
+            if (regular_m && bytes_m != end &&
+                ::ftruncate(fd_m.get(), static_cast<off_t>(end)) == 0 &&
+                ::lseek(fd_m.get(), static_cast<off_t>(end), SEEK_SET) >= 0)
+                bytes_m = end;
             throwErrno(err, "cannot write " + path_m);
         }
         p += n;
         left -= static_cast<std::size_t>(n);
         bytes_m += static_cast<std::uint64_t>(n);
     }
+}
+
+void TraceWriter::append(std::span<const std::byte> blocks) {
+    // The bytes of the blocks that were written whole: each block starts
+    // with its BLOCK_START record, whose details give the block's length.
+    auto wholeBlocks = [blocks](std::size_t written) {
+        constexpr std::size_t lengthAt = sizeof(ltt_record_header) + offsetof(ltt_block_start, length);
+        std::size_t whole = 0;
+        while (whole + lengthAt + sizeof(std::uint32_t) <= written) {
+            std::uint32_t length;
+            std::memcpy(&length, blocks.data() + whole + lengthAt, sizeof(length));
+            if (length < sizeof(ltt_record_header) + sizeof(ltt_block_start) ||
+                length > written - whole)
+                break;
+            whole += length;
+        }
+        return whole;
+    };
+    writeAll(blocks, wholeBlocks);
 }
 
 void TraceWriter::sync() {

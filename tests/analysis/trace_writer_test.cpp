@@ -339,3 +339,35 @@ TEST(TraceWriter, FileSizeLimitLeavesWholeAppendsOnly) {
     EXPECT_EQ((size - sizeof(ltt_file_header)) % blockSize, 0u)
         << "size " << size << ", blocks of " << blockSize;
 }
+
+TEST(TraceWriter, AFailedAppendKeepsEveryBlockThatFitWhole) {
+    // One append larger than what the file may still take: the blocks that
+    // reached the file whole stay, the cut one goes. A daemon commits many
+    // blocks per append, so cutting back to the append's start would lose
+    // every block of it.
+    PrivateDir d;
+    const std::string path = d.dir + "/partial.trace";
+    std::size_t blockSize = 0;
+    const auto data = blocks(40, &blockSize);
+    const std::size_t limit = sizeof(ltt_file_header) + 7 * blockSize + blockSize / 2;
+    ASSERT_LT(limit, sizeof(ltt_file_header) + data.size());
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::signal(SIGXFSZ, SIG_IGN);
+        rlimit rl{limit, limit};
+        ::setrlimit(RLIMIT_FSIZE, &rl);
+        try {
+            ltt::TraceWriter w(path, ltt_file_header{});
+            w.append(data);
+        } catch (const std::exception& e) {
+            ::_exit(std::string(e.what()).find("File too large") != std::string::npos ? 0 : 3);
+        }
+        ::_exit(4);
+    }
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+    EXPECT_EQ(std::filesystem::file_size(path), sizeof(ltt_file_header) + 7 * blockSize)
+        << "blocks of " << blockSize;
+}

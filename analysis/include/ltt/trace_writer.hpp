@@ -6,8 +6,9 @@
 // append() in as few write(2) calls as the kernel allows. A producer killed
 // between two appends leaves a valid file; killed inside one, the file is
 // valid up to its last whole block (readers warn about the tail). An append
-// that fails part-way (a full disk, a file size limit) is cut off again, so
-// the file keeps only whole blocks then too.
+// that fails part-way (a full disk, a file size limit) is cut back to the
+// last of its blocks that reached the file whole, so the file keeps only
+// whole blocks then too, and every block that fitted.
 //
 // The file is private (ltt/private_file.hpp): created 0600, never through a
 // symbolic link, never another user's.
@@ -44,7 +45,8 @@ public:
     // Appends whole blocks (one or more, back to back). Retries short writes
     // and EINTR; throws std::system_error on any other failure ("cannot
     // write PATH: No space left on device"), after cutting a regular file
-    // back to its size before this append, so no partial block stays.
+    // back to the end of the last of these blocks that reached it whole, so
+    // no partial block stays and no whole one is lost.
     void append(std::span<const std::byte> blocks);
     // fdatasync(2); throws std::system_error ("cannot sync PATH") on failure.
     // Not an error on what cannot be synced (a pipe).
@@ -56,6 +58,10 @@ public:
     const std::string& path() const { return path_m; }
 
 private:
+    // write(2) until all of `bytes` is written; on failure cut the file back
+    // to its size before, plus `keep(written)` bytes, and throw.
+    template <typename Keep> void writeAll(std::span<const std::byte> bytes, Keep keep);
+
     std::string path_m;
     UniqueFd fd_m;
     bool regular_m = false;
