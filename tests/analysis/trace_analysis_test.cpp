@@ -293,8 +293,8 @@ TEST(TraceAnalysis, TwoCpusWithWakeupAcrossCpus) {
 // process events, block starts); on any trace it must give what add() gives
 // fed the merged sequence. Random traces on 1 to 17 CPUs, with what makes
 // the order matter: tasks switched in on two CPUs at once, forks of running
-// tasks, lost-events gaps, heartbeats, clocks stepping back, equal times,
-// and damage that stops the walk.
+// tasks, execs, lost-events gaps, heartbeats, clocks stepping back, equal
+// times, and damage that stops the walk.
 TEST(TraceAnalysis, RunMatchesMergedOrderOnRandomTraces) {
     int compared = 0;
     for (std::uint32_t ncpus : {1u, 2u, 3u, 4u, 5u, 8u, 16u, 17u}) {
@@ -352,9 +352,19 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnRandomTraces) {
                             break;
                         case 10: {
                             auto f = fsArg(3, static_cast<std::int64_t>(rng() % 500));
+                            const std::uint32_t kind = rng() % 4;
+                            if (kind == 3) {
+                                // An exec renames the current task inside a
+                                // run; a FORK elsewhere gives its name on.
+                                std::snprintf(f.name, sizeof f.name, "/bin/p%u",
+                                              static_cast<unsigned>(rng() % 100));
+                                b.evBytes(t, LTT_EV_FILE_SYSTEM, LTT_FS_EXEC, &f,
+                                          LTT_EV_FS_FIXED + 16);
+                                break;
+                            }
                             b.evBytes(t, LTT_EV_FILE_SYSTEM,
-                                      static_cast<std::uint8_t>(rng() % 2 ? LTT_FS_READ
-                                                                          : LTT_FS_BUF_WAIT_START),
+                                      static_cast<std::uint8_t>(kind < 2 ? LTT_FS_READ
+                                                                         : LTT_FS_BUF_WAIT_START),
                                       &f, LTT_EV_FS_FIXED);
                             break;
                         }
