@@ -7,11 +7,14 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <ltt/event_format.hpp>
 #include <ltt/proc_file.hpp>
+#include <ltt/unique_fd.hpp>
 #include <string_view>
 #include <system_error>
+#include <unistd.h>
 
 namespace ltt {
 
@@ -76,10 +79,16 @@ std::string ProcParseError::str() const {
     return path + ":" + std::to_string(line) + ": " + message;
 }
 
-void writeProcFile(const std::string& path, const ProcSnapshot& snapshot) {
-    std::FILE* f = std::fopen(path.c_str(), "we");
-    if (!f)
-        throw std::system_error(errno, std::generic_category(), "cannot create " + path);
+void writeProcFile(int fd, const std::string& path, const ProcSnapshot& snapshot) {
+    // A stream over a duplicate: fclose() closes that, the caller keeps fd.
+    int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    std::FILE* f = dup < 0 ? nullptr : ::fdopen(dup, "w");
+    if (!f) {
+        int err = errno;
+        if (dup >= 0)
+            ::close(dup);
+        throw std::system_error(err, std::generic_category(), "cannot write " + path);
+    }
     std::fprintf(f, "# ltt-proc 1\n");
     for (const ProcTask& t : snapshot.tasks) {
         std::fprintf(f,
@@ -100,6 +109,14 @@ void writeProcFile(const std::string& path, const ProcSnapshot& snapshot) {
     int err = errno;
     if (std::fclose(f) != 0 || bad)
         throw std::system_error(bad ? err : errno, std::generic_category(), "cannot write " + path);
+}
+
+void writeProcFile(const std::string& path, const ProcSnapshot& snapshot) {
+    // Never through a symbolic link, private to the caller.
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd)
+        throw std::system_error(errno, std::generic_category(), "cannot create " + path);
+    writeProcFile(fd.get(), path, snapshot);
 }
 
 std::optional<ProcSnapshot> readProcFile(const std::string& path, ProcParseError* error,

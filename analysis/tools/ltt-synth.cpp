@@ -807,7 +807,7 @@ int main(int argc, char** argv) {
         Synth s(opt, w);
         s.run();
         w.close();
-        ltt::writeProcFile(proc.tempPath(), s.snapshot());
+        ltt::writeProcFile(proc.fd(), proc.tempPath(), s.snapshot());
         proc.commit();
         std::uint64_t off = 0;
         if (!opt.corrupt.empty()) {

@@ -21,7 +21,7 @@ SnapshotThread::~SnapshotThread() = default;
 void SnapshotThread::run(std::function<ProcSnapshot()> take, ReplacementFile& file) {
     try {
         ProcSnapshot snap = take();
-        writeProcFile(file.tempPath(), snap);
+        writeProcFile(file.fd(), file.tempPath(), snap);
         file.commit();
         tasks_m = snap.tasks.size();
     } catch (...) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <ltt/proc_file.hpp>
 #include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -123,4 +125,25 @@ TEST(ProcFile, WriteFailureNamesThePath) {
     } catch (const std::system_error& e) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/x.proc"), std::string::npos);
     }
+}
+
+TEST(ProcFile, WriteNeverFollowsASymbolicLinkAndIsPrivate) {
+    const auto victim = tmp("victim.txt");
+    const auto link = tmp("planted.proc");
+    writeText(victim, "keep");
+    std::remove(link.c_str());
+    ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
+    EXPECT_THROW(ltt::writeProcFile(link, {}), std::system_error);
+    std::ifstream in(victim);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "keep");
+
+    const auto path = tmp("private.proc");
+    std::remove(path.c_str());
+    const mode_t old = ::umask(0);
+    ltt::writeProcFile(path, {});
+    ::umask(old);
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
 }

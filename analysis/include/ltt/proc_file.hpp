@@ -42,7 +42,11 @@ struct ProcSnapshot {
     std::vector<ProcMap> maps;
 };
 
-// Writes the snapshot; throws std::system_error naming the path on failure.
+// Writes the snapshot to the open file `fd` (its current offset; `path`
+// names it in messages). Throws std::system_error naming the path on failure.
+void writeProcFile(int fd, const std::string& path, const ProcSnapshot& snapshot);
+// The same into `path`, created 0600 or truncated, never through a symbolic
+// link.
 void writeProcFile(const std::string& path, const ProcSnapshot& snapshot);
 
 struct ProcParseError {
