@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# usage: tests/module/run-vm.sh check|unload|bench [--debug] [--out DIR]
-#        [--no-build] [--smp N]
+# usage: tests/module/run-vm.sh check|unload|faults|bench [--debug]
+#        [--out DIR] [--no-build] [--smp N]
 # Builds the trace module against the cached patched kernel (the debug one
 # with --debug; KERNELDIR overrides the normal one), builds the static test
 # program, boots the kernel in QEMU (scripts/qemu-run.sh) and runs
-# tests/module/guest.sh MODE inside. Results land in DIR (default
+# tests/module/guest.sh MODE inside (faults: tests/module/faults.sh, with
+# tracedaemon from $BUILD/bin). Results land in DIR (default
 # $BUILD/module/vm-MODE[-debug]): results.txt, bench.txt, dmesg.txt,
 # console.log. `bench` prints bench.txt. Exit status: qemu-run.sh's; 205
 # with --no-build when the kernel is not in the cache (or the harness is
@@ -53,9 +54,14 @@ rm -rf "$out"
 mkdir -p "$out"
 timeout=1500
 ((debug)) && timeout=3000
+guest=(--add tests/module/guest.sh:/t/ -- sh /t/guest.sh "$mode" /t)
+if [[ $mode == faults ]]; then
+	[[ -x $build/bin/tracedaemon ]] || {
+		echo "run-vm.sh: $build/bin/tracedaemon not built (make BUILD=$build)" >&2; exit 203; }
+	guest=(--add "$build/bin/tracedaemon:/t/" --add tests/module/faults.sh:/t/ -- sh /t/faults.sh /t)
+fi
 scripts/qemu-run.sh "${qflag[@]}" --timeout $timeout --mem 1G --smp "$smp" --out "$out" \
-	--add "$ko:/t/" --add "$build/module/ltt_modtest:/t/" \
-	--add tests/module/guest.sh:/t/ -- sh /t/guest.sh "$mode" /t
+	--add "$ko:/t/" --add "$build/module/ltt_modtest:/t/" "${guest[@]}"
 rc=$?
 if [[ $mode == bench ]]; then
 	cat "$out/bench.txt" 2>/dev/null || echo "run-vm.sh: no bench.txt (qemu-run status $rc)"

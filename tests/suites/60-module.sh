@@ -2,7 +2,9 @@
 # The trace module in the QEMU guest, on the patched kernel and on the debug
 # kernel (lockdep, KASAN, ...): every ioctl, filters, test-mode counts and
 # order, lost accounting, SIGIO/poll/read, a reader killed mid-trace,
-# unload under load. The guest program reports one line per check; each
+# unload under load; and the fault suite (tests/module/faults.sh: rmmod
+# under load, the daemon SIGKILLed, ioctl fuzzing, CPU hotplug, a full
+# disk). The guest program reports one line per check; each
 # becomes a check here, prefixed by the kernel variant. A console with a
 # kernel warning fails the run (scripts/qemu-run.sh exits 200).
 # A kernel variant not yet in the cache is skipped, not built here (run
@@ -24,7 +26,7 @@ mkdir -p "$build/module"
 # Each kernel variant: the functional checks on 2 vCPUs, then the
 # load/unload checks on 1 vCPU (multi-threaded TCG mishandles the kernel text
 # patching that registering with the facility does; module/README.md).
-for run in ltt:check:2 ltt:unload:1 debug:check:2 debug:unload:1; do
+for run in ltt:check:2 ltt:unload:1 ltt:faults:2 debug:check:2 debug:unload:1 debug:faults:2; do
 	IFS=: read -r variant mode smp <<<"$run"
 	flag=()
 	[[ $variant == debug ]] && flag=(--debug)
