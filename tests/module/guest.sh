@@ -5,8 +5,9 @@
 #   bench.txt    the benchmark figures (mode bench)
 #   dmesg.txt    the kernel log at the end
 # usage: guest.sh check|unload|bench [DIR]  (DIR: ltt_tracer.ko, ltt_modtest)
-#   check   every functional check (run it on 2 vCPUs); the module stays
-#           loaded at the end
+#   check   every functional check (run it on 2 vCPUs), and that the
+#           event path can be neither function-traced nor kprobed; the
+#           module stays loaded at the end
 #   unload  rmmod under load, reload, the other clocks (run it on 1 vCPU:
 #           QEMU's multi-threaded TCG mishandles the kernel text patching
 #           that loading and unloading do, see module/README.md)
