@@ -3,6 +3,7 @@
 // testing, and agreement with the unbounded reference model
 // (timebin_model_reference.hpp) on random streams and ltt-synth traces.
 #include "peak_rss.hpp"
+#include "sibling_program.hpp"
 #include "timebin_model_reference.hpp"
 
 #include <algorithm>
@@ -437,11 +438,7 @@ TEST(TimeBinModel, AgreesWithReferenceOnRandomStreams) {
 
 // ltt-synth traces read through the TraceReader, with and without lost events.
 TEST(TimeBinModel, AgreesWithReferenceOnSynthTraces) {
-    char self[4096];
-    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ASSERT_GT(len, 0);
-    self[len] = 0;
-    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    const auto synth = ltt::test::siblingProgram("ltt-synth");
     if (!std::filesystem::exists(synth))
         GTEST_SKIP() << synth << " not built";
     const auto dir =

@@ -3,6 +3,7 @@
 // grows with the system calls processes made.
 #include "analysis_equal.hpp"
 #include "peak_rss.hpp"
+#include "sibling_program.hpp"
 #include "trace_builder.hpp"
 
 #include <algorithm>
@@ -413,11 +414,7 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnRandomTraces) {
 // and the damage kinds the reader opens and then stops on (a bad record
 // size; a file cut short).
 TEST(TraceAnalysis, RunMatchesMergedOrderOnSynthTraces) {
-    char self[4096];
-    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ASSERT_GT(len, 0);
-    self[len] = 0;
-    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    const auto synth = ltt::test::siblingProgram("ltt-synth");
     ASSERT_TRUE(std::filesystem::exists(synth)) << synth << " not built";
     const auto dir =
         std::filesystem::temp_directory_path() / ("run-order-test-" + std::to_string(getpid()));
@@ -564,11 +561,7 @@ TEST(TraceAnalysis, PeakMemoryOfSixtyThousandProcesses) {
 #ifdef LTT_UNDER_ASAN
     GTEST_SKIP() << "RSS under ASan is not the analyzer's";
 #endif
-    char self[4096];
-    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ASSERT_GT(len, 0);
-    self[len] = 0;
-    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    const auto synth = ltt::test::siblingProgram("ltt-synth");
     ASSERT_TRUE(std::filesystem::exists(synth)) << synth << " not built";
     const auto dir =
         std::filesystem::temp_directory_path() / ("memory-test-" + std::to_string(getpid()));

@@ -1,4 +1,5 @@
 // TraceWriter and makeFileHeader: what they write is what TraceReader reads.
+#include "sibling_program.hpp"
 #include "trace_builder.hpp"
 
 #include <csignal>
@@ -227,11 +228,7 @@ TEST(ReplacementFile, RefusesAFileTheTemporaryWasSwappedFor) {
 
 // ltt-synth writes its .trace and .proc by the same rules.
 TEST(LttSynth, OutputFilesArePrivateAndPlantedLinksRefused) {
-    char self[4096];
-    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ASSERT_GT(len, 0);
-    self[len] = 0;
-    const auto synth = std::filesystem::path(self).parent_path() / "ltt-synth";
+    const auto synth = ltt::test::siblingProgram("ltt-synth");
     if (!std::filesystem::exists(synth))
         GTEST_SKIP() << synth << " not built";
     PrivateDir d;
