@@ -145,28 +145,54 @@ bool plain(std::string_view s, bool json) {
     return true;
 }
 
-} // namespace
+// One byte that cannot go out as it is (a control character, DEL, a
+// backslash or quote, a byte that is not UTF-8), in text's or JSON's form.
+void appendEscapedByte(std::string& out, unsigned char c, bool json) {
+    if (json) {
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(static_cast<char>(c));
+        } else if (c < 0x20 || c == 0x7f) {
+            appendf(out, "\\u%04x", c);
+        } else {
+            out.append("\\ufffd"); // not UTF-8
+        }
+        return;
+    }
+    switch (c) {
+    case '\n':
+        out.append("\\n");
+        break;
+    case '\t':
+        out.append("\\t");
+        break;
+    case '\r':
+        out.append("\\r");
+        break;
+    case '\\':
+        out.append("\\\\");
+        break;
+    default:
+        appendf(out, "\\x%02x", c);
+        break;
+    }
+}
 
-void appendEscaped(std::string& out, std::string_view s) {
-    if (plain(s, false)) {
+// The walk behind both: valid UTF-8 goes out as it is, C1 controls as
+// \u00XX, every other byte that cannot go out as it is through
+// appendEscapedByte().
+void appendEscapedAs(std::string& out, std::string_view s, bool json) {
+    if (plain(s, json)) {
         out.append(s);
         return;
     }
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
         const std::size_t n = utf8Length(s, i);
-        if (c == '\n') {
-            out.append("\\n");
-        } else if (c == '\t') {
-            out.append("\\t");
-        } else if (c == '\r') {
-            out.append("\\r");
-        } else if (c == '\\') {
-            out.append("\\\\");
-        } else if (c < 0x20 || c == 0x7f || n == 0) {
-            appendf(out, "\\x%02x", c);
-        } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+        if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
             appendf(out, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+        } else if (n == 0 || c < 0x20 || c == 0x7f || c == '\\' || (json && c == '"')) {
+            appendEscapedByte(out, c, json);
         } else {
             out.append(s.substr(i, n));
             i += n;
@@ -176,30 +202,14 @@ void appendEscaped(std::string& out, std::string_view s) {
     }
 }
 
+} // namespace
+
+void appendEscaped(std::string& out, std::string_view s) {
+    appendEscapedAs(out, s, false);
+}
+
 void appendJsonEscaped(std::string& out, std::string_view s) {
-    if (plain(s, true)) {
-        out.append(s);
-        return;
-    }
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = utf8Length(s, i);
-        if (c == '"' || c == '\\') {
-            out.push_back('\\');
-            out.push_back(static_cast<char>(c));
-        } else if (c < 0x20 || c == 0x7f) {
-            appendf(out, "\\u%04x", c);
-        } else if (n == 0) {
-            out.append("\\ufffd");
-        } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-            appendf(out, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-            continue;
-        }
-        i += n ? n : 1;
-    }
+    appendEscapedAs(out, s, true);
 }
 
 std::string_view eventName(unsigned id) {
