@@ -143,6 +143,7 @@ private:
     void warn(const std::string& line) { out_m << "tracedaemon: " << line << '\n'; }
 
     Drain drain(bool unbounded);
+    void joinSnapshot();
     bool snapshotDone();
     void loop();
     void finish();
@@ -213,12 +214,18 @@ Session::Drain Session::drain(bool unbounded) {
     }
 }
 
-// The .proc is in place: let the command exec. False when it cannot run
-// (the session then ends, as with a command that exited).
-bool Session::snapshotDone() {
+// Waits for the snapshot thread (the .proc is then in place, or its error
+// is rethrown) and takes its figures.
+void Session::joinSnapshot() {
     snapshotPending_m = false;
     tasks_m = snapshot_m->wait();
     snapshotCpu_m = snapshot_m->cpuSeconds();
+}
+
+// The .proc is in place: let the command exec. False when it cannot run
+// (the session then ends, as with a command that exited).
+bool Session::snapshotDone() {
+    joinSnapshot();
     if (!child_m)
         return true;
     if (int e = child_m->release()) {
@@ -354,11 +361,8 @@ void Session::finish() {
     }
     // A stop before the snapshot was done (a short trace, a signal): the
     // .proc is still written whole; a held command never runs.
-    if (snapshotPending_m) {
-        snapshotPending_m = false;
-        tasks_m = snapshot_m->wait();
-        snapshotCpu_m = snapshot_m->cpuSeconds();
-    }
+    if (snapshotPending_m)
+        joinSnapshot();
     buffer_m->flush();
     writerCpu_m = buffer_m->writerCpuSeconds();
     sum_m.commits = buffer_m->commits();
