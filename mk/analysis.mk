@@ -18,7 +18,7 @@ bench: all
 
 fuzz-build: $(LTT_FUZZER)
 
-$(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/ltt/*.hpp) tests/analysis/analysis_equal.hpp \
+$(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp) tests/analysis/analysis_equal.hpp \
 		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h
 	@mkdir -p $(dir $@)
 	clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \

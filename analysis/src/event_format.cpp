@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <ltt/event_format.hpp>
+#include <libltt/event_format.hpp>
 #include <utility>
 
 namespace ltt {

@@ -1,8 +1,8 @@
 // Filtering and searching events: see event_query.hpp.
 #include <algorithm>
 #include <cctype>
-#include <ltt/event_format.hpp>
-#include <ltt/event_query.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/event_query.hpp>
 
 namespace ltt {
 

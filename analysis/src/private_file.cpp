@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
-#include <ltt/private_file.hpp>
+#include <libltt/private_file.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <sys/stat.h>

@@ -9,9 +9,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <ltt/event_format.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/unique_fd.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/unique_fd.hpp>
 #include <string_view>
 #include <system_error>
 #include <unistd.h>

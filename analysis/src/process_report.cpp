@@ -1,7 +1,7 @@
 // Process analysis figures for the viewer: see process_report.hpp.
 #include <cinttypes>
 #include <cstdio>
-#include <ltt/process_report.hpp>
+#include <libltt/process_report.hpp>
 #include <map>
 
 namespace ltt {

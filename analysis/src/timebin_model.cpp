@@ -1,10 +1,10 @@
 // Time-bin model of the event graph: see timebin_model.hpp for the design.
 #include <algorithm>
 #include <cmath>
+#include <libltt/timebin_model.hpp>
+#include <libltt/trace_reader.hpp>
 #include <limits>
 #include <ltt/events.h>
-#include <ltt/timebin_model.hpp>
-#include <ltt/trace_reader.hpp>
 #include <numeric>
 #include <unordered_map>
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <ltt/event_format.hpp>
-#include <ltt/trace_analysis.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/trace_analysis.hpp>
 
 namespace ltt {
 

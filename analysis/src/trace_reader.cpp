@@ -9,8 +9,8 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <libltt/trace_reader.hpp>
 #include <limits>
-#include <ltt/trace_reader.hpp>
 #include <numeric>
 #include <sys/mman.h>
 #include <sys/stat.h>

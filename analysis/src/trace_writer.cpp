@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstring>
 #include <fcntl.h>
-#include <ltt/private_file.hpp>
-#include <ltt/trace_writer.hpp>
+#include <libltt/private_file.hpp>
+#include <libltt/trace_writer.hpp>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <system_error>
@@ -103,7 +103,8 @@ void TraceWriter::append(std::span<const std::byte> blocks) {
     // The bytes of the blocks that were written whole: each block starts
     // with its BLOCK_START record, whose details give the block's length.
     auto wholeBlocks = [blocks](std::size_t written) {
-        constexpr std::size_t lengthAt = sizeof(ltt_record_header) + offsetof(ltt_block_start, length);
+        constexpr std::size_t lengthAt =
+            sizeof(ltt_record_header) + offsetof(ltt_block_start, length);
         std::size_t whole = 0;
         while (whole + lengthAt + sizeof(std::uint32_t) <= written) {
             std::uint32_t length;

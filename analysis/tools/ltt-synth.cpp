@@ -23,10 +23,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libltt/private_file.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_writer.hpp>
 #include <ltt/abi.h>
-#include <ltt/private_file.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_writer.hpp>
 #include <map>
 #include <random>
 #include <string>
@@ -800,7 +800,7 @@ int main(int argc, char** argv) {
         std::memset(h.hostname, 0, sizeof h.hostname);
         std::strcpy(h.release, "6.1.0-synthetic");
         std::strcpy(h.hostname, "synth");
-        // Both files private (ltt/private_file.hpp), both checked before the
+        // Both files private (libltt/private_file.hpp), both checked before the
         // run; the .proc appears whole, by rename.
         ltt::ReplacementFile proc(opt.prefix + ".proc");
         ltt::TraceWriter w(opt.prefix + ".trace", h);

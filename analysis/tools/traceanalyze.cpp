@@ -16,10 +16,10 @@
 #include <cstring>
 #include <ctime>
 #include <getopt.h>
-#include <ltt/event_format.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_analysis.hpp>
-#include <ltt/trace_reader.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_analysis.hpp>
+#include <libltt/trace_reader.hpp>
 #include <string>
 #include <unistd.h>
 #include <vector>

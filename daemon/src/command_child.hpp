@@ -5,7 +5,7 @@
 // whole life: its exec, every system call, its exit.
 #pragma once
 
-#include <ltt/unique_fd.hpp>
+#include <libltt/unique_fd.hpp>
 #include <optional>
 #include <signal.h>
 #include <string>

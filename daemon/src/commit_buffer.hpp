@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <ltt/trace_writer.hpp>
+#include <libltt/trace_writer.hpp>
 #include <memory>
 #include <mutex>
 #include <span>

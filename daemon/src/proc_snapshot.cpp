@@ -5,7 +5,7 @@
 #include <charconv>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ltt/unique_fd.hpp>
+#include <libltt/unique_fd.hpp>
 #include <memory>
 #include <sstream>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 // reading is skipped silently; the FORK/EXIT events in the trace cover it.
 #pragma once
 
-#include <ltt/proc_file.hpp>
+#include <libltt/proc_file.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

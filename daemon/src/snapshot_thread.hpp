@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <ltt/private_file.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/unique_fd.hpp>
+#include <libltt/private_file.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/unique_fd.hpp>
 #include <thread>
 
 namespace ltt::daemon {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <ltt/unique_fd.hpp>
+#include <libltt/unique_fd.hpp>
 #include <optional>
 #include <poll.h>
 #include <signal.h>

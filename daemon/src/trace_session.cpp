@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <ltt/private_file.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_writer.hpp>
-#include <ltt/unique_fd.hpp>
+#include <libltt/private_file.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_writer.hpp>
+#include <libltt/unique_fd.hpp>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -439,7 +439,7 @@ SessionSummary Session::run() {
         config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
         configureDevice(*dev_m, config_m);
         // Both outputs are checked and opened before START (private files,
-        // ltt/private_file.hpp); the trace is truncated only once it starts.
+        // libltt/private_file.hpp); the trace is truncated only once it starts.
         traceFd_m = openPrivateFile(o_m.traceFile, "trace file");
         proc_m = std::make_unique<ReplacementFile>(o_m.procFile, "proc file");
         dev_m->enableSigio();

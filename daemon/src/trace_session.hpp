@@ -3,7 +3,7 @@
 //   open the device, check its ABI version      (fails clearly, nothing written)
 //   [fork COMMAND, held before exec]
 //   configure the module; open the .trace and create the .proc's temporary
-//   file (private files, ltt/private_file.hpp); enable SIGIO
+//   file (private files, libltt/private_file.hpp); enable SIGIO
 //   START; read the trace info; write the .trace header
 //   start the /proc snapshot in its own thread (SnapshotThread), so the
 //   loop below drains from START on; once the .proc is in place, [let
@@ -25,7 +25,7 @@
 #include "trace_device.hpp"
 
 #include <functional>
-#include <ltt/trace_writer.hpp>
+#include <libltt/trace_writer.hpp>
 #include <memory>
 #include <ostream>
 #include <string>

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <ltt/event_format.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_analysis.hpp>
-#include <ltt/trace_reader.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_analysis.hpp>
+#include <libltt/trace_reader.hpp>
 #include <map>
 #include <mutex>
 #include <thread>

@@ -9,9 +9,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <ltt/event_query.hpp>
-#include <ltt/process_report.hpp>
-#include <ltt/timebin_model.hpp>
+#include <libltt/event_query.hpp>
+#include <libltt/process_report.hpp>
+#include <libltt/timebin_model.hpp>
 #include <memory>
 #include <optional>
 #include <string>

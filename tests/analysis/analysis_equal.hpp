@@ -5,7 +5,7 @@
 // to what feeding the merged sequence with add() gives.
 #pragma once
 
-#include <ltt/trace_analysis.hpp>
+#include <libltt/trace_analysis.hpp>
 #include <string>
 
 namespace ltt::test {

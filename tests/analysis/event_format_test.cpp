@@ -4,7 +4,7 @@
 
 #include <cstring>
 #include <gtest/gtest.h>
-#include <ltt/event_format.hpp>
+#include <libltt/event_format.hpp>
 #include <optional>
 
 using ltt::test::TraceBuilder;

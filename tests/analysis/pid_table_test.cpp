@@ -1,9 +1,9 @@
-// PidTable (analysis/include/ltt/pid_table.hpp): pids in the paged range,
+// PidTable (analysis/include/libltt/pid_table.hpp): pids in the paged range,
 // at its page edges and outside it are found; unset pids find 0; pages are
 // allocated only for the pids set; a move hands the pages over.
 #include <cstdint>
 #include <gtest/gtest.h>
-#include <ltt/pid_table.hpp>
+#include <libltt/pid_table.hpp>
 #include <utility>
 
 namespace {

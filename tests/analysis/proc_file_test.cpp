@@ -2,7 +2,7 @@
 // name the file and line.
 #include <fstream>
 #include <gtest/gtest.h>
-#include <ltt/proc_file.hpp>
+#include <libltt/proc_file.hpp>
 #include <optional>
 #include <sys/stat.h>
 #include <unistd.h>

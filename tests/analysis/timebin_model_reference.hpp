@@ -5,8 +5,8 @@
 #pragma once
 
 #include <algorithm>
+#include <libltt/timebin_model.hpp>
 #include <ltt/events.h>
-#include <ltt/timebin_model.hpp>
 #include <numeric>
 #include <optional>
 #include <unordered_map>

@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <libltt/timebin_model.hpp>
+#include <libltt/trace_reader.hpp>
 #include <ltt/events.h>
-#include <ltt/timebin_model.hpp>
-#include <ltt/trace_reader.hpp>
 #include <string>
 #include <unistd.h>
 #include <vector>

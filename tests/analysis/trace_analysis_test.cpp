@@ -11,8 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_analysis.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_analysis.hpp>
 #include <map>
 #include <random>
 #include <unistd.h>

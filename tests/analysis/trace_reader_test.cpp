@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
-#include <ltt/trace_reader.hpp>
+#include <libltt/trace_reader.hpp>
 #include <random>
 #include <unistd.h>
 

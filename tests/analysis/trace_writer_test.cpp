@@ -7,10 +7,10 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
-#include <ltt/private_file.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_reader.hpp>
-#include <ltt/trace_writer.hpp>
+#include <libltt/private_file.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_reader.hpp>
+#include <libltt/trace_writer.hpp>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <gtest/gtest.h>
-#include <ltt/proc_file.hpp>
+#include <libltt/proc_file.hpp>
 #include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>

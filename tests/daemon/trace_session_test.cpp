@@ -13,9 +13,9 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_reader.hpp>
-#include <ltt/trace_writer.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_reader.hpp>
+#include <libltt/trace_writer.hpp>
 #include <proc_snapshot.hpp>
 #include <signal.h>
 #include <sstream>

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ltt/event_format.hpp>
-#include <ltt/trace_analysis.hpp>
-#include <ltt/trace_reader.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/trace_analysis.hpp>
+#include <libltt/trace_reader.hpp>
 #include <span>
 #include <string>
 

@@ -31,7 +31,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <ltt/pid_table.hpp>
+#include <libltt/pid_table.hpp>
 #include <memory>
 #include <optional>
 #include <string_view>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <ltt/trace_reader.hpp>
+#include <libltt/trace_reader.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

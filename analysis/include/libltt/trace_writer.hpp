@@ -16,8 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <libltt/unique_fd.hpp>
 #include <ltt/abi.h>
-#include <ltt/unique_fd.hpp>
 #include <span>
 #include <string>
 #include <string_view>

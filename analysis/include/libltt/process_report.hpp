@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <ltt/trace_analysis.hpp>
+#include <libltt/trace_analysis.hpp>
 #include <string>
 #include <vector>
 

@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <ltt/pid_table.hpp>
-#include <ltt/proc_file.hpp>
-#include <ltt/trace_reader.hpp>
+#include <libltt/pid_table.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_reader.hpp>
 #include <memory>
 #include <optional>
 #include <string>

@@ -18,7 +18,7 @@
 // directory fsynced. Readers see the old file or the new one, never half.
 #pragma once
 
-#include <ltt/unique_fd.hpp>
+#include <libltt/unique_fd.hpp>
 #include <string>
 
 namespace ltt {

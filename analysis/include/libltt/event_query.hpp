@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <ltt/trace_reader.hpp>
+#include <libltt/trace_reader.hpp>
 #include <optional>
 #include <string>
 #include <vector>
