@@ -61,11 +61,9 @@
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
-#include <linux/log2.h>
 #include <linux/uaccess.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 #include <linux/cpumask.h>
 #include <linux/bitops.h>
 #include <linux/cred.h>
@@ -131,6 +129,24 @@ static void ltt_notify_fn(struct irq_work *work)
 
 struct irq_work ltt_notify = IRQ_WORK_INIT(ltt_notify_fn);
 
+/* The device lock, for the ioctls of ltt_test.c. */
+void ltt_dev_lock(void)
+{
+	mutex_lock(&ltt_dev.lock);
+}
+
+void ltt_dev_unlock(void)
+{
+	mutex_unlock(&ltt_dev.lock);
+}
+
+/* Whether a trace runs (START done, STOP not yet); device lock held. */
+bool ltt_dev_tracing(void)
+{
+	lockdep_assert_held(&ltt_dev.lock);
+	return ltt_dev.state == LTT_TRACING;
+}
+
 /* ---------------------------------------------------------------- events */
 
 static bool notrace ltt_task_match(struct task_struct *t)
@@ -162,8 +178,8 @@ NOKPROBE_SYMBOL(ltt_task_match);
  * The facility's callback: preemption disabled, any context. See
  * docs/kernel-facility.md for the arguments.
  */
-static void notrace ltt_callback(u8 event, u8 subtype, const void *details,
-				 u16 size, struct task_struct *task)
+void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
+			  struct task_struct *task)
 {
 	s32 next;
 
@@ -186,201 +202,6 @@ static void notrace ltt_callback(u8 event, u8 subtype, const void *details,
 	ltt_log(event, subtype, details, size, next);
 }
 NOKPROBE_SYMBOL(ltt_callback);
-
-/* ------------------------------------------------------------- test mode */
-
-/**
- * struct ltt_emitter - one CPU's share of a TEST_EMIT
- * @work:  runs on its CPU
- * @count: events to emit
- * @ev:    the custom event; its payload starts with ltt_test_payload
- *         (NULL when the CPU writes heartbeats)
- * @size:  bytes of @ev to record
- * @flags: LTT_TEST_F_*
- */
-struct ltt_emitter {
-	struct work_struct work;
-	u64 count;
-	struct ltt_ev_custom *ev;
-	u16 size;
-	u32 flags;
-} ____cacheline_aligned_in_smp;
-
-static struct ltt_emitter ltt_emitters[LTT_MAX_CPUS];
-static DEFINE_MUTEX(ltt_emit_lock);	/* one TEST_EMIT at a time */
-static atomic_t ltt_emit_pending;	/* emitters not finished */
-static DECLARE_WAIT_QUEUE_HEAD(ltt_emit_wq);
-static bool ltt_emit_abort;
-
-static void ltt_emit_one(struct ltt_emitter *e, u64 i)
-{
-	struct ltt_test_payload *p;
-
-	if (e->flags & LTT_TEST_F_HEARTBEAT) {
-		ltt_log_heartbeat();
-		return;
-	}
-	p = (struct ltt_test_payload *)e->ev->data;
-	p->seq = i;
-	p->cpu = smp_processor_id();
-	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size, task_pid_nr(current));
-}
-
-static void ltt_emit_fn(struct work_struct *work)
-{
-	struct ltt_emitter *e = container_of(work, struct ltt_emitter, work);
-	u64 i;
-
-	for (i = 0; i < e->count; i++) {
-		preempt_disable();
-		/*
-		 * Acquire pairs with START's release; STOP waits a grace
-		 * period after clearing ltt_active.
-		 */
-		if (likely(smp_load_acquire(&ltt_active)))
-			ltt_emit_one(e, i);
-		preempt_enable();
-		if ((i & 1023) == 1023) {
-			if (!READ_ONCE(ltt_active) || READ_ONCE(ltt_emit_abort))
-				break;
-			cond_resched();
-		}
-	}
-	if (e->flags & LTT_TEST_F_AGE) {
-		preempt_disable();
-		/* Pairs with START's release, as for the events above. */
-		if (smp_load_acquire(&ltt_active))
-			ltt_test_age_base();
-		preempt_enable();
-	}
-	if (atomic_dec_and_test(&ltt_emit_pending))
-		wake_up(&ltt_emit_wq);
-}
-
-/*
- * Wait until no emitter work item runs any more, not only until each has
- * counted itself out: STOP and unload must not return while one is still
- * executing its last lines.
- */
-static void ltt_emitters_flush(void)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
-		flush_work(&ltt_emitters[cpu].work);
-}
-
-static long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg)
-{
-	struct ltt_test_emit te;
-	unsigned int cpu;
-	u64 mask = 0;
-	long ret = 0;
-
-	if (copy_from_user(&te, uarg, sizeof(te)))
-		return -EFAULT;
-	if (te.flags & ~LTT_TEST_F_ALL)
-		return -EINVAL;
-	if (te.flags & LTT_TEST_F_HEARTBEAT) {
-		if (te.payload)
-			return -EINVAL;
-	} else if (te.payload < sizeof(struct ltt_test_payload) ||
-		   te.payload > LTT_CUSTOM_MAX) {
-		return -EINVAL;
-	}
-	if (mutex_lock_interruptible(&ltt_emit_lock))
-		return -ERESTARTSYS;
-	mutex_lock(&ltt_dev.lock);
-	if (ltt_dev.state != LTT_TRACING) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-	/* A CPU going offline meanwhile runs its share elsewhere. */
-	for_each_online_cpu(cpu)
-		if (cpu < ltt_ncpus)
-			mask |= BIT_ULL(cpu);
-	if (te.cpu_mask) {
-		if (te.cpu_mask & ~mask) {
-			ret = -EINVAL;
-			goto out_unlock;
-		}
-		mask = te.cpu_mask;
-	}
-	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_emitter *e = &ltt_emitters[cpu];
-
-		if (!(mask & BIT_ULL(cpu)))
-			continue;
-		e->flags = te.flags;
-		e->count = te.count;
-		if (te.flags & LTT_TEST_F_HEARTBEAT)
-			continue;
-		e->size = LTT_EV_CUSTOM_FIXED + te.payload;
-		/* Power-of-two sizes >= 128: no cache line shared by CPUs. */
-		e->ev = kzalloc(roundup_pow_of_two(max_t(u32, e->size, 128)),
-				GFP_KERNEL);
-		if (!e->ev) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		e->ev->id = LTT_TEST_EVENT_ID;
-		e->ev->length = te.payload;
-	}
-	atomic_set(&ltt_emit_pending, hweight64(mask));
-	for (cpu = 0; cpu < ltt_ncpus; cpu++)
-		if (mask & BIT_ULL(cpu))
-			queue_work_on(cpu, system_highpri_wq,
-				      &ltt_emitters[cpu].work);
-	mutex_unlock(&ltt_dev.lock);
-
-	if (wait_event_killable(ltt_emit_wq, !atomic_read(&ltt_emit_pending))) {
-		WRITE_ONCE(ltt_emit_abort, true);
-		wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
-		WRITE_ONCE(ltt_emit_abort, false);
-		ret = -EINTR;
-	}
-	ltt_emitters_flush();
-	mutex_lock(&ltt_dev.lock);
-out_free:
-	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		kfree(ltt_emitters[cpu].ev);
-		ltt_emitters[cpu].ev = NULL;
-	}
-out_unlock:
-	mutex_unlock(&ltt_dev.lock);
-	mutex_unlock(&ltt_emit_lock);
-	return ret;
-}
-
-static long ltt_ioc_user_event(struct ltt_user_event __user *uarg)
-{
-	struct ltt_user_event ue;
-	struct ltt_ev_custom *ev;
-	long ret = 0;
-
-	if (copy_from_user(&ue, uarg, sizeof(ue)))
-		return -EFAULT;
-	if (ue.length > LTT_CUSTOM_MAX)
-		return -EINVAL;
-	if (ltt_dev.state != LTT_TRACING)
-		return -EINVAL;
-	ev = kmalloc(LTT_EV_CUSTOM_FIXED + ue.length, GFP_KERNEL);
-	if (!ev)
-		return -ENOMEM;
-	ev->id = ue.id;
-	ev->length = ue.length;
-	if (copy_from_user(ev->data, u64_to_user_ptr(ue.data), ue.length)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	preempt_disable();
-	ltt_callback(LTT_EV_CUSTOM, 0, ev, LTT_EV_CUSTOM_FIXED + ue.length,
-		     NULL);
-	preempt_enable();
-out:
-	kfree(ev);
-	return ret;
-}
 
 /* -------------------------------------------------------- start and stop */
 
@@ -504,8 +325,7 @@ static int ltt_stop(void)
 	/* Every writer runs preempt-disabled: wait for those that saw it set. */
 	synchronize_rcu();
 	ltt_heartbeat_stop();
-	wait_event(ltt_emit_wq, !atomic_read(&ltt_emit_pending));
-	ltt_emitters_flush();
+	ltt_test_quiesce();
 	ltt_set_syscall_ip_policy(0, 0, 0);
 	ltt_buffers_finish(stop);
 	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
@@ -845,7 +665,6 @@ static struct miscdevice ltt_misc = {
 
 static int __init ltt_init(void)
 {
-	unsigned int cpu;
 	int ret;
 
 	if (heartbeat_ms && (heartbeat_ms < 10 || heartbeat_ms > 1000))
@@ -861,8 +680,7 @@ static int __init ltt_init(void)
 	ltt_dev.cfg = ltt_default_config;
 	ltt_dev.uid = GLOBAL_ROOT_UID;
 	ltt_dev.gid = GLOBAL_ROOT_GID;
-	for (cpu = 0; cpu < LTT_MAX_CPUS; cpu++)
-		INIT_WORK(&ltt_emitters[cpu].work, ltt_emit_fn);
+	ltt_test_init();
 	ltt_buffer_init();
 
 	ret = ltt_register_callback(ltt_callback);
@@ -888,7 +706,7 @@ static void __exit ltt_exit(void)
 	ltt_reset();
 	mutex_unlock(&ltt_dev.lock);
 	/* No emitter may still run this module's code once it is gone. */
-	ltt_emitters_flush();
+	ltt_test_quiesce();
 	/* Returns once no CPU is inside ltt_callback() any more. */
 	ltt_unregister_callback(ltt_callback);
 	irq_work_sync(&ltt_notify);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ltt trace module: declarations shared by ltt_buffer.c (per-CPU double
- * buffers, block framing) and ltt_main.c (/dev/tracer, configuration,
- * filtering, test mode). The buffer protocol is described at the top of
- * ltt_buffer.c.
+ * buffers, block framing), ltt_main.c (/dev/tracer, configuration,
+ * filtering) and ltt_test.c (test mode, user events). The buffer protocol
+ * is described at the top of ltt_buffer.c.
  */
 #ifndef LTT_TRACER_H
 #define LTT_TRACER_H
@@ -141,6 +141,19 @@ void ltt_buffers_finish(u64 stop);
 ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
 bool ltt_buffers_ready(void);
 void ltt_buffers_lost(struct ltt_lost_counts *lc);
+
+/* ltt_main.c */
+void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
+		  struct task_struct *task);
+void ltt_dev_lock(void);
+void ltt_dev_unlock(void);
+bool ltt_dev_tracing(void);
+
+/* ltt_test.c: LTT_IOC_TEST_EMIT and LTT_IOC_USER_EVENT */
+void ltt_test_init(void);
+long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg);
+long ltt_ioc_user_event(struct ltt_user_event __user *uarg);
+void ltt_test_quiesce(void);
 
 /* The trace clock: TSC ticks, or local_clock() ns in fallback mode. */
 static __always_inline u64 ltt_clock(void)
