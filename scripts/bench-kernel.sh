@@ -32,8 +32,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ltt-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "mode $mode; building (or finding) the kernels..."
-ltt=$("$repo/scripts/build-kernel.sh" | tail -n 1)
-van=$("$repo/scripts/build-kernel.sh" --vanilla | tail -n 1)
+source "$repo/tests/lib/vm-host.sh"
+vm_kernel ltt
+ltt=$vm_kdir
+vm_kernel vanilla
+van=$vm_kdir
 gcc -static -O2 -Wall -o "$work/ltt-workload" "$repo/tests/kernel/ltt-workload.c"
 
 cmd="for i in \$(seq $runs); do /bin/ltt-workload --getppid-loop $iters || exit 1; done"

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 out=${2:-out/demo}
-build=${BUILD:-build}
+source tests/lib/vm-host.sh
+build=$vm_build
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
@@ -15,19 +16,16 @@ case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not 
 step "building user space (tracedaemon, traceanalyze, workloads) into $build/"
 make -s all >&2
 step "patched Linux 6.1 kernel (cached after the first build, ~3-10 min cold)"
-kdir=$(scripts/build-kernel.sh | tail -n 1)
-step "trace module against $kdir"
-ko=$(module/build.sh "$kdir" "$build/module/ltt" | tail -n 1)
+vm_kernel ltt
+step "trace module against $vm_kdir"
+vm_module ltt
 
 step "booting the kernel in QEMU (2 vCPUs, software emulation) and tracing for ${secs}s"
 rm -rf "$out"
 mkdir -p "$out"
-scripts/qemu-run.sh --kernel "$kdir" --timeout $((secs * 20 + 300)) --mem 1G --disk 64M --out "$out" \
-	--add "$ko:/opt/ltt/" \
-	--add "$build/bin/tracedaemon:/bin/" --add scripts/trace:/bin/ \
-	--add "$build/workloads:/opt/ltt/workloads" \
-	--add tests/workloads/demo-guest.sh:/opt/ltt/ \
-	-- sh /opt/ltt/demo-guest.sh "$secs"
+vm_qemu=(--timeout $((secs * 20 + 300)) --mem 1G --disk 64M)
+vm_bins=("$build/bin/tracedaemon" scripts/trace) vm_workloads=1
+vm_boot "$out" tests/workloads/demo-guest.sh "$secs"
 
 step "analysis: traceanalyze -a -s $out/demo.trace $out/demo.proc"
 "$build/bin/traceanalyze" -a -s "$out/demo.trace" "$out/demo.proc" | tee "$out/report.txt"

@@ -32,6 +32,8 @@ Options:
                     (-accel tcg,thread=single): multi-threaded TCG runs a
                     stale INT3 while a static key is patched and the kernel
                     oopses. LTT_QEMU_MTTCG=1 in the environment: MTTCG.
+  --print-accel     print the -accel value a run would use now
+                    (tcg,thread=single or tcg,thread=multi) and exit
   --mem SIZE        guest RAM (default 512M)
   --append ARGS     extra kernel command line arguments (a debug kernel
                     always gets pci=noacpi: ACPI's PCI routing is too slow
@@ -58,7 +60,7 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= debug=0 out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
-append= allow_warn=0
+append= allow_warn=0 print_accel=0
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
 
@@ -77,6 +79,7 @@ while (($#)); do
 	--append) append=$2; shift ;;
 	--allow-warnings) allow_warn=1 ;;
 	--qemu-arg) qemu_args+=("$2"); shift ;;
+	--print-accel) print_accel=1 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) fail 203 "unknown option '$1' (see --help)" ;;
@@ -85,6 +88,17 @@ while (($#)); do
 	shift || fail 203 "option needs an argument"
 done
 cmd=${*:-uname -a}
+
+# Single-threaded TCG by default: with one host thread per vCPU (MTTCG),
+# QEMU lets another vCPU run a stale INT3 while the kernel patches a static
+# key (text_poke_bp), which oopses in the int3 handler. LTT_QEMU_MTTCG=1
+# restores MTTCG. icount needs single-threaded TCG anyway.
+accel=tcg,thread=single
+[[ ${LTT_QEMU_MTTCG:-0} == 1 ]] && accel=tcg,thread=multi
+if ((print_accel)); then
+	echo "$accel"
+	exit 0
+fi
 
 if [[ -z $kernel ]]; then
 	flags=()
@@ -130,14 +144,8 @@ fi
 # timer can miss the IO-APIC timer check's window, and the guest panics at
 # boot with "IO-APIC + timer doesn't work" (seen with four builds running
 # beside it); virtual machines skip that check.
-# Single-threaded TCG by default: with one host thread per vCPU (MTTCG),
-# QEMU lets another vCPU run a stale INT3 while the kernel patches a static
-# key (text_poke_bp), which oopses in the int3 handler. LTT_QEMU_MTTCG=1
-# restores MTTCG. icount needs single-threaded TCG anyway.
-accel=tcg,thread=single
-[[ ${LTT_QEMU_MTTCG:-0} == 1 ]] && accel=tcg,thread=multi
 
-echo "qemu-run.sh: booting $kernel (console log: $log)" >&2
+echo "qemu-run.sh: booting $kernel ($smp vCPUs, -accel $accel; console log: $log)" >&2
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-machine pc -accel "$accel" -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio" \

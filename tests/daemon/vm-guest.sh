@@ -1,28 +1,21 @@
 #!/bin/sh
 # Runs inside the QEMU guest (busybox sh, as root): tracedaemon against the
-# real trace module. Writes to $OUT (default /out):
-#   results.txt   "ok - NAME" / "FAIL - NAME: why" lines, "# ..." notes
+# real trace module, in the layout of tests/lib/vm-guest.sh (tracedaemon,
+# trace, tracecore, tracecpuid and wl_syscalls in /opt/ltt/bin). Writes
+# to /out:
+#   results.txt   the result lines (tests/lib/vm-guest.sh), "# ..." notes
 #   *.trace *.proc *.log   the traces for the host-side checks
 #   facts.txt     KEY=VALUE lines the host checks use (pids, counts)
 #   bench.txt     (mode bench) one line per rate tried
 #   dmesg.txt     the kernel log at the end
-# usage: vm-guest.sh check|bench [DIR]   (DIR holds ltt_tracer.ko,
-# tracedaemon, trace, tracecore, tracecpuid and the workloads)
+# usage: vm-guest.sh check|bench
+. /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
-dir=${2:-$(dirname "$0")}
-out=${OUT:-/out}
-mkdir -p "$out"
-res=$out/results.txt
 facts=$out/facts.txt
-: >"$res"
 : >"$facts"
-td=$dir/tracedaemon
-PATH=$dir:$PATH
-export PATH
+td=$LTT/bin/tracedaemon
+wl=$LTT/bin/wl_syscalls
 
-ok() { echo "ok - $1" >>"$res"; }
-fail() { echo "FAIL - $1: $2" >>"$res"; }
-note() { echo "# $*" >>"$res"; }
 fact() { echo "$1=$2" >>"$facts"; }
 # expect NAME STATUS PATTERN LOG: the exit status and a line of the log.
 expect() {
@@ -40,14 +33,7 @@ traced() { sed -n 's/.*tracedaemon: traced \([0-9.]*\) s.*/\1/p' "$1" | tail -n 
 within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }'; }
 nonempty() { [ -s "$1" ] && [ "$(wc -c <"$1")" -gt 320 ]; }
 
-if ! insmod "$dir/ltt_tracer.ko"; then
-	fail "insmod ltt_tracer.ko" "$(dmesg | tail -n 3 | tr '\n' ' ')"
-	dmesg >"$out/dmesg.txt"
-	exit 1
-fi
-i=0
-while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -c /dev/tracer ] || { fail "/dev/tracer" "not created"; exit 1; }
+ltt_load_first || { fail "/dev/tracer" "not created"; exit 1; }
 cd "$out" || exit 1
 fact ncpus "$(grep -c ^processor /proc/cpuinfo)"
 
@@ -85,7 +71,7 @@ if [ "$mode" = bench ]; then
 		cp b.log best.log
 	fi
 	rm -f b.trace b.proc
-	dmesg >"$out/dmesg.txt"
+	ltt_finish
 	exit 0
 fi
 
@@ -124,7 +110,7 @@ done
 
 # 4. SIGKILL under load: the file stays readable up to its last whole block
 # (the host runs traceanalyze on it); the device is usable again at once.
-"$dir/wl_syscalls" 20000 512 /tmp >/dev/null 2>&1 &
+"$wl" 20000 512 /tmp >/dev/null 2>&1 &
 load=$!
 "$td" -b 64K --flush-interval 200ms kill.trace kill.proc >kill.log 2>&1 &
 pid=$!
@@ -173,7 +159,7 @@ fact big_emitted "$(sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' big
 
 # 8. -- COMMAND: traced from its exec to its exit; the command's status
 # is the daemon's.
-"$td" -T cmd.trace cmd.proc -- "$dir/wl_syscalls" 50 100 /tmp >cmd.log 2>&1
+"$td" -T cmd.trace cmd.proc -- "$wl" 50 100 /tmp >cmd.log 2>&1
 rc=$?
 expect "-- COMMAND: exit status and stop" 0 "traced .* \(command exited\)" cmd.log
 fact cmd_pid "$(sed -n 's/.*tracing command .* (pid \([0-9]*\)).*/\1/p' cmd.log)"
@@ -200,7 +186,7 @@ while [ $i -lt 2000 ]; do
 	pids="$pids $!"
 	i=$((i + 1))
 done
-setsid "$dir/wl_syscalls" 100000000 64 /tmp >/dev/null 2>&1 &
+setsid "$wl" 100000000 64 /tmp >/dev/null 2>&1 &
 load=$!
 sleep 1
 "$td" -b 256K -e SYSCALL -ts3 many.trace many.proc >many.log 2>&1
@@ -215,5 +201,5 @@ fact many_tasks "$tasks"
 note "2000 tasks: $(sed -n 's/.*tracedaemon: traced \(.*\) to many.trace.*/\1/p' many.log); $(sed -n 's/.*tracedaemon: \(daemon CPU time .*snapshot\).*/\1/p' many.log); $(sed -n 's/.*tracedaemon: \([0-9]* events lost.*\)/\1/p' many.log)"
 
 rmmod ltt_tracer && ok "rmmod after the daemon exits" || fail "rmmod" "$(lsmod | grep ltt)"
-dmesg >"$out/dmesg.txt"
+ltt_finish
 exit 0

@@ -8,7 +8,9 @@ scenario plus the truth to hold it against, which never comes from our own
 code: the workload's arguments, the kernel's own accounting
 (/proc/PID/schedstat and /proc/PID/stat, read by the workload itself),
 strace -c, and the guest kernel's ftrace counters recorded over the same run.
-Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed".
+Prints one result line per check in the format the guests write
+(tests/lib/vm-guest.sh: "ok - NAME", "FAIL - NAME: why"), which the suite
+imports as its checks, and ends with "N passed, N failed".
 """
 import json
 import os
@@ -26,7 +28,7 @@ def check(name, cond, detail=""):
     global passed, failed
     if cond:
         passed += 1
-        print(f"ok   - {name}" + (f" ({detail})" if detail else ""))
+        print(f"ok - {name}" + (f" ({detail})" if detail else ""))
     else:
         failed += 1
         print(f"FAIL - {name}" + (f": {detail}" if detail else ""))

@@ -3,13 +3,16 @@
 # Each scenario traces the whole system while one workload with known
 # behaviour runs, and leaves SCENARIO.trace/.proc plus the independent
 # measurements (the workload's own /proc readings, strace -c, ftrace) in /out.
-# The host checks them (tests/e2e/check_accuracy.py).
+# The host checks them (tests/e2e/check_accuracy.py). The layout is that of
+# tests/lib/vm-guest.sh (tracedaemon in /opt/ltt/bin, workloads in
+# /opt/ltt/workloads).
+. /opt/ltt/lib/vm-guest.sh
 set -u
-W=/opt/ltt/workloads
-O=/out
+W=$LTT/workloads
+O=$out
 T=/sys/kernel/tracing
 
-insmod /opt/ltt/ltt_tracer.ko || { echo "guest: insmod failed" >&2; exit 1; }
+ltt_load_first || { echo "guest: /dev/tracer not created" >&2; exit 1; }
 
 # scenario NAME COMMAND...: trace everything while COMMAND runs. With
 # QUIET=1 the command's output is not redirected: a redirect makes the
@@ -70,4 +73,5 @@ ftrace_on
 scenario pingpong $W/wl_pingpong 1000
 ftrace_off $O/pingpong.ftrace
 rmmod ltt_tracer
+ltt_finish
 echo "guest: done"

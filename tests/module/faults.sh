@@ -1,7 +1,7 @@
 #!/bin/sh
 # The fault suite, inside the QEMU guest (busybox sh, as root, 2 vCPUs):
-# what a machine people care about does to a tracer. Writes "ok - NAME" /
-# "FAIL - NAME: why" lines and "# ..." notes to $OUT/results.txt.
+# what a machine people care about does to a tracer. Writes the
+# result lines (tests/lib/vm-guest.sh) and "# ..." notes to /out/results.txt.
 #   - rmmod attempts under load while a trace is open, then unload/reload
 #     cycles under load;
 #   - tracedaemon SIGKILLed at random moments, 20 times: each file valid up
@@ -13,28 +13,15 @@
 #   - the trace file's disk filling up (a small tmpfs): tracedaemon exits
 #     1 with a clear error, and the file is valid up to its last block.
 # A kernel warning anywhere fails the run (scripts/qemu-run.sh exits 200).
-# usage: faults.sh [DIR]  (DIR: ltt_tracer.ko, ltt_modtest, tracedaemon)
-dir=${1:-$(dirname "$0")}
-out=${OUT:-/out}
-mkdir -p "$out"
-res=$out/results.txt
-: >"$res"
-ko=$dir/ltt_tracer.ko
-mt=$dir/ltt_modtest
-td=$dir/tracedaemon
+# usage: faults.sh   (ltt_modtest and tracedaemon in /opt/ltt/bin, the
+# layout of tests/lib/vm-guest.sh)
+. /opt/ltt/lib/vm-guest.sh
+mt=ltt_modtest
+td=tracedaemon
 work=/tmp/faults
 mkdir -p "$work"
 
-ok() { echo "ok - $1" >>"$res"; }
-fail() { echo "FAIL - $1: $2" >>"$res"; }
-note() { echo "# $*" >>"$res"; }
 loaded() { grep -q '^ltt_tracer ' /proc/modules; }
-load() {
-	insmod "$ko" "$@" || return 1
-	i=0
-	while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -c /dev/tracer ]
-}
 wait_for() { # FILE PATTERN: up to 60 s
 	i=0
 	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -50,10 +37,9 @@ exact() {
 		{ echo "recorded $2 + lost $4 != emitted ${e:-?} (tail $8)"; return 1; }
 }
 
-[ -c /dev/tracer ] && rmmod ltt_tracer 2>/dev/null
-if ! load; then
-	fail "insmod ltt_tracer.ko" "$(dmesg | tail -n 3 | tr '\n' ' ')"
-	dmesg >"$out/dmesg.txt"
+if ! ltt_load_first; then
+	fail "insmod ltt_tracer.ko" "/dev/tracer not created"
+	ltt_finish
 	exit 1
 fi
 ok "insmod ltt_tracer.ko"
@@ -79,12 +65,12 @@ kill -KILL $holder
 wait $holder 2>/dev/null
 cycles=0
 for _ in 1 2 3 4 5; do
-	rmmod ltt_tracer && load && cycles=$((cycles + 1))
+	rmmod ltt_tracer && ltt_load && cycles=$((cycles + 1))
 done
 if [ $cycles = 5 ]; then ok "5 unload/reload cycles under load"; else fail "unload/reload cycles under load" "$cycles of 5"; fi
 kill -KILL $load1
 wait $load1 2>/dev/null
-loaded || load || { fail "module loaded after the cycles" "insmod failed"; exit 1; }
+loaded || ltt_load || { fail "module loaded after the cycles" "insmod failed"; exit 1; }
 
 # 2. The daemon SIGKILLed at random moments, 20 times. After each kill:
 # the file is valid up to its last whole block, and a finished trace
@@ -154,6 +140,5 @@ else
 fi
 
 rmmod ltt_tracer && ok "rmmod at the end" || fail "rmmod at the end" "refused"
-sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
-dmesg >"$out/dmesg.txt"
+ltt_finish
 exit 0

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Runs inside the QEMU guest (busybox sh, as root) with the trace module
-# and ltt_modtest next to it. Writes results to $OUT (default /out):
-#   results.txt  "ok - NAME" / "FAIL - NAME: why" lines, "# ..." notes
+# and ltt_modtest in the layout of tests/lib/vm-guest.sh. Writes to /out:
+#   results.txt  the result lines (tests/lib/vm-guest.sh), "# ..." notes
 #   bench.txt    the benchmark figures (mode bench)
 #   dmesg.txt    the kernel log at the end
-# usage: guest.sh check|unload|bench [DIR]  (DIR: ltt_tracer.ko, ltt_modtest)
+# usage: guest.sh check|unload|bench
 #   check   every functional check (run it on 2 vCPUs), and that the
 #           event path can be neither function-traced nor kprobed; the
 #           module stays loaded at the end
@@ -12,40 +12,20 @@
 #           QEMU's multi-threaded TCG mishandles the kernel text patching
 #           that loading and unloading do, see module/README.md)
 #   bench   the benchmark
+. /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
-dir=${2:-$(dirname "$0")}
-out=${OUT:-/out}
-mkdir -p "$out"
-res=$out/results.txt
-: >"$res"
-ko=$dir/ltt_tracer.ko
-mt=$dir/ltt_modtest
+mt=ltt_modtest
 
-ok() { echo "ok - $1" >>"$res"; }
-fail() { echo "FAIL - $1: $2" >>"$res"; }
-chk() { # NAME CMD...
-	name=$1
-	shift
-	if "$@" >/dev/null 2>&1; then ok "$name"; else fail "$name" "'$*' failed"; fi
-}
-
-[ -c /dev/tracer ] && rmmod ltt_tracer 2>/dev/null
 # The benchmark's baseline: the syscall loop before the module is loaded.
 [ "$mode" = bench ] && base=$("$mt" syscalls "${BENCH_REPS:-7}")
-if ! insmod "$ko"; then
-	fail "insmod ltt_tracer.ko" "$(dmesg | tail -n 3 | tr '\n' ' ')"
-	dmesg >"$out/dmesg.txt"
-	exit 1
-fi
+ltt_load_first
 ok "insmod ltt_tracer.ko"
-i=0
-while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 chk "/dev/tracer created" test -c /dev/tracer
 
 if [ "$mode" = bench ]; then
 	LTT_BASELINE_NS=$base "$mt" bench "${BENCH_REPS:-7}" >"$out/bench.txt" 2>&1
 	echo "exit $?" >>"$out/bench.txt"
-	dmesg >"$out/dmesg.txt"
+	ltt_finish
 	exit 0
 fi
 
@@ -92,9 +72,7 @@ check_untraceable() {
 if [ "$mode" = check ]; then
 	check_untraceable
 	"$mt" check >>"$res" 2>&1
-	# The program's own summary line would be counted twice; drop it.
-	sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
-	dmesg >"$out/dmesg.txt"
+	ltt_finish
 	exit 0
 fi
 
@@ -124,8 +102,7 @@ kill -KILL $holder
 wait $holder 2>/dev/null
 chk "rmmod right after the tracing reader is killed, load running" rmmod ltt_tracer
 chk "insmod again" insmod "$ko"
-i=0
-while [ ! -c /dev/tracer ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+ltt_wait_dev
 "$mt" hold >"$out/hold2.txt" 2>&1 &
 holder=$!
 i=0
@@ -156,6 +133,5 @@ if insmod "$ko" clock=local heartbeat_ms=0; then
 else
 	fail "insmod clock=local heartbeat_ms=0" "refused"
 fi
-sed -i '/^[0-9]* passed, [0-9]* failed$/d' "$res"
-dmesg >"$out/dmesg.txt"
+ltt_finish
 exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tracedaemon in the QEMU guest with the real trace module (issue 5): `trace
+# tracedaemon in the QEMU guest with the real trace module: `trace
 # 5 out` analyzable, the duration honoured (+-100 ms), SIGINT/SIGTERM clean,
 # SIGKILL leaves an analyzable file, lost events reported with a buffer size,
 # recorded + lost == emitted in test mode, `-- COMMAND` captures the
@@ -11,16 +11,12 @@
 # LTT_DAEMON_VM_RESULTS=DIR re-checks an earlier guest run's /out.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-source "$repo/tests/lib/sh-test.sh"
 cd "$repo" || exit 1
-build=${BUILD:-build}
+source tests/lib/sh-test.sh
+source tests/lib/vm-host.sh
+build=$vm_build
 ta=$build/bin/traceanalyze
-
-if [[ -n ${LTT_SKIP_VM:-} ]]; then
-	t_skip "daemon in the VM" "LTT_SKIP_VM is set"
-	t_summary
-	exit
-fi
+vm_suite_skip_if_requested "daemon in the VM"
 
 out=$build/daemon-vm/check
 mkdir -p "$build/daemon-vm"
@@ -33,25 +29,7 @@ else
 	tests/daemon/run-vm.sh check --no-build --out "$out" >"$log" 2>&1
 	rc=$?
 fi
-if ((rc == 205)); then
-	t_skip "daemon in the VM" "$(tail -n 1 "$log")"
-	t_summary
-	exit
-fi
-if [[ -f $out/results.txt ]]; then
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) t_pass "${line#ok - }" ;;
-		"FAIL - "*) rest=${line#FAIL - }; t_fail "${rest%%: *}" "${rest#*: }" ;;
-		"# "*) echo "       $line" ;;
-		esac
-	done <"$out/results.txt"
-fi
-case $rc in
-0) t_pass "guest finished, kernel console clean" ;;
-200) t_fail "kernel console clean" "$(grep -E 'WARNING|BUG|lockdep|KASAN|Oops' "$out/console.log" 2>/dev/null | head -n 5)" ;;
-*) t_fail "guest run (status $rc)" "$(tail -n 5 "$log")" ;;
-esac
+vm_report "$rc" "$log" "$out" "daemon in the VM" || { t_summary; exit; }
 [[ -f $out/results.txt ]] || { t_summary; exit; }
 
 fact() { sed -n "s/^$1=//p" "$out/facts.txt" 2>/dev/null | tail -n 1; }
@@ -87,7 +65,7 @@ if grep -Eq '^IRQ: [0-9]+; NAME: .+' "$proc" && grep -Eq '^IRQ: LOC; NAME: Local
 else
 	t_fail "out.proc: IRQ names" "$(grep -m 3 '^IRQ' "$proc" 2>&1)"
 fi
-if grep -Eq '^MAP: [0-9]+; START: 0x[0-9a-f]+; END: 0x[0-9a-f]+; PERM: r-xp; OFFSET: 0x[0-9a-f]+; PATH: /t/tracedaemon$' "$proc"; then
+if grep -Eq '^MAP: [0-9]+; START: 0x[0-9a-f]+; END: 0x[0-9a-f]+; PERM: r-xp; OFFSET: 0x[0-9a-f]+; PATH: /opt/ltt/bin/tracedaemon$' "$proc"; then
 	t_pass "out.proc: executable mappings"
 else
 	t_fail "out.proc: executable mappings" "$(grep -m 3 '^MAP' "$proc" 2>&1)"

@@ -2,14 +2,15 @@
 # Runs inside the QEMU guest for `make demo`: loads the trace module, traces
 # the system for SECONDS while a representative workload runs, and leaves
 # demo.trace, demo.proc, the workload's log and the ps samples in /out.
-# usage: demo-guest.sh SECONDS   (workload programs in /opt/ltt/workloads)
+# usage: demo-guest.sh SECONDS   (the layout of tests/lib/vm-guest.sh:
+# tracedaemon and trace in /opt/ltt/bin, workloads in /opt/ltt/workloads)
+. /opt/ltt/lib/vm-guest.sh
 set -u
 secs=${1:-10}
-W=/opt/ltt/workloads
-log=/out/workload.log
+W=$LTT/workloads
+log=$out/workload.log
 
-insmod /opt/ltt/ltt_tracer.ko || { echo "demo: cannot load the trace module" >&2; exit 1; }
-[ -c /dev/tracer ] || { echo "demo: /dev/tracer is missing after insmod" >&2; exit 1; }
+ltt_load_first || { echo "demo: /dev/tracer is missing after insmod" >&2; exit 1; }
 
 workload() {
 	sleep 1
@@ -48,4 +49,5 @@ rc=$?
 wait $wl
 wait $sampler
 rmmod ltt_tracer
+ltt_finish
 exit $rc

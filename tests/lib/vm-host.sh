@@ -1,0 +1,144 @@
+# The host side of every run in the QEMU guest: source it from bash (the
+# in-guest suites, tests/module/run-vm.sh, tests/daemon/run-vm.sh,
+# scripts/demo.sh). One way to find or build the kernel, build the trace
+# module, boot the guest with one layout, and turn what the guest wrote
+# into checks. Its partner inside the guest is tests/lib/vm-guest.sh.
+#
+# Exit statuses of a guest run: scripts/qemu-run.sh's (0..199 the guest
+# script's status with a clean console, 200 a kernel problem in the
+# console, 201 timeout, 202 no status, 203 setup error, 204 /out lost),
+# and VM_SKIP (205): a prerequisite is missing (with --no-build, the kernel
+# is not in the cache), which a suite reports as a skip, never as a pass.
+#
+# The guest layout (tests/lib/vm-guest.sh uses the same paths):
+#   /opt/ltt/ltt_tracer.ko     the trace module
+#   /opt/ltt/bin/              programs (tracedaemon, ltt_modtest, trace...)
+#   /opt/ltt/workloads/        $BUILD/workloads, when asked for
+#   /opt/ltt/lib/vm-guest.sh   the guest-side helper
+#   /opt/ltt/SCRIPT            the guest script, run as sh /opt/ltt/SCRIPT
+#   /out                       what comes back to the host (OUT)
+
+VM_SKIP=205
+vm_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+vm_build=${BUILD:-build}
+vm_kdir= vm_ko=
+vm_qemu=() vm_bins=() vm_workloads=0
+
+# vm_skip_requested: LTT_SKIP_VM is set (no QEMU on this machine).
+vm_skip_requested() { [[ -n ${LTT_SKIP_VM:-} ]]; }
+
+# vm_suite_skip_if_requested NAME: in a suite, with LTT_SKIP_VM set,
+# report NAME skipped and end the suite.
+vm_suite_skip_if_requested() {
+	vm_skip_requested || return 0
+	t_skip "$1" "LTT_SKIP_VM is set"
+	t_summary
+	exit
+}
+
+# vm_kernel VARIANT [--no-build]: set vm_kdir to the kernel build of
+# VARIANT (ltt, debug or vanilla; KERNELDIR overrides ltt), building it
+# when it is not cached, or with --no-build returning VM_SKIP instead.
+# A build that fails returns 203. Messages go to stderr.
+vm_kernel() {
+	local variant=$1 nobuild=${2:-} flag=()
+	case $variant in
+	ltt) if [[ -n ${KERNELDIR:-} ]]; then vm_kdir=$KERNELDIR; return 0; fi ;;
+	debug) flag=(--debug) ;;
+	vanilla) flag=(--vanilla) ;;
+	*) echo "vm-host: unknown kernel variant '$variant'" >&2; return 203 ;;
+	esac
+	if [[ ! -x $vm_repo/scripts/qemu-run.sh || ! -x $vm_repo/scripts/build-kernel.sh ]]; then
+		echo "vm-host: scripts/qemu-run.sh or scripts/build-kernel.sh missing" >&2
+		return $VM_SKIP
+	fi
+	if [[ $nobuild == --no-build ]]; then
+		vm_kdir=$("$vm_repo/scripts/build-kernel.sh" "${flag[@]}" --print-dir 2>/dev/null | tail -n 1) || {
+			echo "vm-host: the $variant kernel is not built (make kernel${flag:+-$variant})" >&2
+			return $VM_SKIP
+		}
+	else
+		vm_kdir=$("$vm_repo/scripts/build-kernel.sh" "${flag[@]}" | tail -n 1) || {
+			echo "vm-host: $variant kernel build failed" >&2
+			return 203
+		}
+	fi
+}
+
+# vm_module VARIANT: build the trace module against vm_kdir into
+# $BUILD/module/VARIANT and set vm_ko; 203 when the build fails.
+vm_module() {
+	[[ -x $vm_repo/module/build.sh ]] || { echo "vm-host: module/build.sh missing" >&2; return $VM_SKIP; }
+	vm_ko=$("$vm_repo/module/build.sh" "$vm_kdir" "$vm_build/module/$1" | tail -n 1) && [[ -f $vm_ko ]] || {
+		echo "vm-host: module build failed against $vm_kdir" >&2
+		return 203
+	}
+}
+
+# vm_need FILE...: each is a built program (203 and a message otherwise).
+vm_need() {
+	local f
+	for f; do
+		[[ -x $f ]] || { echo "vm-host: $f not built (run make BUILD=$vm_build)" >&2; return 203; }
+	done
+}
+
+# vm_boot OUT SCRIPT [ARGS...]: boot vm_kdir and run the guest script
+# SCRIPT (a host path) as `sh /opt/ltt/NAME ARGS` with the layout above:
+# vm_ko, the programs listed in vm_bins, $BUILD/workloads when
+# vm_workloads=1. qemu-run.sh options (--smp, --timeout, --mem, --disk,
+# more --add) come from the array vm_qemu. The guest's /out, console.log
+# included, lands in OUT. Returns qemu-run.sh's status; the guest
+# script's output goes to stdout.
+vm_boot() {
+	local out=$1 script=$2 adds=() f
+	shift 2
+	adds=(--add "$vm_ko:/opt/ltt/" --add "$vm_repo/tests/lib/vm-guest.sh:/opt/ltt/lib/"
+		--add "$script:/opt/ltt/")
+	for f in "${vm_bins[@]}"; do adds+=(--add "$f:/opt/ltt/bin/"); done
+	((vm_workloads)) && adds+=(--add "$vm_build/workloads:/opt/ltt/workloads")
+	"$vm_repo/scripts/qemu-run.sh" --kernel "$vm_kdir" --out "$out" "${vm_qemu[@]}" "${adds[@]}" \
+		-- sh "/opt/ltt/$(basename "$script")" "$@"
+}
+
+# vm_import FILE [PREFIX]: one check of this suite per result line the
+# guest wrote ("ok - NAME", "FAIL - NAME: why", "skip - NAME: why"; "# "
+# lines are notes), each name prefixed by PREFIX.
+vm_import() {
+	local line rest why
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) t_pass "${2:-}${line#ok - }" ;;
+		"FAIL - "* | "skip - "*)
+			rest=${line#* - } why=
+			[[ $rest == *": "* ]] && why=${rest#*: } rest=${rest%%: *}
+			if [[ $line == FAIL* ]]; then t_fail "${2:-}$rest" "$why"; else t_skip "${2:-}$rest" "$why"; fi ;;
+		"# "*) echo "       $line" ;;
+		esac
+	done <"$1"
+}
+
+# vm_verdict STATUS NAME LOG CONSOLE: the check that the guest run NAME
+# finished with a clean kernel console, from qemu-run.sh's STATUS (LOG:
+# the run's output, CONSOLE: the kernel console).
+vm_verdict() {
+	case $1 in
+	0) t_pass "$2 finished, kernel console clean" ;;
+	200) t_fail "$2: kernel console clean" \
+		"$(grep -E 'WARNING|BUG|lockdep|KASAN|circular|stall|sleeping|Oops|int3:' "$4" 2>/dev/null | head -n 5)" ;;
+	*) t_fail "$2 (status $1)" "$(tail -n 5 "$3")" ;;
+	esac
+}
+
+# vm_report STATUS LOG OUT NAME [PREFIX]: a suite's checks for one guest
+# run: a skip when a prerequisite was missing (VM_SKIP, returns 1);
+# otherwise the result lines of OUT/results.txt (names prefixed by PREFIX)
+# and the console verdict.
+vm_report() {
+	if (($1 == VM_SKIP)); then
+		t_skip "$4" "$(tail -n 1 "$2")"
+		return 1
+	fi
+	[[ -f $3/results.txt ]] && vm_import "$3/results.txt" "${5:-}"
+	vm_verdict "$1" "$4" "$2" "$3/console.log"
+}
