@@ -9,14 +9,12 @@
 # (harness, module, or, with --no-build, the kernel not in the cache) rather
 # than building it; 203 when the user-space build is missing.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo" || exit 203
-source tests/lib/vm-host.sh
-mode=${1:-check}
-shift || true
-nobuild= out=
+source "$(dirname "$0")/../lib/vm-host.sh"
+cd "$vm_repo" || exit 203
+mode=check nobuild= out=
 while (($#)); do
 	case $1 in
+	check | bench) mode=$1 ;;
 	--no-build) nobuild=--no-build ;;
 	--out) out=$2; shift ;;
 	*) echo "run-vm.sh: unknown argument '$1'" >&2; exit 203 ;;

@@ -38,6 +38,14 @@ ltt_wait_dev() {
 	[ -c /dev/tracer ]
 }
 
+# wait_for FILE PATTERN: up to 60 s for a line of FILE to match PATTERN
+# (a background program saying it is ready).
+wait_for() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q "$2" "$1" 2>/dev/null
+}
+
 # ltt_load [PARAMS...]: insmod the module and wait for /dev/tracer.
 ltt_load() { insmod "$ko" "$@" && ltt_wait_dev; }
 

@@ -22,11 +22,6 @@ work=/tmp/faults
 mkdir -p "$work"
 
 loaded() { grep -q '^ltt_tracer ' /proc/modules; }
-wait_for() { # FILE PATTERN: up to 60 s
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	grep -q "$2" "$1" 2>/dev/null
-}
 emitted() { sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' "$1" | tail -n 1; }
 # exact TRACE LOG: the file's test events + lost == what the daemon emitted
 exact() {

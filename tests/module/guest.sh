@@ -86,12 +86,7 @@ load2=$!
 "$mt" toggle 100 >>"$res" 2>&1
 "$mt" hold >"$out/hold.txt" 2>&1 &
 holder=$!
-i=0
-while ! grep -q holding "$out/hold.txt" 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-chk "trace held under load" grep -q holding "$out/hold.txt"
+chk "trace held under load" wait_for "$out/hold.txt" holding
 sleep 1
 if rmmod ltt_tracer 2>/dev/null; then
 	fail "rmmod refused while /dev/tracer is open" "rmmod succeeded"
@@ -105,12 +100,7 @@ chk "insmod again" insmod "$ko"
 ltt_wait_dev
 "$mt" hold >"$out/hold2.txt" 2>&1 &
 holder=$!
-i=0
-while ! grep -q holding "$out/hold2.txt" 2>/dev/null && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-chk "new trace after reload" grep -q holding "$out/hold2.txt"
+chk "new trace after reload" wait_for "$out/hold2.txt" holding
 kill -TERM $holder
 wait $holder 2>/dev/null
 kill -KILL $load1 $load2

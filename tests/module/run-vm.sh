@@ -11,9 +11,8 @@
 # 205 with --no-build when the kernel is not in the cache (or the harness is
 # missing) rather than building it.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo" || exit 203
-source tests/lib/vm-host.sh
+source "$(dirname "$0")/../lib/vm-host.sh"
+cd "$vm_repo" || exit 203
 mode=${1:-check}
 shift || true
 variant=ltt out= nobuild= smp=2
