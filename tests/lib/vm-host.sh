@@ -1,8 +1,10 @@
 # The host side of every run in the QEMU guest: source it from bash (the
-# in-guest suites, tests/module/run-vm.sh, tests/daemon/run-vm.sh,
-# scripts/demo.sh). One way to find or build the kernel, build the trace
-# module, boot the guest with one layout, and turn what the guest wrote
-# into checks. Its partner inside the guest is tests/lib/vm-guest.sh.
+# in-guest suites 60, 70 and 90, tests/module/run-vm.sh,
+# tests/daemon/run-vm.sh, scripts/demo.sh; suite 50 takes its skip policy,
+# scripts/bench-kernel.sh its kernel lookup). One way to find or build the
+# kernel, build the trace module, boot the guest with one layout, and turn
+# what the guest wrote into checks. Its partner inside the guest is
+# tests/lib/vm-guest.sh.
 #
 # Exit statuses of a guest run: scripts/qemu-run.sh's (0..199 the guest
 # script's status with a clean console, 200 a kernel problem in the
