@@ -125,11 +125,13 @@ std::pair<std::uint64_t, std::uint64_t> EventGraph::alignedView(std::uint64_t be
     std::uint64_t m = cover ? std::uint64_t(std::ceil(perColumn / double(w)))
                             : std::uint64_t(std::llround(perColumn / double(w)));
     m = std::max<std::uint64_t>(m, 1);
-    if (cover && m * w * columns < end - begin)
-        ++m;
     if (begin < start_m)
         begin = start_m;
     begin = start_m + (begin - start_m) / w * w;
+    // Snapping begin down to its bin lengthens the range by up to w - 1:
+    // covering it may take one more bin per column.
+    while (cover && end > begin && m * w * columns < end - begin)
+        ++m;
     return {begin, begin + m * w * columns};
 }
 
