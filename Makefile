@@ -48,8 +48,9 @@ format:
 format-check:
 	@scripts/format-check.sh
 
+# The build directory and the sanitizer builds suites 10 and 40 keep beside it.
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
 
 -include mk/*.mk
 
