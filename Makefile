@@ -6,11 +6,11 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 ifdef CI
-CMAKE_FLAGS += -DLTT_WERROR=ON
+override CMAKE_FLAGS += -DLTT_WERROR=ON
 endif
 export BUILD
 
-.PHONY: all deps configure check bench fuzz format install clean help
+.PHONY: all deps configure check bench fuzz format format-check install clean help
 
 all: configure
 	cmake --build $(BUILD) -j$$(nproc)
@@ -19,26 +19,47 @@ all: configure
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
 
+# CMake gets BUILD_TYPE and CMAKE_FLAGS on every `make`, not only the first:
+# $(BUILD)/.cmake-flags records what the build directory was last configured
+# with, and cmake runs again when that differs (CI's -DLTT_WERROR=ON reaches
+# a build directory configured without it) or build.ninja is missing.
+LTT_CMAKE_ARGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(strip $(CMAKE_FLAGS))
 configure: deps
-	@if [ ! -f $(BUILD)/build.ninja ]; then \
-		cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS); \
+	@if [ ! -f $(BUILD)/build.ninja ] || \
+	    [ "$$(cat $(BUILD)/.cmake-flags 2>/dev/null)" != '$(LTT_CMAKE_ARGS)' ]; then \
+		cmake -S . -B $(BUILD) -G Ninja $(LTT_CMAKE_ARGS) && \
+		echo '$(LTT_CMAKE_ARGS)' >$(BUILD)/.cmake-flags; \
 	fi
 
-# Every suite; SUITES="unit golden" selects by name prefix.
+# Every suite (tests/suites/NN-name.sh); SUITES selects suites by the start
+# of their file name: `make check SUITES="10 20"` runs 10-analysis-unit and
+# 20-analysis-golden, SUITES=05 the format and build-flag checks.
 check: all
 	@tests/run-suites.sh
 
+# C++ through clang-format with the repo's .clang-format. Kernel-style C
+# (module/, tests/*.c) follows checkpatch.pl, which format-check runs;
+# module/.clang-format is only an aid for it.
 format:
-	@git ls-files '*.cpp' '*.hpp' '*.h' '*.c' | grep -v '^kernel-patches/' | xargs clang-format -i
+	@git ls-files '*.cpp' '*.hpp' | grep -v '^kernel-patches/' | xargs clang-format -i
 
+# Reports, without changing anything, C++ that clang-format would change and
+# kernel-style C that checkpatch.pl flags (the file and line of each).
+format-check:
+	@scripts/format-check.sh
+
+# The build directory and the sanitizer builds suites 10 and 40 keep beside it.
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
 
 -include mk/*.mk
 
 help:
 	@echo "make            build user space into $(BUILD)/ (programs in $(BUILD)/bin)"
 	@echo "make check      run every test suite; last line: N passed, N failed"
+	@echo "                (SUITES=\"10 20\": only suites whose file name starts so)"
+	@echo "make format     clang-format the C++ sources in place"
+	@echo "make format-check  clang-format and checkpatch.pl findings, changing nothing"
 	@echo "make demo       boot the patched kernel in QEMU, trace a workload, analyze it"
 	@echo "make bench      analyzer throughput on a 10M-event synthetic trace"
 	@echo "make fuzz       fuzz the trace reader (longer run)"

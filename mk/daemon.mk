@@ -1,8 +1,9 @@
 # tracedaemon: installation and the in-guest benchmark.
 #   make install [PREFIX=/usr/local] [DESTDIR=]   tracedaemon, trace, tracecore, tracecpuid
 #   make bench-daemon                             sustained event rate with zero loss (QEMU)
-# Other components hook their own files into `install` with a prerequisite
-# rule of their own (`install: install-foo`); nobody gives `install` a recipe.
+# `install` has no recipe of its own: what it installs comes from its
+# prerequisites (`install: install-daemon` here), so each mk/*.mk file can add
+# its programs with a prerequisite rule.
 PREFIX ?= /usr/local
 DESTDIR ?=
 

@@ -1,6 +1,7 @@
 # traceview benchmark: time to first paint and redraw times for a scripted
 # zoom/scroll sequence on a synthetic trace (default 10M events), under Xvfb.
-# Targets (issue 7): first paint <= 2 s, median redraw <= 16 ms, worst <= 50 ms.
+# What it is measured against: first paint <= 2 s, median redraw <= 16 ms,
+# worst <= 50 ms.
 BENCH_GUI_EVENTS ?= 10000000
 BENCH_GUI_DIR ?= $(BUILD)/bench
 

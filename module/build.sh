@@ -3,7 +3,9 @@
 # Builds ltt_tracer.ko against the kernel build KDIR (a tree prepared for
 # out-of-tree modules, e.g. the one scripts/build-kernel.sh prints) in
 # OUTDIR, from a copy of module/, so the source tree stays clean. Prints the
-# path of the .ko last.
+# path of the .ko last. The module is built with W=1 (the kernel's extra
+# warnings); with CI set (as .ci/run and CI services do), warnings are
+# errors (KCFLAGS=-Werror), as -DLTT_WERROR=ON makes them for user space.
 set -euo pipefail
 [[ $# == 2 ]] || { echo "usage: $0 KDIR OUTDIR" >&2; exit 2; }
 kdir=$1 out=$2
@@ -15,5 +17,7 @@ out=$(cd "$out" && pwd)
 for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h; do
 	cmp -s "$f" "$out/$(basename "$f")" || cp "$f" "$out/"
 done
-make -s -C "$kdir" M="$out" LTT_INCLUDE="$repo/include" modules >&2
+flags=(W=1)
+[[ -n ${CI:-} ]] && flags+=(KCFLAGS=-Werror)
+make -s -C "$kdir" M="$out" LTT_INCLUDE="$repo/include" "${flags[@]}" modules >&2
 echo "$out/ltt_tracer.ko"

@@ -2,6 +2,10 @@
 # Run the kernel's scripts/checkpatch.pl (from linux-source-6.1) over every
 # patch in kernel-patches/series. Exit 1 if any patch has an ERROR; warnings
 # are printed (each patch's description justifies the ones it keeps).
+# checkpatch.pl is unpacked once into $LTT_CACHE/checkpatch.
+#   --print-tool   only unpack it if needed and print its path
+#                  (scripts/format-check.sh runs it on the kernel-style C)
+#   -q             print each patch's totals only
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LTT_CACHE:-$HOME/.cache/ltt}
@@ -12,6 +16,10 @@ if [[ ! -x $tools/scripts/checkpatch.pl ]]; then
 	tar -C "$tools" --strip-components=1 -xf "$tarball" \
 		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch
+fi
+if [[ ${1:-} == --print-tool ]]; then
+	echo "$tools/scripts/checkpatch.pl"
+	exit 0
 fi
 errors=0
 quiet=0

@@ -80,7 +80,18 @@ int CommandChild::release() {
         r = ::read(err_m.get(), &e, sizeof e);
     while (r < 0 && errno == EINTR);
     err_m.reset();
-    return r == static_cast<ssize_t>(sizeof e) ? e : 0;
+    if (r != static_cast<ssize_t>(sizeof e))
+        return 0;
+    // The exec failed and the child is on its way to _exit(127): wait for
+    // it, so that its status is known now (a WNOHANG reap could come first).
+    int st;
+    pid_t w;
+    do
+        w = ::waitpid(pid_m, &st, 0);
+    while (w < 0 && errno == EINTR);
+    if (w == pid_m)
+        status_m = st;
+    return e;
 }
 
 std::optional<int> CommandChild::reap() {

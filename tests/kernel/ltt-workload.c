@@ -412,6 +412,13 @@ static int getppid_loop(long n)
 	return 0;
 }
 
+static int print_usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [--disk DEV] [--swap] | --getppid-loop N\n",
+		argv0);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *disk = NULL;
@@ -427,11 +434,8 @@ int main(int argc, char **argv)
 			return getppid_loop(atol(argv[++i]));
 		else if (!strcmp(argv[i], "--ip-test") && i + 1 < argc)
 			return ip_test(argv[++i]);
-		else {
-			fprintf(stderr, "usage: %s [--disk DEV] [--swap] | --getppid-loop N\n",
-				argv[0]);
-			return 2;
-		}
+		else
+			return print_usage(argv[0]);
 	}
 	step_files();
 	step_process();

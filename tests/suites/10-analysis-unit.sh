@@ -5,6 +5,7 @@
 # kernel source is installed.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
+source "$root/tests/lib/sanitizer-build.sh"
 build=$root/${BUILD:-build}
 [[ ${BUILD:-build} == /* ]] && build=${BUILD}
 
@@ -15,18 +16,10 @@ else
 fi
 
 # Sanitizer build: configured once, then incremental.
-asan=$build-asan
-if [[ ! -f $asan/build.ninja ]]; then
-	cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-		-DLTT_SANITIZE=address,undefined >"$build/asan-configure.log" 2>&1 ||
-		t_fail "configure ASan+UBSan build" "$(tail -n 5 "$build/asan-configure.log")"
-fi
-if nice cmake --build "$asan" -j2 --target ltt_analysis_tests ltt-synth >"$build/asan-build.log" 2>&1; then
+if sanitizer_build "$build-asan" address,undefined ltt_analysis_tests ltt-synth; then
 	echo "ASan+UBSan:"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		t_gtest "$asan/bin/ltt_analysis_tests"
-else
-	t_fail "build unit tests with ASan+UBSan" "$(grep -m5 -E 'error|Error' "$build/asan-build.log")"
+		t_gtest "$build-asan/bin/ltt_analysis_tests"
 fi
 
 tarball=/usr/src/linux-source-6.1.tar.xz

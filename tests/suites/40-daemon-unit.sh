@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # tracedaemon on the host: the GoogleTest unit tests (options, configuration
 # mapping, /proc snapshot, block accounting, whole sessions against a fake
-# module), then the real binary's command-line errors and the wrappers'.
+# module), also under ASan+UBSan and the sessions under TSan, then the real
+# binary's command-line errors and the wrappers'.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
+source "$root/tests/lib/sanitizer-build.sh"
 build=${BUILD:-build}
 [[ $build == /* ]] || build=$root/$build
 bin=$build/bin
@@ -16,6 +18,20 @@ if [[ -x $bin/tracedaemon_test ]]; then
 	t_gtest "$bin/tracedaemon_test"
 else
 	t_fail "tracedaemon_test built" "missing $bin/tracedaemon_test (is libgtest-dev installed?)"
+fi
+
+# The same tests built with ASan+UBSan ($BUILD-asan, shared with suite 10);
+# the whole sessions, where the drain loop and the /proc snapshot thread run
+# together, also with TSan ($BUILD-tsan). Configured once, then incremental.
+if sanitizer_build "$build-asan" address,undefined tracedaemon_test; then
+	echo "ASan+UBSan:"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		t_gtest "$build-asan/bin/tracedaemon_test"
+fi
+if sanitizer_build "$build-tsan" thread tracedaemon_test; then
+	echo "TSan (TraceSession: drain loop and snapshot thread):"
+	TSAN_OPTIONS=second_deadlock_stack=1 t_gtest "$build-tsan/bin/tracedaemon_test" \
+		--gtest_filter='TraceSession.*'
 fi
 
 if [[ ! -x $td ]]; then

@@ -26,6 +26,7 @@
 static double now(void)
 {
 	struct timespec ts;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
@@ -34,6 +35,7 @@ static void spin(double secs)
 {
 	volatile unsigned long x = 0;
 	double end = now() + secs;
+
 	while (now() < end)
 		for (int i = 0; i < 5000000; i++)
 			x += i;
@@ -46,11 +48,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	double secs = atof(argv[1]);
+
 	if (secs <= 0 || secs > 600) {
 		fprintf(stderr, "wl_cpu: SECONDS must be in (0, 600]\n");
 		return 2;
 	}
 	pid_t child = fork();
+
 	if (child < 0) {
 		perror("fork");
 		return 1;
@@ -60,6 +64,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	siginfo_t info;
+
 	if (waitid(P_PID, child, &info, WEXITED | WNOWAIT) != 0) {
 		perror("waitid");
 		return 1;
@@ -67,8 +72,10 @@ int main(int argc, char **argv)
 
 	char path[64], line[4096];
 	unsigned long long run = 0, wait = 0, slices = 0;
+
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", child);
 	FILE *f = fopen(path, "r");
+
 	if (!f || fscanf(f, "%llu %llu %llu", &run, &wait, &slices) != 3) {
 		perror(path);
 		return 1;
@@ -84,6 +91,7 @@ int main(int argc, char **argv)
 	/* Fields after the ")" closing comm: state is field 3, utime 14, stime 15. */
 	char *p = strrchr(line, ')');
 	unsigned long utime = 0, stime = 0;
+
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
 			 &utime, &stime) != 2) {
 		fprintf(stderr, "wl_cpu: cannot parse %s\n", path);
@@ -92,13 +100,14 @@ int main(int argc, char **argv)
 	waitpid(child, NULL, 0);
 
 	FILE *out = fopen(argv[2], "w");
+
 	if (!out) {
 		perror(argv[2]);
 		return 1;
 	}
-	fprintf(out,
-		"{\"pid\": %d, \"schedstat_run_ns\": %llu, \"schedstat_wait_ns\": %llu, "
-		"\"utime_ticks\": %lu, \"stime_ticks\": %lu, \"clk_tck\": %ld}\n",
-		child, run, wait, utime, stime, sysconf(_SC_CLK_TCK));
+	fprintf(out, "{\"pid\": %d, \"schedstat_run_ns\": %llu, \"schedstat_wait_ns\": %llu, ",
+		child, run, wait);
+	fprintf(out, "\"utime_ticks\": %lu, \"stime_ticks\": %lu, \"clk_tck\": %ld}\n",
+		utime, stime, sysconf(_SC_CLK_TCK));
 	return fclose(out) != 0;
 }

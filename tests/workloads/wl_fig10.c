@@ -16,7 +16,7 @@ static void fct_A(void)
 {
 	for (i = 0, j = 0; j < loops_a; j++)
 		i++;
-	printf("i's value : %d \n", i);
+	printf("i's value : %d\n", i);
 }
 
 static void fct_B(void)
@@ -28,6 +28,7 @@ static void fct_B(void)
 int main(int argc, char **argv)
 {
 	long scale = argc > 1 ? atol(argv[1]) : 10;
+
 	if (scale <= 0) {
 		fprintf(stderr, "usage: wl_fig10 [SCALE > 0]\n");
 		return 2;

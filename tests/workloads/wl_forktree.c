@@ -20,6 +20,7 @@ static void node(int depth, int max, int fanout, const char *leaf)
 	}
 	for (int i = 0; i < fanout; i++) {
 		pid_t p = fork();
+
 		if (p < 0) {
 			perror("fork");
 			_exit(1);
@@ -30,6 +31,7 @@ static void node(int depth, int max, int fanout, const char *leaf)
 		}
 	}
 	int status, bad = 0;
+
 	while (wait(&status) > 0)
 		bad |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 	if (bad)
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int depth = atoi(argv[1]), fanout = atoi(argv[2]);
+
 	if (depth < 1 || depth > 6 || fanout < 1 || fanout > 8) {
 		fprintf(stderr, "wl_forktree: DEPTH in 1..6, FANOUT in 1..8\n");
 		return 2;

@@ -20,23 +20,28 @@ int main(int argc, char **argv)
 	}
 	long count = atol(argv[2]);
 	int fd = open(argv[1], O_RDONLY | O_DIRECT);
+
 	if (fd < 0) {
 		perror(argv[1]);
 		return 1;
 	}
 	unsigned long long bytes = 0;
+
 	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0 || bytes < 8192) {
 		fprintf(stderr, "wl_odirect: %s: cannot get a usable size\n", argv[1]);
 		return 1;
 	}
 	void *buf;
+
 	if (posix_memalign(&buf, 4096, 4096)) {
 		perror("posix_memalign");
 		return 1;
 	}
 	unsigned long long blocks = bytes / 4096;
+
 	for (long i = 0; i < count; i++) {
 		off_t off = (off_t)(((unsigned long long)i * 7919) % blocks) * 4096;
+
 		if (pread(fd, buf, 4096, off) != 4096) {
 			perror("pread");
 			return 1;

@@ -19,12 +19,14 @@ int main(int argc, char **argv)
 	}
 	long n = atol(argv[1]);
 	int ab[2], ba[2];
+
 	if (pipe(ab) || pipe(ba)) {
 		perror("pipe");
 		return 1;
 	}
 	char c = 'p';
 	pid_t child = fork();
+
 	if (child < 0) {
 		perror("fork");
 		return 1;
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
 		}
 	}
 	int status;
+
 	waitpid(child, &status, 0);
 	return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }

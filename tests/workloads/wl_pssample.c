@@ -20,6 +20,7 @@ static void sample(FILE *out)
 {
 	double up = 0;
 	FILE *f = fopen("/proc/uptime", "r");
+
 	if (!f || fscanf(f, "%lf", &up) != 1) {
 		perror("/proc/uptime");
 		exit(1);
@@ -27,13 +28,16 @@ static void sample(FILE *out)
 	fclose(f);
 	fprintf(out, "SAMPLE %.2f %ld\n", up, sysconf(_SC_CLK_TCK));
 	DIR *d = opendir("/proc");
+
 	if (!d) {
 		perror("/proc");
 		exit(1);
 	}
 	struct dirent *e;
+
 	while ((e = readdir(d))) {
 		char path[300], line[1024];
+
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
@@ -41,8 +45,10 @@ static void sample(FILE *out)
 		if (!f)
 			continue; /* exited meanwhile */
 		char *ok = fgets(line, sizeof(line), f);
+
 		fclose(f);
 		char *open = strchr(line, '('), *close = strrchr(line, ')');
+
 		if (!ok || !open || !close)
 			continue;
 		*close = '\0';
@@ -67,12 +73,14 @@ int main(int argc, char **argv)
 	}
 	long ms = atol(argv[1]), count = atol(argv[2]);
 	FILE *out = fopen(argv[3], "w");
+
 	if (!out) {
 		perror(argv[3]);
 		return 1;
 	}
 	for (long i = 0; i < count; i++) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
 		nanosleep(&ts, NULL);
 		sample(out);
 	}

@@ -16,12 +16,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long count = atol(argv[1]), ms = atol(argv[2]);
+
 	if (count <= 0 || ms <= 0 || ms > 10000) {
 		fprintf(stderr, "wl_sleep: COUNT > 0, MS in 1..10000\n");
 		return 2;
 	}
 	for (long i = 0; i < count; i++) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
 		if (syscall(SYS_nanosleep, &ts, NULL) != 0) {
 			perror("nanosleep");
 			return 1;

@@ -20,6 +20,7 @@ static int recv_all(int fd, char *buf, long size)
 {
 	for (long got = 0; got < size;) {
 		ssize_t r = recv(fd, buf + got, size - got, 0);
+
 		if (r <= 0)
 			return -1;
 		got += r;
@@ -35,13 +36,16 @@ int main(int argc, char **argv)
 	}
 	long n = atol(argv[1]), size = atol(argv[2]);
 	static char buf[65536];
+
 	memset(buf, 's', sizeof(buf));
 	int sv[2];
+
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
 		perror("socketpair");
 		return 1;
 	}
 	pid_t child = fork();
+
 	if (child < 0) {
 		perror("fork");
 		return 1;
@@ -59,11 +63,13 @@ int main(int argc, char **argv)
 		}
 	}
 	int status;
+
 	waitpid(child, &status, 0);
 
 	int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	int s = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
 	int m = shmget(IPC_PRIVATE, 65536, IPC_CREAT | 0600);
+
 	if (q < 0 || s < 0 || m < 0) {
 		perror("SysV IPC");
 		return 1;

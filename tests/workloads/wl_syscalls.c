@@ -40,22 +40,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = atol(argv[1]), size = atol(argv[2]);
+
 	if (n <= 0 || size <= 0 || size > 65536) {
 		fprintf(stderr, "wl_syscalls: N must be > 0 and SIZE in 1..65536\n");
 		return 2;
 	}
 	static char buf[65536];
 	char path[4096];
+
 	snprintf(path, sizeof(path), "%s/wl_syscalls.dat", argv[3]);
 	memset(buf, 'x', sizeof(buf));
 
 	pid_t child = fork();
+
 	if (child < 0) {
 		perror("fork");
 		return 1;
 	}
 	if (child > 0) {
 		int status;
+
 		if (waitpid(child, &status, 0) != child) {
 			perror("waitpid");
 			return 1;
@@ -64,6 +68,7 @@ int main(int argc, char **argv)
 	}
 
 	int fd = must(syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_TRUNC, 0644), "openat");
+
 	for (long i = 0; i < n; i++)
 		must(syscall(SYS_write, fd, buf, size), "write");
 	for (long i = 0; i < n; i++)
@@ -75,6 +80,7 @@ int main(int argc, char **argv)
 		must(syscall(SYS_read, fd, buf, size), "read");
 	for (long i = 0; i < n; i++) {
 		int avail;
+
 		must(syscall(SYS_ioctl, fd, FIONREAD, &avail), "ioctl");
 	}
 	must(syscall(SYS_close, fd), "close");
@@ -83,10 +89,12 @@ int main(int argc, char **argv)
 		syscall(SYS_getpid);
 	for (long i = 0; i < n; i++) {
 		struct timespec ts = { 0, 1000 };
+
 		must(syscall(SYS_nanosleep, &ts, NULL), "nanosleep");
 	}
 	for (long i = 0; i < n; i++) {
 		int f = must(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY), "openat");
+
 		must(syscall(SYS_close, f), "close");
 	}
 	_exit(0);

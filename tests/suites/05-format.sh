@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Habits that are checked: the sources' formatting (scripts/format-check.sh:
+# clang-format on the C++, checkpatch.pl on the kernel-style C), and that the
+# warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
+# -DLTT_WERROR=ON) to an already configured build directory, and
+# module/build.sh builds with W=1 and, with CI set, fails on a warning.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/lib/sh-test.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Formatting: the script's own checks, folded into this suite's count.
+out=$("$root/scripts/format-check.sh" 2>&1)
+grep -vE '^[0-9]+ passed, [0-9]+ failed' <<<"$out"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$out" | tail -n 1)
+if [[ -n $line ]]; then
+	t_passed=$((t_passed + ${line%% passed*}))
+	f=${line#*passed, }
+	t_failed=$((t_failed + ${f%% failed*}))
+else
+	t_fail "scripts/format-check.sh ran" "$(tail -n 5 <<<"$out")"
+fi
+
+# CMAKE_FLAGS reach a build directory configured before, without them.
+b=$tmp/build
+werror_is() { grep -q "^LTT_WERROR:BOOL=$1\$" "$b/CMakeCache.txt" || { grep '^LTT_WERROR' "$b/CMakeCache.txt"; false; }; }
+if cmake -S "$root" -B "$b" -G Ninja -DLTT_WERROR=OFF >"$tmp/configure.log" 2>&1; then
+	werror_is OFF >/dev/null ||
+		t_fail "first configure without -Werror" "$(grep LTT_WERROR "$b/CMakeCache.txt")"
+	if env -u CMAKE_FLAGS CI=true make -s -C "$root" configure BUILD="$b" >"$tmp/make.log" 2>&1; then
+		t_check "CI=true make: an existing build directory gets LTT_WERROR=ON" \
+			werror_is ON
+		before=$(stat -c %Y.%s "$b/CMakeCache.txt")
+		sleep 1
+		env -u CMAKE_FLAGS CI=true make -s -C "$root" configure BUILD="$b" >"$tmp/make2.log" 2>&1
+		t_check "make with unchanged flags does not run cmake again" \
+			test "$(stat -c %Y.%s "$b/CMakeCache.txt")" = "$before"
+		env -u CMAKE_FLAGS -u CI make -s -C "$root" configure BUILD="$b" \
+			CMAKE_FLAGS=-DLTT_WERROR=OFF >"$tmp/make3.log" 2>&1
+		t_check "make CMAKE_FLAGS=-DLTT_WERROR=OFF turns it off again" \
+			werror_is OFF
+	else
+		t_fail "CI=true make configure" "$(tail -n 5 "$tmp/make.log")"
+	fi
+else
+	t_fail "configure a build directory" "$(tail -n 5 "$tmp/configure.log")"
+fi
+
+# module/build.sh: W=1, and -Werror under CI, on a copy of the module with
+# a function that only W=1 warns about (no previous prototype).
+if ! kdir=$("$root/scripts/build-kernel.sh" --print-dir 2>/dev/null | tail -n 1); then
+	t_skip "module/build.sh fails on a W=1 warning under CI" "the kernel is not built (make kernel)"
+else
+	copy=$tmp/src
+	mkdir -p "$copy/module"
+	cp "$root"/module/build.sh "$root"/module/Kbuild "$root"/module/*.c "$root"/module/*.h "$copy/module/"
+	ln -s "$root/include" "$copy/include"
+	printf '\nint ltt_w1_unprototyped(void)\n{\n\treturn 0;\n}\n' >>"$copy/module/ltt_buffer.c"
+	t_run_expect "module/build.sh with CI set: a W=1 warning fails the build" 2 \
+		"ltt_buffer.c:[0-9]+:[0-9]+: error: no previous prototype for .ltt_w1_unprototyped." \
+		env CI=true "$copy/module/build.sh" "$kdir" "$tmp/mod-ci"
+	t_run_expect "module/build.sh without CI: the same warning is shown" 0 \
+		"ltt_buffer.c:[0-9]+:[0-9]+: warning: no previous prototype for .ltt_w1_unprototyped." \
+		env -u CI "$copy/module/build.sh" "$kdir" "$tmp/mod"
+	t_check "module/build.sh without CI: the module is built" test -s "$tmp/mod/ltt_tracer.ko"
+	t_run_expect "module/build.sh with CI set: the module as committed builds" 0 \
+		"/ltt_tracer.ko$" env CI=true "$root/module/build.sh" "$kdir" "$tmp/mod-clean"
+fi
+t_summary
