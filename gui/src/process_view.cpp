@@ -180,12 +180,24 @@ void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
         report_m.emplace_back(line.label, line.value);
         ++r;
     }
+    // The same title, note and precision as traceanalyze's report.
+    const std::string note = doc_m->syscallNote();
+    const bool masked = note == ltt::kMaskedOut;
+    std::string title = "<b>System call accounting</b>";
+    if (masked)
+        title += " : " + note;
+    else
+        title += " (name, times called, total time in syscall) :";
+    if (!masked && !note.empty())
+        title += "\n(" + std::string(Glib::Markup::escape_text(note)) + ")";
+    sysTitle_m.set_markup(title);
+    syscallNote_m = note;
     for (const auto& s : doc_m->syscalls(id)) {
         auto row = *sstore_m->append();
         row[scols_m.name] = s.name;
         row[scols_m.count] = s.count;
         row[scols_m.total] = s.totalNs;
-        row[scols_m.totalText] = formatDuration(s.totalNs);
+        row[scols_m.totalText] = ltt::formatSeconds(s.totalNs) + " s";
     }
 }
 

@@ -86,7 +86,7 @@ private:
     Gtk::Label count_m;
     Gtk::ScrolledWindow scroller_m;
     Gtk::ColumnView view_m;
-    std::vector<int> typeIds_m;
+    std::vector<std::uint64_t> typeMasks_m; // by menu position; 0: all events
     bool syncing_m = false;
     std::optional<guint> pendingScroll_m; // scroll once the list is on screen
     sigc::signal<void(std::uint64_t)> selectedSignal_m;
