@@ -767,6 +767,12 @@ bool TraceAnalysis::run(const std::function<bool(double)>& progress) {
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
     constexpr std::uint64_t kTick = 0x3ffff;
     std::uint64_t ticks = 0;
+    // A first call before the walk: a cancellation that came before it
+    // ends it at once, however short the trace.
+    if (progress && !progress(0.0)) {
+        cancelled_m = true;
+        return false;
+    }
     TraceCursor c = reader_m.begin();
     try {
         c.forEachByCpu(

@@ -188,8 +188,9 @@ public:
     void add(const Event& event);
     void finish();
     // Walks the whole trace: the fast path, for every front end (traceanalyze,
-    // traceview). `progress` (may be empty) is called every 2^18 events
-    // with the fraction done; returning false cancels the walk. Returns
+    // traceview). `progress` (may be empty) is called before the walk and
+    // every 2^18 events with the fraction done; returning false cancels the
+    // walk. Returns
     // false when the walk stopped on corruption (error() says where; the
     // statistics cover what came before) or was cancelled (cancelled();
     // the statistics are then partial and not finished).
