@@ -1,3 +1,5 @@
+// traceview's model (TraceDocument), tested without a display.
+//
 // One report model, three renderings: on a trace recorded with system calls
 // masked out (tests/data/masked.trace), traceanalyze's text report, its
 // JSON report and traceview's process-analysis model (TraceDocument, the
@@ -179,6 +181,22 @@ TEST(ReportAgreement, TextJsonAndGuiSayTheSameAboutMaskedSyscalls) {
     EXPECT_EQ(block, blocks.size());
     EXPECT_EQ(jsonIndex, jsonProcs.size());
     EXPECT_GT(maskedSeen, 0u);
+}
+
+// The second stage of opening (the process analysis, on libltt's fast
+// walk) gives up when the user cancels, and leaves the document not ready.
+TEST(TraceDocument, CompleteIsCancellable) {
+    traceview::Progress progress;
+    std::string error;
+    auto doc = traceview::TraceDocument::open(kData + "small.trace", kData + "small.proc", progress,
+                                              error);
+    ASSERT_TRUE(doc) << error;
+    progress.cancel = true;
+    EXPECT_FALSE(doc->complete(progress));
+    EXPECT_FALSE(doc->ready());
+    progress.cancel = false;
+    EXPECT_TRUE(doc->complete(progress));
+    EXPECT_TRUE(doc->ready());
 }
 
 } // namespace
