@@ -208,13 +208,7 @@ void MainWindow::buildToolbar() {
     gotoTime_m.signal_activate().connect([this] { goToTime(gotoTime_m.get_text()); });
     toolbar_m.append(gotoTime_m);
     toolbar_m.append(*Gtk::make_managed<Gtk::Separator>(Gtk::Orientation::VERTICAL));
-    auto types = Gtk::StringList::create({"Any event"});
-    searchTypeMasks_m.push_back(0);
-    for (const auto& choice : TraceDocument::eventTypes()) {
-        types->append(choice.label);
-        searchTypeMasks_m.push_back(choice.mask);
-    }
-    searchType_m.set_model(types);
+    searchType_m.set_model(eventTypeMenu("Any event", searchTypeMasks_m));
     searchType_m.set_tooltip_text("Search this event type");
     toolbar_m.append(searchType_m);
     search_m.set_placeholder_text("Search text");

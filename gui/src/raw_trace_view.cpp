@@ -101,14 +101,19 @@ std::string cellOf(const EventLine& line, int column) {
     }
 }
 
-RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
-    auto types = Gtk::StringList::create({"All events"});
-    typeMasks_m.push_back(0);
+Glib::RefPtr<Gtk::StringList> eventTypeMenu(const char* anyLabel,
+                                            std::vector<std::uint64_t>& masks) {
+    auto types = Gtk::StringList::create({anyLabel});
+    masks.assign(1, 0);
     for (const auto& choice : TraceDocument::eventTypes()) {
         types->append(choice.label);
-        typeMasks_m.push_back(choice.mask);
+        masks.push_back(choice.mask);
     }
-    type_m.set_model(types);
+    return types;
+}
+
+RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
+    type_m.set_model(eventTypeMenu("All events", typeMasks_m));
     pid_m.set_placeholder_text("PID");
     pid_m.set_width_chars(8);
     cpu_m.set_placeholder_text("CPU");

@@ -51,6 +51,12 @@ private:
     std::optional<std::vector<std::uint64_t>> filtered_m;
 };
 
+// An event-type menu (the filter's, the search's): `anyLabel` for every
+// event, then TraceDocument::eventTypes(); `masks` receives each entry's
+// mask by position (0 for `anyLabel`).
+Glib::RefPtr<Gtk::StringList> eventTypeMenu(const char* anyLabel,
+                                            std::vector<std::uint64_t>& masks);
+
 class RawTraceView : public Gtk::Box {
 public:
     RawTraceView();
