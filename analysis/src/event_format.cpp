@@ -219,28 +219,6 @@ std::string_view eventKey(unsigned id) {
     return id < LTT_EV_MAX ? kEvents[id].key : "unknown";
 }
 
-int eventIdFromKey(std::string_view key) {
-    auto eq = [](std::string_view a, std::string_view b) {
-        if (a.size() != b.size())
-            return false;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            char x = static_cast<char>(std::tolower(static_cast<unsigned char>(a[i])));
-            char y = static_cast<char>(std::tolower(static_cast<unsigned char>(b[i])));
-            if (x == ' ')
-                x = '_';
-            if (y == ' ')
-                y = '_';
-            if (x != y)
-                return false;
-        }
-        return true;
-    };
-    for (unsigned i = 0; i < LTT_EV_MAX; ++i)
-        if (eq(key, kEvents[i].key) || eq(key, kEvents[i].name))
-            return static_cast<int>(i);
-    return -1;
-}
-
 std::string_view subtypeName(unsigned id, unsigned sub) {
     static constexpr const char* softirq[] = {"SOFTIRQ ENTRY", "SOFTIRQ EXIT", "TASKLET ENTRY",
                                               "TASKLET EXIT"};

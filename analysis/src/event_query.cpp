@@ -23,7 +23,7 @@ constexpr std::uint64_t kProgressEvery = 1 << 16;
 } // namespace
 
 bool SearchQuery::matches(const Event& e, std::string& scratch) const {
-    if (eventId >= 0 && e.id != eventId)
+    if (!eventInMask(events, e.id))
         return false;
     if (text.empty())
         return true;

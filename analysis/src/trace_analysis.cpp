@@ -755,28 +755,48 @@ void TraceAnalysis::finish() {
         firstNs_m = 0;
 }
 
-bool TraceAnalysis::run(const std::function<void(double)>& progress) {
+namespace {
+// Thrown by run()'s tick when its progress callback cancels: the walk has
+// no stop of its own, and a cancellation, like the walk's end, leaves
+// nothing of the cursor to keep.
+struct WalkCancelled {};
+} // namespace
+
+bool TraceAnalysis::run(const std::function<bool(double)>& progress) {
     reader_m.adviseSequential();
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
     constexpr std::uint64_t kTick = 0x3ffff;
     std::uint64_t ticks = 0;
+    // A first call before the walk: a cancellation that came before it
+    // ends it at once, however short the trace.
+    if (progress && !progress(0.0)) {
+        cancelled_m = true;
+        return false;
+    }
     TraceCursor c = reader_m.begin();
-    c.forEachByCpu(
-        [this](const Event& e) __attribute__((always_inline)) { step<false>(state_m[e.cpu], e); },
-        [this](std::uint16_t cpu) __attribute__((always_inline)) {
-            return [ this, &s = state_m[cpu] ](const Event& e) __attribute__((always_inline)) {
-                step<true>(s, e);
-            };
-        },
-        [](const ltt_record_header& h) { return isBarrier(h); },
-        [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
-        [&] {
-            // Memory must not grow with the trace: give back the pages
-            // every CPU has moved past.
-            reader_m.releaseBefore(c.lowestOffset());
-            if (progress)
-                progress(static_cast<double>(++ticks * (kTick + 1)) / static_cast<double>(total));
-        });
+    try {
+        c.forEachByCpu(
+            [this](const Event& e)
+                __attribute__((always_inline)) { step<false>(state_m[e.cpu], e); },
+            [this](std::uint16_t cpu) __attribute__((always_inline)) {
+                return [ this, &s = state_m[cpu] ](const Event& e) __attribute__((always_inline)) {
+                    step<true>(s, e);
+                };
+            },
+            [](const ltt_record_header& h) { return isBarrier(h); },
+            [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
+            [&] {
+                // Memory must not grow with the trace: give back the pages
+                // every CPU has moved past.
+                reader_m.releaseBefore(c.lowestOffset());
+                if (progress && !progress(static_cast<double>(++ticks * (kTick + 1)) /
+                                          static_cast<double>(total)))
+                    throw WalkCancelled{};
+            });
+    } catch (const WalkCancelled&) {
+        cancelled_m = true;
+        return false;
+    }
     error_m = c.error();
     finish();
     return !error_m;

@@ -19,61 +19,6 @@ namespace ltt::daemon {
 
 namespace {
 
-struct EventName {
-    const char* name;
-    std::uint64_t mask;
-};
-
-constexpr std::uint64_t bit(int ev) {
-    return LTT_EV_BIT(ev);
-}
-
-// LTT 0.9's names first, then the ABI's, then groups. Case-insensitive.
-constexpr EventName kEventNames[] = {
-    {"START", 0}, // TRACE_START is always recorded
-    {"SYS_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
-    {"SYS_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
-    {"TRAP_ENTRY", bit(LTT_EV_TRAP_ENTRY)},
-    {"TRAP_EXIT", bit(LTT_EV_TRAP_EXIT)},
-    {"IRQ_ENTRY", bit(LTT_EV_IRQ_ENTRY)},
-    {"IRQ_EXIT", bit(LTT_EV_IRQ_EXIT)},
-    {"SCHED", bit(LTT_EV_SCHEDCHANGE)},
-    {"KTIMER", bit(LTT_EV_KERNEL_TIMER)},
-    {"SIRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"PROCESS", bit(LTT_EV_PROCESS)},
-    {"FS", bit(LTT_EV_FILE_SYSTEM)},
-    {"TIMER", bit(LTT_EV_TIMER)},
-    {"MEM", bit(LTT_EV_MEMORY)},
-    {"SOCKET", bit(LTT_EV_SOCKET)},
-    {"IPC", bit(LTT_EV_IPC)},
-    {"NET", bit(LTT_EV_NETWORK)},
-    {"CUSTOM", bit(LTT_EV_CUSTOM)},
-    {"SYSCALL_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
-    {"SYSCALL_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
-    {"SCHEDCHANGE", bit(LTT_EV_SCHEDCHANGE)},
-    {"KERNEL_TIMER", bit(LTT_EV_KERNEL_TIMER)},
-    {"SOFT_IRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"SOFTIRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"BH", bit(LTT_EV_SOFT_IRQ)},
-    {"FILE_SYSTEM", bit(LTT_EV_FILE_SYSTEM)},
-    {"MEMORY", bit(LTT_EV_MEMORY)},
-    {"NETWORK", bit(LTT_EV_NETWORK)},
-    {"USER", bit(LTT_EV_CUSTOM)},
-    {"SYSCALL", bit(LTT_EV_SYSCALL_ENTRY) | bit(LTT_EV_SYSCALL_EXIT)},
-    {"TRAP", bit(LTT_EV_TRAP_ENTRY) | bit(LTT_EV_TRAP_EXIT)},
-    {"IRQ", bit(LTT_EV_IRQ_ENTRY) | bit(LTT_EV_IRQ_EXIT)},
-    {"CORE", LTT_EV_MASK_CORE},
-    {"ALL", LTT_EV_MASK_ALL},
-    {"NONE", 0},
-};
-
-bool equalsNoCase(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::toupper(static_cast<unsigned char>(x)) ==
-                      std::toupper(static_cast<unsigned char>(y));
-           });
-}
-
 template <class Int> std::optional<Int> parseInteger(std::string_view s, bool allowHex) {
     int base = 10;
     if (allowHex && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -306,8 +251,7 @@ private:
         std::string badName;
         auto mask = parseEventList(v, &badName);
         if (!mask)
-            return bad("unknown event '" + badName + "' for " + name +
-                       "; known events: " + eventNameHelp());
+            return bad(ltt::unknownEventMessage(badName, name));
         out = out.value_or(0) | *mask;
         return true;
     }
@@ -518,47 +462,6 @@ std::optional<std::uint64_t> parseSize(std::string_view text) {
     return *n << shift;
 }
 
-std::optional<std::uint64_t> parseEventList(std::string_view text, std::string* bad) {
-    std::uint64_t mask = 0;
-    bool any = false;
-    while (true) {
-        auto comma = text.find(',');
-        std::string_view name = text.substr(0, comma);
-        if (!name.empty()) {
-            const EventName* found = nullptr;
-            for (const auto& e : kEventNames)
-                if (equalsNoCase(name, e.name))
-                    found = &e;
-            if (!found) {
-                if (bad)
-                    *bad = name;
-                return std::nullopt;
-            }
-            mask |= found->mask;
-            any = true;
-        }
-        if (comma == std::string_view::npos)
-            break;
-        text.remove_prefix(comma + 1);
-    }
-    if (!any) {
-        if (bad)
-            *bad = "";
-        return std::nullopt;
-    }
-    return mask;
-}
-
-std::string eventNameHelp() {
-    std::string out;
-    for (const auto& e : kEventNames) {
-        if (!out.empty())
-            out += ',';
-        out += e.name;
-    }
-    return out;
-}
-
 std::string usageText() {
     return R"(Usage: tracedaemon [OPTIONS] [DEVICE] TRACEFILE PROCFILE [-- COMMAND [ARGS...]]
 
@@ -608,6 +511,7 @@ Events (case-insensitive; LTT names, ABI names and groups):
   SIRQ PROCESS FS TIMER MEM SOCKET IPC NET CUSTOM; SYSCALL TRAP IRQ
   (entry and exit); CORE (the paper's core events); ALL (default); NONE
   (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
+  (the same names as traceanalyze -o/-t)
 
 Output files: TRACEFILE and PROCFILE are created mode 0600. A symbolic link,
 another user's file, a file with a second hard link or anything but a regular

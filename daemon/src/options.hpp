@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <libltt/event_names.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,13 +71,10 @@ ParseResult parseCommandLine(int argc, char** argv);
 std::optional<std::chrono::microseconds> parseDuration(std::string_view text);
 // "65536", "64K", "64KiB", "1M", "2MB", "1G": powers of 1024.
 std::optional<std::uint64_t> parseSize(std::string_view text);
-// Event names, comma-separated, case-insensitive: LTT's (SYS_ENTRY, SCHED,
-// FS, ...), the ABI's (SYSCALL_ENTRY, SCHEDCHANGE, FILE_SYSTEM, ...), groups
-// (syscall, trap, irq, CORE, ALL) and NONE. On an unknown name returns
-// nullopt and that name in *bad.
-std::optional<std::uint64_t> parseEventList(std::string_view text, std::string* bad);
-// Comma-separated list of every accepted event name, for --help and errors.
-std::string eventNameHelp();
+// Event names (-e, -D): libltt's one vocabulary (libltt/event_names.hpp),
+// shared with traceanalyze -o/-t and traceview's filter.
+using ltt::eventNameHelp;
+using ltt::parseEventList;
 
 std::string usageText();
 std::string versionText();

@@ -208,13 +208,7 @@ void MainWindow::buildToolbar() {
     gotoTime_m.signal_activate().connect([this] { goToTime(gotoTime_m.get_text()); });
     toolbar_m.append(gotoTime_m);
     toolbar_m.append(*Gtk::make_managed<Gtk::Separator>(Gtk::Orientation::VERTICAL));
-    auto types = Gtk::StringList::create({"Any event"});
-    searchTypeIds_m.push_back(-1);
-    for (const auto& [id, name] : TraceDocument::eventTypes()) {
-        types->append(name);
-        searchTypeIds_m.push_back(id);
-    }
-    searchType_m.set_model(types);
+    searchType_m.set_model(eventTypeMenu("Any event", searchTypeMasks_m));
     searchType_m.set_tooltip_text("Search this event type");
     toolbar_m.append(searchType_m);
     search_m.set_placeholder_text("Search text");
@@ -401,9 +395,9 @@ void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64
     SearchQuery q;
     q.text = search_m.get_text();
     guint sel = searchType_m.get_selected();
-    if (sel != GTK_INVALID_LIST_POSITION && sel < searchTypeIds_m.size())
-        q.eventId = searchTypeIds_m[sel];
-    if (q.text.empty() && q.eventId < 0) {
+    if (sel != GTK_INVALID_LIST_POSITION && sel < searchTypeMasks_m.size())
+        q.events = searchTypeMasks_m[sel];
+    if (q.text.empty() && q.events == 0) {
         setStatus("Type a text to search, or pick an event type");
         return;
     }
@@ -441,8 +435,8 @@ void MainWindow::runFilter(const EventFilter& f, std::function<void()> then) {
                 setStatus("Filter cancelled");
             } else {
                 std::string what;
-                if (f.eventId >= 0)
-                    what += TraceDocument::eventTypes()[std::size_t(f.eventId)].second;
+                if (f.events != 0)
+                    what += TraceDocument::eventTypeLabel(f.events);
                 if (f.pid >= 0)
                     what +=
                         (what.empty() ? "" : ", ") + std::string("PID ") + std::to_string(f.pid);

@@ -92,7 +92,7 @@ private:
     Gtk::Button cancel_m{"Cancel"};
     Gtk::Entry gotoEvent_m, gotoTime_m, search_m;
     Gtk::DropDown searchType_m;
-    std::vector<int> searchTypeIds_m;
+    std::vector<std::uint64_t> searchTypeMasks_m; // by menu position; 0: any
     Glib::RefPtr<Gio::Menu> recentMenu_m;
     std::vector<std::pair<std::string, std::string>> recent_m;
     std::vector<std::string> openedThisSession_m; // newest last

@@ -89,6 +89,10 @@ void ProcessView::setDocument(const TraceDocument* doc) {
         syncing_m = false;
         return;
     }
+    // A count of system calls masked out at trace time is no count: the
+    // column goes, as the report says "masked out at trace time".
+    if (auto* c = tree_m.get_column(2))
+        c->set_visible(doc->syscallNote() != ltt::kMaskedOut);
     auto procs = doc->processes();
     std::map<std::int64_t, std::vector<const ProcessInfo*>> children;
     for (const auto& p : procs)
@@ -102,7 +106,7 @@ void ProcessView::setDocument(const TraceDocument* doc) {
     if (!procs.empty()) {
         root[cols_m.syscalls] = procs[0].syscalls;
         root[cols_m.running] = procs[0].runningNs;
-        root[cols_m.runningText] = formatDuration(procs[0].runningNs);
+        root[cols_m.runningText] = ltt::formatSeconds(procs[0].runningNs) + " s";
     }
     std::function<void(const Gtk::TreeModel::iterator&, std::int64_t, int)> addChildren =
         [&](const Gtk::TreeModel::iterator& parent, std::int64_t id, int depth) {
@@ -116,7 +120,7 @@ void ProcessView::setDocument(const TraceDocument* doc) {
                 row[cols_m.id] = p->id;
                 row[cols_m.syscalls] = p->syscalls;
                 row[cols_m.running] = p->runningNs;
-                row[cols_m.runningText] = formatDuration(p->runningNs);
+                row[cols_m.runningText] = ltt::formatSeconds(p->runningNs) + " s";
                 ++processCount_m;
                 addChildren(it, p->id, depth + 1);
             }
@@ -180,12 +184,24 @@ void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
         report_m.emplace_back(line.label, line.value);
         ++r;
     }
+    // The same title, note and precision as traceanalyze's report.
+    const std::string note = doc_m->syscallNote();
+    const bool masked = note == ltt::kMaskedOut;
+    std::string title = "<b>System call accounting</b>";
+    if (masked)
+        title += " : " + note;
+    else
+        title += " (name, times called, total time in syscall) :";
+    if (!masked && !note.empty())
+        title += "\n(" + std::string(Glib::Markup::escape_text(note)) + ")";
+    sysTitle_m.set_markup(title);
+    syscallNote_m = note;
     for (const auto& s : doc_m->syscalls(id)) {
         auto row = *sstore_m->append();
         row[scols_m.name] = s.name;
         row[scols_m.count] = s.count;
         row[scols_m.total] = s.totalNs;
-        row[scols_m.totalText] = formatDuration(s.totalNs);
+        row[scols_m.totalText] = ltt::formatSeconds(s.totalNs) + " s";
     }
 }
 

@@ -23,6 +23,9 @@ public:
     std::size_t processCount() const { return processCount_m; }
     std::vector<std::pair<std::string, std::string>> reportLines() const { return report_m; }
     std::size_t syscallRows() const;
+    // The system call accounting's note ("masked out at trace time"), as
+    // shown; empty when the accounting is complete.
+    const std::string& syscallNote() const { return syscallNote_m; }
 
 private:
     struct TreeColumns : Gtk::TreeModel::ColumnRecord {
@@ -69,6 +72,7 @@ private:
     std::int32_t selectedPid_m = 0;
     std::size_t processCount_m = 0;
     std::vector<std::pair<std::string, std::string>> report_m;
+    std::string syscallNote_m;
     bool syncing_m = false;
     sigc::signal<void(std::int32_t)> pidSignal_m;
 };

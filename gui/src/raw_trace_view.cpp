@@ -101,14 +101,19 @@ std::string cellOf(const EventLine& line, int column) {
     }
 }
 
-RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
-    auto types = Gtk::StringList::create({"All events"});
-    typeIds_m.push_back(-1);
-    for (const auto& [id, name] : TraceDocument::eventTypes()) {
-        types->append(name);
-        typeIds_m.push_back(id);
+Glib::RefPtr<Gtk::StringList> eventTypeMenu(const char* anyLabel,
+                                            std::vector<std::uint64_t>& masks) {
+    auto types = Gtk::StringList::create({anyLabel});
+    masks.assign(1, 0);
+    for (const auto& choice : TraceDocument::eventTypes()) {
+        types->append(choice.label);
+        masks.push_back(choice.mask);
     }
-    type_m.set_model(types);
+    return types;
+}
+
+RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
+    type_m.set_model(eventTypeMenu("All events", typeMasks_m));
     pid_m.set_placeholder_text("PID");
     pid_m.set_width_chars(8);
     cpu_m.set_placeholder_text("CPU");
@@ -245,8 +250,8 @@ std::int64_t parseNumber(const Glib::ustring& text) {
 EventFilter RawTraceView::currentFilter() const {
     EventFilter f;
     guint sel = type_m.get_selected();
-    if (sel != GTK_INVALID_LIST_POSITION && sel < typeIds_m.size())
-        f.eventId = typeIds_m[sel];
+    if (sel != GTK_INVALID_LIST_POSITION && sel < typeMasks_m.size())
+        f.events = typeMasks_m[sel];
     f.pid = parseNumber(pid_m.get_text());
     f.cpu = static_cast<int>(parseNumber(cpu_m.get_text()));
     return f;

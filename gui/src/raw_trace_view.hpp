@@ -51,6 +51,12 @@ private:
     std::optional<std::vector<std::uint64_t>> filtered_m;
 };
 
+// An event-type menu (the filter's, the search's): `anyLabel` for every
+// event, then TraceDocument::eventTypes(); `masks` receives each entry's
+// mask by position (0 for `anyLabel`).
+Glib::RefPtr<Gtk::StringList> eventTypeMenu(const char* anyLabel,
+                                            std::vector<std::uint64_t>& masks);
+
 class RawTraceView : public Gtk::Box {
 public:
     RawTraceView();
@@ -86,7 +92,7 @@ private:
     Gtk::Label count_m;
     Gtk::ScrolledWindow scroller_m;
     Gtk::ColumnView view_m;
-    std::vector<int> typeIds_m;
+    std::vector<std::uint64_t> typeMasks_m; // by menu position; 0: all events
     bool syncing_m = false;
     std::optional<guint> pendingScroll_m; // scroll once the list is on screen
     sigc::signal<void(std::uint64_t)> selectedSignal_m;

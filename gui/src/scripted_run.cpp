@@ -93,6 +93,34 @@ clickableEvent(EventGraphView& view, const TraceDocument& doc) {
     return std::nullopt;
 }
 
+// Picks menu entry `choice` of the raw view's event filter, applies it and,
+// once the background filter is done, checks that rows remain, fewer than
+// the trace's, and that each of the first 200 is an event `accept` takes.
+void checkTypeFilter(MainWindow& win, std::shared_ptr<Checks> checks, guint choice,
+                     std::function<bool(const std::string&)> accept, const std::string& name,
+                     std::function<void()> next) {
+    auto& r = win.rawView();
+    r.typeChooser().set_selected(choice);
+    r.applyFilter();
+    auto poll = std::make_shared<std::function<void()>>();
+    *poll = [&win, checks, accept, name, next, poll] {
+        if (win.busy()) {
+            Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
+            return;
+        }
+        auto& r = win.rawView();
+        bool all = r.rowCount() > 0;
+        for (guint i = 0; i < std::min<guint>(r.rowCount(), 200); ++i)
+            all = all && accept(r.cellText(i, 1));
+        checks->check(all, name + " (" + std::to_string(r.rowCount()) + " rows)");
+        checks->check(r.rowCount() < win.document()->eventCount(),
+                      name + ": the filter removes rows");
+        next();
+        Glib::signal_idle().connect_once([poll] { *poll = nullptr; }); // break the cycle
+    };
+    Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
+}
+
 } // namespace
 
 void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
@@ -237,6 +265,12 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
                           "shows " + std::to_string(p.selectedPid()));
         }
         checks->check(!p.reportLines().empty(), "process characteristics shown");
+        // libltt's labels and precision, as traceanalyze prints them.
+        bool delay = false;
+        for (const auto& [label, value] : p.reportLines())
+            delay = delay || (label == "Time waiting to run (sched delay)" &&
+                              value.find(" s => ") == 11 && value.find('.') == 1);
+        checks->check(delay, "process figures carry traceanalyze's labels and precision");
         shot("process-analysis-selected");
         p.selectPid(0);
         next();
@@ -295,26 +329,23 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         shot("raw-trace-search");
         // Through the filter bar, as a user would: pick the type, apply,
         // wait for the background filter to finish.
-        auto& r = win.rawView();
-        r.typeChooser().set_selected(1 + LTT_EV_SCHEDCHANGE); // after "All events"
-        r.applyFilter();
-        auto poll = std::make_shared<std::function<void()>>();
-        *poll = [&win, checks, next, poll] {
-            if (win.busy()) {
-                Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
-                return;
-            }
-            auto& r = win.rawView();
-            bool all = r.rowCount() > 0;
-            for (guint i = 0; i < std::min<guint>(r.rowCount(), 200); ++i)
-                all = all && r.cellText(i, 1) == "Sched change";
-            checks->check(all, "filter by event type keeps only that type (" +
-                                   std::to_string(r.rowCount()) + " rows)");
-            checks->check(r.rowCount() < win.document()->eventCount(), "filter removes rows");
-            next();
-            Glib::signal_idle().connect_once([poll] { *poll = nullptr; }); // break the cycle
-        };
-        Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
+        checkTypeFilter(
+            win, checks, 1 + LTT_EV_SCHEDCHANGE, // after "All events"
+            [](const std::string& e) { return e == "Sched change"; },
+            "filter by event type keeps only that type", next);
+    });
+    script->add([&win, checks](auto next) {
+        // A group of the event-name vocabulary (tracedaemon -e SYSCALL).
+        const auto types = TraceDocument::eventTypes();
+        guint at = 0;
+        for (guint i = 0; i < types.size(); ++i)
+            if (types[i].label == "SYSCALL")
+                at = i + 1; // after "All events"
+        checks->check(at > 0, "the event filter offers the SYSCALL group");
+        checkTypeFilter(
+            win, checks, at,
+            [](const std::string& e) { return e == "Syscall entry" || e == "Syscall exit"; },
+            "filter by the SYSCALL group keeps system call entries and exits", next);
     });
     script->add([&win, checks, shot](auto next) {
         shot("raw-trace-filtered");

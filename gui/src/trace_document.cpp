@@ -4,9 +4,11 @@
 #include "trace_document.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
 #include <libltt/event_format.hpp>
+#include <libltt/event_names.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
@@ -110,23 +112,17 @@ bool TraceDocument::complete(Progress& progress) {
     // a pass of its own: build it next to the analysis pass.
     std::thread indexer([&reader] { reader.buildIndex(); });
     auto analysis = std::make_unique<ltt::TraceAnalysis>(reader, d.proc ? &*d.proc : nullptr);
-    // TraceAnalysis::run() with a cancellation point: feed the events here.
-    const double total = double(std::max<std::uint64_t>(1, d.events));
-    auto c = reader.begin();
-    for (std::uint64_t n = 0; c.valid(); c.next(), ++n) {
-        analysis->add(c.event());
-        if ((n & 0xffff) == 0) {
-            progress.set(double(n) / total);
-            if (progress.cancelled())
-                break;
-        }
-    }
+    // libltt's fast analysis walk, the one traceanalyze runs, cancelled
+    // through its progress callback.
+    analysis->run([&progress](double f) {
+        progress.set(std::min(1.0, f));
+        return !progress.cancelled();
+    });
     indexer.join();
-    if (progress.cancelled())
+    if (analysis->cancelled())
         return false;
-    analysis->finish();
-    if (c.error() && d.warnings.empty())
-        d.warnings.push_back(c.error()->str());
+    if (analysis->error() && d.warnings.empty())
+        d.warnings.push_back(analysis->error()->str());
     const auto& procs = analysis->processes();
     for (std::uint32_t i = 0; i < procs.size(); ++i)
         d.latest[procs[i].pid] = i;
@@ -232,11 +228,23 @@ std::string TraceDocument::rowLabel(std::size_t row) const {
     return processName(r.pid) + " (" + std::to_string(r.pid) + ")";
 }
 
-std::vector<std::pair<int, std::string>> TraceDocument::eventTypes() {
-    std::vector<std::pair<int, std::string>> out;
-    for (int id = 0; id < LTT_EV_MAX; ++id)
-        out.emplace_back(id, std::string(ltt::eventName(unsigned(id))));
+std::vector<TraceDocument::EventChoice> TraceDocument::eventTypes() {
+    std::vector<EventChoice> out;
+    for (unsigned id = 0; id < LTT_EV_MAX; ++id) {
+        std::string name(ltt::eventName(id));
+        out.push_back({name, ltt::eventMaskOf(name).value_or(0)});
+    }
+    for (const auto& e : ltt::eventNames())
+        if (std::popcount(e.mask) > 1)
+            out.push_back({e.name, e.mask});
     return out;
+}
+
+std::string TraceDocument::eventTypeLabel(std::uint64_t mask) {
+    for (const auto& c : eventTypes())
+        if (c.mask == mask)
+            return c.label;
+    return {};
 }
 
 std::vector<ProcessInfo> TraceDocument::processes() const {
@@ -272,6 +280,10 @@ std::vector<SyscallLine> TraceDocument::syscalls(std::int64_t id) const {
     if (id <= 0 || std::uint64_t(id) >= procs.size())
         return ltt::syscallAccounting(*impl_m->analysis, nullptr);
     return ltt::syscallAccounting(*impl_m->analysis, &procs[std::size_t(id)]);
+}
+
+std::string TraceDocument::syscallNote() const {
+    return ltt::syscallAccountingNote(impl_m->analysis->availability());
 }
 
 std::optional<std::vector<std::uint64_t>> TraceDocument::filter(const EventFilter& f,

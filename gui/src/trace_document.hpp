@@ -90,13 +90,24 @@ public:
     std::string rowLabel(std::size_t row) const;
     std::string processName(std::int32_t pid) const;
 
-    // Event ids that may appear, with their names (for filter menus).
-    static std::vector<std::pair<int, std::string>> eventTypes();
+    // The choices of the event-type menus (filter, search): every event by
+    // its name, then the groups of libltt's event-name vocabulary (SYSCALL,
+    // CORE, ...), each with its mask (event_names.hpp).
+    struct EventChoice {
+        std::string label;
+        std::uint64_t mask = 0;
+    };
+    static std::vector<EventChoice> eventTypes();
+    // The menu label of a mask (empty when it is none of the choices).
+    static std::string eventTypeLabel(std::uint64_t mask);
 
     std::vector<ProcessInfo> processes() const;
     // By ProcessInfo::id; the root (id 0) gives the system-wide figures.
     std::vector<ReportLine> processReport(std::int64_t id) const;
     std::vector<SyscallLine> syscalls(std::int64_t id) const;
+    // Why the system call accounting is empty or nameless ("masked out at
+    // trace time"), as traceanalyze says it; empty when complete.
+    std::string syscallNote() const;
 
     // Indices of matching events, in order (worker thread).
     std::optional<std::vector<std::uint64_t>> filter(const EventFilter& f,

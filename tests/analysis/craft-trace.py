@@ -11,6 +11,9 @@ Kinds made from a good SOURCE trace (docs/trace-format.md):
                     further whole blocks
   middle-length     SOURCE with its second block's length set past the end of
                     the file: the same
+  mask-syscalls     SOURCE as if traced with system calls masked out: the
+                    header's event and details masks lose SYSCALL_ENTRY and
+                    SYSCALL_EXIT, and their records leave every block
 Kinds made from nothing:
   wrap              a 4 GiB sparse file: one block of 0xFFFFFFF8 bytes (the
                     header's max_block 0, "unknown") whose records are sized so
@@ -133,6 +136,31 @@ def names(out):
     return 0
 
 
+def mask_syscalls(data):
+    """Drops the syscall records from every block and their bits from the
+    header's masks; record times are relative to the block (or heartbeat),
+    so the records left keep theirs."""
+    drop = (1 << 1) | (1 << 2)
+    event_mask, details_mask = struct.unpack_from("<QQ", data, 64)
+    struct.pack_into("<QQ", data, 64, event_mask & ~drop, details_mask & ~drop)
+    out = bytearray(data[:blocks(data)[0][0]])
+    for off, length in blocks(data):
+        blk = data[off:off + length]
+        kept = bytearray()
+        o = 0
+        count = 0
+        while o < length:
+            _, event, _, size = REC.unpack_from(blk, o)
+            if event not in (1, 2):
+                kept += blk[o:o + size]
+                count += 1
+            o += size
+        struct.pack_into("<I", kept, 12, len(kept))  # BLOCK_START length
+        struct.pack_into("<I", kept, len(kept) - 8, count)  # BLOCK_END events
+        out += kept
+    return out
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     if kind == "wrap":
@@ -166,6 +194,9 @@ def main():
         off, length = blocks(data)[1]
         data[off:off + length] = bytes(length)
         at = off + 4  # the event id of the record that should be BLOCK_START
+    elif kind == "mask-syscalls":
+        data = mask_syscalls(data)
+        at = 0
     elif kind == "middle-length":
         off, _ = blocks(data)[1]
         struct.pack_into("<I", data, off + 12, 0x100000)

@@ -444,6 +444,53 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnSynthTraces) {
     std::filesystem::remove_all(dir);
 }
 
+// run()'s progress callback cancels the fast walk: before it starts, and in
+// the middle (a trace of several progress ticks); without a cancellation
+// the same callback sees the walk to its end.
+TEST(TraceAnalysis, RunIsCancelledByItsProgressCallback) {
+    const auto synth = ltt::test::siblingProgram("ltt-synth");
+    ASSERT_TRUE(std::filesystem::exists(synth)) << synth << " not built";
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("run-cancel-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto prefix = (dir / "t").string();
+    const std::string cmd = synth.string() +
+                            " --events 1000000 --cpus 2 --processes 8 --seed 11 -o " + prefix +
+                            " >/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    ltt::TraceError err;
+    auto reader = ltt::TraceReader::open(prefix + ".trace", &err);
+    ASSERT_TRUE(reader) << err.str();
+
+    ltt::TraceAnalysis before(*reader, nullptr);
+    int calls = 0;
+    EXPECT_FALSE(before.run([&](double) { return ++calls, false; }));
+    EXPECT_TRUE(before.cancelled());
+    EXPECT_FALSE(before.error());
+    EXPECT_EQ(calls, 1);
+
+    ltt::TraceAnalysis middle(*reader, nullptr);
+    std::vector<double> seen;
+    EXPECT_FALSE(middle.run([&](double f) {
+        seen.push_back(f);
+        return seen.size() < 3;
+    }));
+    EXPECT_TRUE(middle.cancelled());
+    EXPECT_EQ(seen.size(), 3u);
+    EXPECT_LT(seen.back(), 1.0);
+
+    ltt::TraceAnalysis whole(*reader, nullptr);
+    seen.clear();
+    EXPECT_TRUE(whole.run([&](double f) {
+        seen.push_back(f);
+        return true;
+    }));
+    EXPECT_FALSE(whole.cancelled());
+    EXPECT_GE(seen.size(), 4u); // 0, then one tick per 2^18 events
+    EXPECT_EQ(whole.events(), reader->claimedEvents());
+    std::filesystem::remove_all(dir);
+}
+
 // A FORK's parent is the task current on its CPU, even when its pid has
 // since been forked again elsewhere (a missed EXIT, or a fuzzed trace): the
 // newer instance, live under that pid, is current on another CPU, where an

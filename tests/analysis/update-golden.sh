@@ -30,6 +30,8 @@ for kind in middle-zeros middle-length; do
 	python3 "$craft" "$kind" "bad/$kind.trace" small.trace >"bad/$kind.offset"
 done
 python3 "$craft" names names.trace >/dev/null
+# small.trace as if traced with system calls masked out (pair: small.proc).
+python3 "$craft" mask-syscalls masked.trace small.trace >/dev/null
 python3 "$craft" wrap-head "$root/tests/analysis/fuzz/corpus/wrap-head.trace" >/dev/null
 
 # vm-sh.{trace,proc}: a real trace (tracedaemon on the patched 6.1 kernel in
@@ -49,4 +51,6 @@ $ta --json vm-sh.trace vm-sh.proc >vm-sh.json
 $ta -a -s names.trace names.proc >names.report.txt
 $ta -d names.trace names.proc >names.dump.txt
 $ta --json names.trace names.proc >names.json
+$ta -a -s masked.trace small.proc >masked.report.txt
+$ta --json masked.trace small.proc >masked.json
 echo "updated $data"

@@ -106,6 +106,11 @@ TEST(Options, EventsAndDetails) {
                   LTT_EV_BIT(LTT_EV_SYSCALL_EXIT) | LTT_EV_BIT(LTT_EV_PROCESS) |
                   LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
     EXPECT_EQ(ok({"-eCORE", "a", "b"}).events, LTT_EV_MASK_CORE);
+    // libltt's vocabulary: also traceanalyze's keys and traceview's names.
+    EXPECT_EQ(ok({"-e", "FS,CORE", "a", "b"}).events,
+              LTT_EV_MASK_CORE | LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
+    EXPECT_EQ(ok({"-e", "file_system,Sched change", "a", "b"}).events,
+              LTT_EV_BIT(LTT_EV_FILE_SYSTEM) | LTT_EV_BIT(LTT_EV_SCHEDCHANGE));
     EXPECT_EQ(ok({"-e", "all", "a", "b"}).events, LTT_EV_MASK_ALL);
     EXPECT_EQ(ok({"-D", "FS", "a", "b"}).details, LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
     EXPECT_EQ(ok({"--details", "NONE", "a", "b"}).details, 0u);

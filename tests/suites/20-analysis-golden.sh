@@ -47,6 +47,10 @@ golden "real trace from the VM: --json" vm-sh.json --json vm-sh.trace vm-sh.proc
 golden "hostile names: report -a -s escaped" names.report.txt -a -s names.trace names.proc
 golden "hostile names: dump -d escaped" names.dump.txt -d names.trace names.proc
 golden "hostile names: --json" names.json --json names.trace names.proc
+# small.trace as traced with system calls masked out (craft-trace.py
+# mask-syscalls): every syscall figure says "masked out at trace time" / null.
+golden "syscalls masked: report -a -s" masked.report.txt -a -s masked.trace small.proc
+golden "syscalls masked: --json" masked.json --json masked.trace small.proc
 t_check "hostile names: no control character in text output" bash -c \
 	"cd '$data' && ! '$ta' -a -s -d names.trace names.proc | tr -d '\n' | grep -q '[[:cntrl:]]'"
 t_check "hostile names: --json is strict UTF-8 JSON" python3 -c \
@@ -212,7 +216,22 @@ t_run_expect "--version" 0 "^traceanalyze \(ltt\) [0-9]+\.[0-9]+" "$ta" --versio
 t_run_expect "unknown option" 2 "usage: traceanalyze" "$ta" --frobnicate "$data/small.trace"
 t_run_expect "no arguments" 2 "missing TRACE file" "$ta"
 t_run_expect "too many arguments" 2 "too many arguments" "$ta" a b c d
-t_run_expect "unknown event type" 2 "unknown event type \"bogus\"" "$ta" -t bogus "$data/small.trace"
+t_run_expect "unknown event type: tracedaemon's message" 2 \
+	"^traceanalyze: unknown event 'bogus' for -t; known events: START,SYS_ENTRY,.*,CORE,ALL,NONE$" \
+	"$ta" -t bogus "$data/small.trace"
+t_run_expect "unknown event type in -o" 2 "^traceanalyze: unknown event 'FSX' for -o; known events: " \
+	"$ta" -o FS,FSX "$data/small.trace"
+# -o/-t read tracedaemon -e's names and groups.
+t_check "-t FS: the same counts as -t file_system" bash -c \
+	"cd '$data' && '$ta' -s -t FS small.trace small.proc >'$tmp/fs1' &&
+	 '$ta' -s -t file_system small.trace small.proc >'$tmp/fs2' && cmp '$tmp/fs1' '$tmp/fs2' &&
+	 grep -q '^  File system  *[0-9]' '$tmp/fs1' && ! grep -q '^  Sched change' '$tmp/fs1'"
+t_check "-o CORE: no core event counted, the others kept" bash -c \
+	"cd '$data' && '$ta' -s -o CORE small.trace small.proc >'$tmp/core' &&
+	 ! grep -Eq '^  (Syscall|Trap|IRQ|Sched change|Kernel timer|Soft IRQ)' '$tmp/core' &&
+	 grep -q '^  File system ' '$tmp/core' && grep -q '^  Process ' '$tmp/core'"
+t_check "--json -t FS: only file_system in event_counts" bash -c \
+	"cd '$data' && '$ta' --json -t FS small.trace small.proc | jq -e '.event_counts | keys == [\"file_system\"]'"
 t_run_expect "bad --cpu" 2 "bad CPU \"x\"" "$ta" --cpu x "$data/small.trace"
 t_run_expect "no PROC: warning, processes unknown" 0 "warning: no PROC file" "$ta" -s "$data/small.trace"
 t_check "OUT argument receives the report" bash -c \

@@ -14,10 +14,9 @@ namespace ltt {
 // "Syscall entry", "Sched change", ... (LTT's raw-trace column); "Unknown"
 // for ids this version does not know.
 std::string_view eventName(unsigned id);
-// Stable machine key: "syscall_entry", "schedchange", ... (JSON, -o/-t).
+// Stable machine key: "syscall_entry", "schedchange", ... (JSON). Names
+// that users type are parsed by event_names.hpp, which accepts these keys.
 std::string_view eventKey(unsigned id);
-// Event id for a key or a case-insensitive name; -1 when unknown.
-int eventIdFromKey(std::string_view key);
 // Subtype name ("FORK", "READ", ...), empty when the event has none.
 std::string_view subtypeName(unsigned id, unsigned subtype);
 

@@ -14,20 +14,26 @@
 
 namespace ltt {
 
+// Event types are masks over enum ltt_event_id, as parseEventList()
+// (event_names.hpp) gives them: one event, a group (CORE, FS, ...) or a
+// list; 0 means any event. Ids past the mask's 64 bits match only "any".
+inline bool eventInMask(std::uint64_t mask, unsigned id) {
+    return mask == 0 || (id < 64 && ((mask >> id) & 1));
+}
+
 struct EventFilter {
-    int eventId = -1;      // enum ltt_event_id, -1: any
-    std::int64_t pid = -1; // -1: any
-    int cpu = -1;          // -1: any
-    bool active() const { return eventId >= 0 || pid >= 0 || cpu >= 0; }
+    std::uint64_t events = 0; // event types, 0: any
+    std::int64_t pid = -1;    // -1: any
+    int cpu = -1;             // -1: any
+    bool active() const { return events != 0 || pid >= 0 || cpu >= 0; }
     bool matches(const Event& e) const {
-        return (eventId < 0 || e.id == eventId) && (pid < 0 || e.pid == pid) &&
-               (cpu < 0 || e.cpu == cpu);
+        return eventInMask(events, e.id) && (pid < 0 || e.pid == pid) && (cpu < 0 || e.cpu == cpu);
     }
 };
 
 struct SearchQuery {
-    std::string text; // case-insensitive, in the event's name or description
-    int eventId = -1; // -1: any
+    std::string text;         // case-insensitive, in the event's name or description
+    std::uint64_t events = 0; // event types, 0: any
     bool matches(const Event& e, std::string& scratch) const;
 };
 

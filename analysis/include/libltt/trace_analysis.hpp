@@ -187,11 +187,16 @@ public:
     // After feeding events by hand, call finish() before reading results.
     void add(const Event& event);
     void finish();
-    // Walks the whole trace. `progress` (may be empty) is called now and then
-    // with the fraction done. Returns false when the walk stopped on
-    // corruption: error() says where; the statistics cover what came before.
-    bool run(const std::function<void(double)>& progress = {});
+    // Walks the whole trace: the fast path, for every front end (traceanalyze,
+    // traceview). `progress` (may be empty) is called before the walk and
+    // every 2^18 events with the fraction done; returning false cancels the
+    // walk. Returns
+    // false when the walk stopped on corruption (error() says where; the
+    // statistics cover what came before) or was cancelled (cancelled();
+    // the statistics are then partial and not finished).
+    bool run(const std::function<bool(double)>& progress = {});
     const std::optional<TraceError>& error() const { return error_m; }
+    bool cancelled() const { return cancelled_m; }
 
     const TraceReader& reader() const { return reader_m; }
     const Availability& availability() const { return avail_m; }
@@ -288,6 +293,7 @@ private:
     std::uint64_t firstNs_m = 0, lastNs_m = 0;
     std::uint64_t gen_m = 0; // bumped at every lost-events gap
     std::optional<TraceError> error_m;
+    bool cancelled_m = false;
 };
 
 } // namespace ltt

@@ -1,0 +1,33 @@
+// The two renderings of the report model (process_report.hpp) that
+// traceanalyze writes: LTT's text report and the JSON document of
+// docs/json.md. They live in libltt next to the model so that every front
+// end shows the same figures, labels, precision and "masked out at trace
+// time" as the others.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <cstdio>
+#include <libltt/trace_analysis.hpp>
+#include <ltt/events.h>
+
+namespace ltt {
+
+struct ReportOptions {
+    bool summarize = false; // trace header, event counts, system summary
+    bool analyze = false;   // process tree, process analysis, wait times
+    std::int64_t pid = -1;  // only this process (-1: all)
+    int cpu = -1;           // only this CPU in the system summary (-1: all)
+    // Event types shown in the counts (bit LTT_EV_MAX: ids this version
+    // does not know).
+    std::bitset<LTT_EV_MAX + 1> types = std::bitset<LTT_EV_MAX + 1>().set();
+};
+
+// The text report of a finished analysis: the lost-events banner, then the
+// sections `options` asks for. Names from the trace are escaped.
+void writeTextReport(std::FILE* out, const TraceAnalysis& analysis, const ReportOptions& options);
+// The analysis as one JSON document (docs/json.md); `summarize` and
+// `analyze` are not used: the document always holds everything.
+void writeJsonReport(std::FILE* out, const TraceAnalysis& analysis, const ReportOptions& options);
+
+} // namespace ltt

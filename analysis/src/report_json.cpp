@@ -1,0 +1,147 @@
+// The JSON rendering of the report model: see report_render.hpp and
+// docs/json.md. Masked-out figures are null.
+#include <cstdio>
+#include <cstring>
+#include <libltt/event_format.hpp>
+#include <libltt/process_report.hpp>
+#include <libltt/report_render.hpp>
+#include <libltt/trace_reader.hpp>
+#include <string>
+
+namespace ltt {
+
+namespace {
+
+using ull = unsigned long long;
+
+// Every figure of a process, in the document's order.
+constexpr ProcessFigure kJsonFigures[] = {
+    ProcessFigure::Syscalls,     ProcessFigure::Traps,       ProcessFigure::BytesRead,
+    ProcessFigure::BytesWritten, ProcessFigure::UserNs,      ProcessFigure::RunningNs,
+    ProcessFigure::SyscallNs,    ProcessFigure::TrapNs,      ProcessFigure::IrqNs,
+    ProcessFigure::IoWaitNs,     ProcessFigure::PreemptedNs, ProcessFigure::SchedDelayNs,
+    ProcessFigure::SleepNs,      ProcessFigure::MaxDelayNs,  ProcessFigure::MaxSliceNs,
+    ProcessFigure::SchedIn,      ProcessFigure::Wakeups,
+};
+static_assert(std::size(kJsonFigures) == kProcessFigureCount);
+
+std::string fixed(const char* s, std::size_t n) {
+    return std::string(s, strnlen(s, n));
+}
+
+void jsonString(std::FILE* f, std::string_view s) {
+    std::string out = "\"";
+    appendJsonEscaped(out, s);
+    out.push_back('"');
+    std::fwrite(out.data(), 1, out.size(), f);
+}
+
+} // namespace
+
+void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& o) {
+    const auto& r = a.reader();
+    const auto& h = r.header();
+    const auto& av = a.availability();
+    auto num = [&](bool ok, std::uint64_t v) {
+        if (ok)
+            std::fprintf(f, "%llu", ull(v));
+        else
+            std::fprintf(f, "null");
+    };
+    const std::uint64_t dur = traceDuration(a);
+    std::fprintf(f, "{\n  \"schema\": \"ltt-analysis/1\",\n  \"trace\": {\"file\": ");
+    jsonString(f, r.path());
+    std::fprintf(f, ", \"producer\": ");
+    jsonString(f, fixed(h.producer, sizeof h.producer));
+    std::fprintf(f, ", \"kernel\": ");
+    jsonString(f, fixed(h.release, sizeof h.release));
+    std::fprintf(f, ", \"hostname\": ");
+    jsonString(f, fixed(h.hostname, sizeof h.hostname));
+    std::fprintf(f,
+                 ", \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, "
+                 "\"start_realtime_ns\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, \"events\": %llu, "
+                 "\"lost_events\": %llu, \"truncated_at\": ",
+                 ull(a.firstNs()), ull(a.lastNs()), ull(dur),
+                 ull(h.anchor_realtime_ns + a.firstNs()), h.ncpus, ull(h.tsc_khz), ull(a.events()),
+                 ull(a.lostEvents()));
+    if (r.truncation())
+        std::fprintf(f, "%llu", ull(r.truncation()->offset));
+    else
+        std::fprintf(f, "null");
+    std::fprintf(f, ", \"ended_cleanly\": %s", r.unfinished() ? "false" : "true");
+    std::fprintf(f, "},\n  \"masked_out\": [");
+    auto missing = av.missing();
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+        std::fprintf(f, "%s", i ? ", " : "");
+        jsonString(f, missing[i]);
+    }
+    std::fprintf(f, "],\n  \"event_counts\": {");
+    bool first = true;
+    for (unsigned i = 0; i <= LTT_EV_MAX; ++i) {
+        if (!a.eventCounts()[i] || !o.types.test(i))
+            continue;
+        std::fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", std::string(eventKey(i)).c_str(),
+                     ull(a.eventCounts()[i]));
+        first = false;
+    }
+    std::fprintf(f, "},\n  \"processes\": [");
+    first = true;
+    for (const Process& p : a.processes()) {
+        if (p.pid == 0 || (o.pid >= 0 && p.pid != o.pid))
+            continue;
+        const auto& s = p.stats;
+        std::fprintf(f, "%s\n    {\"pid\": %d, \"ppid\": %d, \"tgid\": %d, \"name\": ",
+                     first ? "" : ",", p.pid, p.ppid, p.tgid);
+        first = false;
+        jsonString(f, p.name);
+        std::fprintf(f, ", \"kthread\": %s, \"exited\": %s", p.kthread ? "true" : "false",
+                     p.exited ? "true" : "false");
+        const ProcessFigures fig = processFigures(av, s);
+        for (ProcessFigure which : kJsonFigures) {
+            const FigureValue& v = figure(fig, which);
+            std::fprintf(f, ", \"%s\": ", v.key);
+            num(v.available, v.value);
+        }
+        std::fprintf(f, ", \"syscall_table\": ");
+        if (!av.syscalls) {
+            std::fprintf(f, "null}");
+            continue;
+        }
+        std::fprintf(f, "[");
+        bool firstSc = true;
+        for (const auto& st : s.syscallTable) {
+            std::fprintf(f, "%s\n      {\"nr\": ", firstSc ? "" : ",");
+            if (st.slot < syscallTableSize())
+                std::fprintf(f, "%u", st.slot);
+            else
+                std::fprintf(f, "null");
+            std::fprintf(f, ", \"name\": ");
+            jsonString(f, TraceAnalysis::syscallSlotName(st.slot));
+            std::fprintf(
+                f,
+                ", \"count\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, "
+                "\"max_ns\": %llu, \"avg_ns\": %llu, \"errors\": %llu}",
+                ull(st.count), ull(st.timed), ull(st.totalNs), ull(st.minNs), ull(st.maxNs),
+                ull(st.timed ? st.totalNs / st.timed : 0), ull(st.errors));
+            firstSc = false;
+        }
+        std::fprintf(f, "%s]}", firstSc ? "" : "\n    ");
+    }
+    const auto t = a.total();
+    std::fprintf(f, "\n  ],\n  \"system\": {\"user_ns\": %llu, \"kernel_ns\": %llu, \"irq_ns\": ",
+                 ull(t.userNs), ull(t.kernelNs));
+    num(av.irqs, t.irqNs);
+    std::fprintf(f, ", \"idle_ns\": %llu, \"cpus\": [", ull(t.idleNs));
+    for (std::size_t i = 0; i < a.cpus().size(); ++i) {
+        const auto& c = a.cpus()[i];
+        std::fprintf(f,
+                     "%s\n    {\"cpu\": %zu, \"user_ns\": %llu, \"kernel_ns\": %llu, \"irq_ns\": ",
+                     i ? "," : "", i, ull(c.userNs), ull(c.kernelNs));
+        num(av.irqs, c.irqNs);
+        std::fprintf(f, ", \"idle_ns\": %llu, \"events\": %llu, \"lost_events\": %llu}",
+                     ull(c.idleNs), ull(c.events), ull(c.lost));
+    }
+    std::fprintf(f, "\n  ]}\n}\n");
+}
+
+} // namespace ltt
