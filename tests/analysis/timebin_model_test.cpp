@@ -6,6 +6,7 @@
 #include "sibling_program.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <libltt/event_format.hpp>
+#include <libltt/event_names.hpp>
 #include <libltt/timebin_model.hpp>
 #include <libltt/trace_reader.hpp>
 #include <ltt/events.h>
@@ -236,8 +238,9 @@ void runFixture(const std::filesystem::path& path) {
             std::int32_t pid;
             std::string name, arg;
             ASSERT_TRUE(words >> t >> cpu >> pid >> name) << "bad event line";
-            const int id = ltt::eventIdFromKey(name);
-            ASSERT_GE(id, 0) << "unknown event " << name;
+            const auto mask = ltt::eventMaskOf(name);
+            ASSERT_TRUE(mask && std::has_single_bit(*mask)) << "not one event: " << name;
+            const int id = std::countr_zero(*mask);
             std::uint8_t sub = 0;
             std::int32_t schedIn = 0;
             bool fromKernel = false;
