@@ -112,9 +112,12 @@ std::size_t wholeBlockBytes(std::span<const std::byte> bytes);
 // checkRecord().
 inline bool ordinaryRecord(const ltt_record_header& h, std::uint64_t offset,
                            std::uint32_t endRecord) {
-    return h.size >= sizeof h && (h.size & (LTT_RECORD_ALIGN - 1)) == 0 &&
-           offset + h.size <= endRecord && h.event != LTT_EV_HEARTBEAT &&
-           h.event != LTT_EV_BLOCK_START && h.event != LTT_EV_BLOCK_END;
+    // Each field read once: GCC's code for the merge's loops comes out
+    // shorter than with h.size and h.event repeated.
+    const std::uint16_t size = h.size;
+    const std::uint8_t ev = h.event;
+    return size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 && offset + size <= endRecord &&
+           ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START && ev != LTT_EV_BLOCK_END;
 }
 
 // Why a record inside a whole block is damaged; `at` is the offending

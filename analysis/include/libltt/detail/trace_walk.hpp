@@ -246,7 +246,8 @@ template <int N, class F, class R, class B, class D, class T>
             if (o2 < endRecord) [[likely]] {
                 std::memcpy(&h2, blk + o2, sizeof h2);
                 rel = base + h2.delta - t0;
-                ordinary = ordinaryRecord(h2, o2, endRecord) && rel <= kMaxRel;
+                // (The time first: GCC's code for the loop is shorter so.)
+                ordinary = rel <= kMaxRel && ordinaryRecord(h2, o2, endRecord);
             }
             if (!ordinary || inOrder || isBarrier(h)) [[unlikely]] {
                 bar[c] = m;
