@@ -9,7 +9,8 @@ FUZZ_SECONDS ?= 600
 LTT_FUZZER := $(BUILD)/fuzz/trace_reader_fuzzer
 # The reader's sources only: the fuzzer is built by clang apart from the
 # CMake tree (libFuzzer needs clang; the main build may use g++).
-LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/event_format.cpp \
+LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/block_codec.cpp \
+	analysis/src/event_format.cpp \
 	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp \
 	tests/analysis/fuzz/trace_reader_fuzzer.cpp
 
@@ -18,7 +19,8 @@ bench: all
 
 fuzz-build: $(LTT_FUZZER)
 
-$(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp) tests/analysis/analysis_equal.hpp \
+$(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp analysis/include/libltt/detail/*.hpp) \
+		tests/analysis/analysis_equal.hpp \
 		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h
 	@mkdir -p $(dir $@)
 	clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \

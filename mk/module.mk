@@ -10,11 +10,17 @@
 
 LTT_MOD_OUT = $(BUILD)/module
 LTT_MODTEST = $(LTT_MOD_OUT)/ltt_modtest
-LTT_MODTEST_SRC = tests/module/ltt_modtest.c tests/module/trace_parse.c
+LTT_MODTEST_SRC = tests/module/ltt_modtest.c
+# The block checks are libltt's codec, through its C API (block_codec.h):
+# compiled here as well, and the program linked by g++ for the C++ runtime.
+LTT_MODTEST_CODEC = analysis/src/block_codec.cpp analysis/src/block_codec_c.cpp
+LTT_MODTEST_HDRS = analysis/include/libltt/block_codec.h \
+	analysis/include/libltt/block_codec.hpp include/ltt/abi.h include/ltt/events.h
 # Frame pointers and no sibling calls: the syscall-IP test walks user frames.
-LTT_MODTEST_CFLAGS = -static -O2 -g -fno-omit-frame-pointer \
+LTT_MODTEST_CFLAGS = -O2 -g -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -Wall -Wextra -Wno-unused-parameter \
-	-Wno-unused-result -Iinclude
+	-Wno-unused-result -Iinclude -Ianalysis/include
+LTT_MODTEST_CXXFLAGS = -std=c++20 -O2 -g -Wall -Wextra -Iinclude -Ianalysis/include
 
 module:
 	@kdir='$(KERNELDIR)'; \
@@ -25,9 +31,12 @@ module-debug:
 	@kdir=$$(scripts/build-kernel.sh --debug | tail -n 1) || exit 1; \
 	module/build.sh "$$kdir" $(LTT_MOD_OUT)/debug
 
-$(LTT_MODTEST): $(LTT_MODTEST_SRC) tests/module/trace_parse.h include/ltt/abi.h include/ltt/events.h
+$(LTT_MODTEST): $(LTT_MODTEST_SRC) $(LTT_MODTEST_CODEC) $(LTT_MODTEST_HDRS)
 	@mkdir -p $(dir $@)
-	gcc $(LTT_MODTEST_CFLAGS) -o $@ $(LTT_MODTEST_SRC)
+	gcc $(LTT_MODTEST_CFLAGS) -c -o $@.o $(LTT_MODTEST_SRC)
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec.o analysis/src/block_codec.cpp
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec-c.o analysis/src/block_codec_c.cpp
+	g++ -static -o $@ $@.o $@-codec.o $@-codec-c.o
 
 module-test: $(LTT_MODTEST)
 

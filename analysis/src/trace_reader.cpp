@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <libltt/detail/mapped_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <limits>
 #include <numeric>
@@ -21,8 +22,8 @@ namespace ltt {
 namespace {
 
 constexpr std::uint64_t kNone = kNoTsc;
-constexpr std::uint32_t kStartRecord = sizeof(ltt_record_header) + sizeof(ltt_block_start);
-constexpr std::uint32_t kEndRecord = sizeof(ltt_record_header) + sizeof(ltt_block_end);
+constexpr std::uint32_t kStartRecord = kBlockStartRecord;
+constexpr std::uint32_t kEndRecord = kBlockEndRecord;
 
 template <class T> T readAt(std::span<const std::byte> bytes, std::uint64_t offset) {
     T v;
@@ -251,6 +252,20 @@ void TscConverter::init(std::uint64_t anchorTsc, std::uint64_t khz) {
 
 // ---------------------------------------------------------------- TraceReader
 
+TraceReader::~TraceReader() = default;
+
+std::span<const std::byte> TraceReader::bytes() const {
+    return file_m->bytes();
+}
+
+void TraceReader::adviseSequential() const {
+    file_m->adviseSequential();
+}
+
+void TraceReader::releaseBefore(std::uint64_t offset) const {
+    file_m->release(offset);
+}
+
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, TraceError* error) {
     std::unique_ptr<TraceReader> r(new TraceReader);
     r->path_m = path;
@@ -324,11 +339,6 @@ bool TraceReader::scan(TraceError* error) {
     std::vector<std::int64_t> lastSeq(header_m.ncpus, -1);
     firstTsc_m = kNone;
     lastTsc_m = 0;
-    // However large the header says blocks are, none is longer than the
-    // module's largest buffer: this bounds every in-block offset.
-    const std::uint64_t maxLength = header_m.max_block != 0 && header_m.max_block < LTT_BUFFER_MAX
-                                        ? header_m.max_block
-                                        : LTT_BUFFER_MAX;
     // The frames are read through a small window: each block's BLOCK_END
     // and the next block's BLOCK_START are adjacent, so one copy() per block.
     std::byte window[kEndRecord + kStartRecord];
@@ -343,84 +353,21 @@ bool TraceReader::scan(TraceError* error) {
         std::memcpy(&v, window + (at - windowOff), sizeof v);
         return v;
     };
-    // Where and why a frame is not a whole block of this trace.
-    struct Fault {
-        std::uint64_t offset = 0;
-        std::string why;
-        bool cutShort = false;    // a good start whose length runs past the end
-        std::uint32_t length = 0; // then: that length
-    };
-    // Checks the frame of a block at `at` (from the BLOCK_START record to
-    // the BLOCK_END record, docs/trace-format.md §2.3) and fills `b`. With
-    // `fault` null, only says whether the frame is whole (the search for a
-    // later block builds no messages).
-    auto frame = [&](std::uint64_t at, BlockInfo& b, Fault* fault) {
-        std::uint32_t length = 0;
-        auto bad = [&](std::uint64_t o, auto&& why, bool cutShort = false) {
-            if (fault)
-                *fault = Fault{o, why(), cutShort, length};
-            return false;
-        };
-        const std::uint64_t left = size - at;
+    // Checks the frame of a block at `at` (block_codec.hpp) and fills `b`.
+    // The fault names the offending field's offset from `at`.
+    const FrameRules rules{header_m.ncpus, maxBlockLength(header_m), lastSeq};
+    auto frame = [&](std::uint64_t at, BlockInfo& b, FrameFault& fault) {
         const auto rh = fetch.operator()<ltt_record_header>(at);
-        if (rh.event != LTT_EV_BLOCK_START)
-            return bad(at + 4, [&] {
-                return "expected BLOCK_START record, found event id " + std::to_string(rh.event);
-            });
-        if (rh.size != kStartRecord || rh.delta != 0)
-            return bad(at + (rh.delta != 0 ? 0 : 6),
-                       [] { return std::string("malformed BLOCK_START record header"); });
         const auto bs = fetch.operator()<ltt_block_start>(at + sizeof rh);
-        const std::uint64_t d = at + sizeof rh;
-        if (bs.magic != LTT_BLOCK_MAGIC)
-            return bad(d + offsetof(ltt_block_start, magic),
-                       [] { return std::string("bad block magic"); });
-        if (bs.length < kStartRecord + kEndRecord || bs.length % LTT_RECORD_ALIGN != 0 ||
-            bs.length > maxLength)
-            return bad(d + offsetof(ltt_block_start, length),
-                       [&] { return "bad block length " + std::to_string(bs.length); });
-        length = bs.length;
-        if (bs.length > left)
-            return bad(
-                d + offsetof(ltt_block_start, length),
-                [&] {
-                    return "block length " + std::to_string(bs.length) +
-                           " runs past the end of "
-                           "the file (" +
-                           std::to_string(left) + " bytes left)";
-                },
-                true);
-        if (bs.cpu >= header_m.ncpus)
-            return bad(d + offsetof(ltt_block_start, cpu), [&] {
-                return "block CPU " + std::to_string(bs.cpu) + " >= CPU count " +
-                       std::to_string(header_m.ncpus);
-            });
-        if (static_cast<std::int64_t>(bs.sequence) <= lastSeq[bs.cpu])
-            return bad(d + offsetof(ltt_block_start, sequence), [&] {
-                return "block sequence " + std::to_string(bs.sequence) + " of CPU " +
-                       std::to_string(bs.cpu) + " does not follow " +
-                       std::to_string(lastSeq[bs.cpu]);
-            });
+        fault = checkBlockStart(rh, bs, size - at, rules);
+        if (fault.kind != FrameFault::None)
+            return false;
         const std::uint64_t endOff = at + bs.length - kEndRecord;
         const auto eh = fetch.operator()<ltt_record_header>(endOff);
-        if (eh.event != LTT_EV_BLOCK_END || eh.size != kEndRecord)
-            return bad(endOff + 4,
-                       [] { return std::string("block does not end with a BLOCK_END record"); });
         const auto be = fetch.operator()<ltt_block_end>(endOff + sizeof eh);
-        if (be.events < 2)
-            return bad(endOff + sizeof eh + offsetof(ltt_block_end, events),
-                       [&] { return "bad block event count " + std::to_string(be.events); });
+        fault = checkBlockEnd(bs, eh, be, b);
         b.offset = at;
-        b.length = bs.length;
-        b.sequence = bs.sequence;
-        b.cpu = bs.cpu;
-        b.flags = bs.flags;
-        b.pid = bs.pid;
-        b.startTsc = bs.start_tsc;
-        b.endTsc = std::max(be.end_tsc, bs.start_tsc);
-        b.lost = bs.lost;
-        b.records = be.events;
-        return true;
+        return fault.kind == FrameFault::None;
     };
     // Damage at `from` is the tail a power cut leaves (zeros, garbage or a
     // half-written block after the last whole block) unless a whole block
@@ -453,8 +400,9 @@ bool TraceReader::scan(TraceError* error) {
                     std::memcpy(&v, buf.data() + i, sizeof v);
                     r.zeros = r.zeros && v == 0;
                     BlockInfo b;
+                    FrameFault f;
                     if ((v & kMask) == kStart && pos + i > from &&
-                        size - (pos + i) >= kStartRecord && frame(pos + i, b, nullptr)) {
+                        size - (pos + i) >= kStartRecord && frame(pos + i, b, f)) {
                         r.block = true;
                         return r;
                     }
@@ -476,17 +424,17 @@ bool TraceReader::scan(TraceError* error) {
             break;
         }
         BlockInfo b;
-        Fault fault;
-        if (!frame(off, b, &fault)) {
+        FrameFault fault;
+        if (!frame(off, b, fault)) {
             const Later later = laterBlock(off);
             if (later.block)
-                return fail(fault.offset, fault.why); // damage inside the trace
-            if (fault.cutShort) {
+                return fail(off + fault.at, fault.message()); // damage inside the trace
+            if (fault.kind == FrameFault::PastEnd) {
                 // A producer killed mid-write leaves a short last block.
                 truncation_m =
                     TraceError{path_m, off,
                                "last block is cut short (" + std::to_string(left) + " of " +
-                                   std::to_string(fault.length) + " bytes); analyzed up to here"};
+                                   std::to_string(fault.value) + " bytes); analyzed up to here"};
             } else {
                 tailWithoutBlock_m = true;
                 truncation_m = TraceError{
@@ -494,7 +442,7 @@ bool TraceReader::scan(TraceError* error) {
                     later.zeros ? "trace ends in " + std::to_string(left) +
                                       " zero bytes after the last whole block; analyzed up to here"
                                 : "trace ends in " + std::to_string(left) +
-                                      " bytes that hold no whole block (" + fault.why +
+                                      " bytes that hold no whole block (" + fault.message() +
                                       "); analyzed up to here"};
             }
             break;
@@ -554,7 +502,7 @@ const std::optional<TraceError>& TraceReader::buildIndex() const {
         // A checkpoint is the merge state just before its event is taken,
         // so restoring it and calling next() yields that event.
         TraceCursor c = startCursor();
-        std::vector<TraceCursor::Stream> before;
+        std::vector<detail::CursorCore::Stream> before;
         std::uint64_t n = 0;
         for (;; ++n) {
             const bool checkpoint = n % kCheckpointInterval == 0;
@@ -593,7 +541,7 @@ TraceCursor TraceReader::atIndex(std::uint64_t index) const {
     buildIndex();
     TraceCursor c(this);
     if (index >= indexedEvents_m) {
-        TraceCursor::Stream done;
+        detail::CursorCore::Stream done;
         done.nextTsc = kNone;
         done.blockPos = std::numeric_limits<std::uint32_t>::max();
         c.streams_m.assign(header_m.ncpus, done);
@@ -628,10 +576,10 @@ TraceCursor TraceReader::atTime(std::uint64_t ns) const {
 
 // ---------------------------------------------------------------- TraceCursor
 
-TraceCursor::TraceCursor(const TraceReader* reader)
+detail::CursorCore::CursorCore(const TraceReader* reader)
     : reader_m(reader), data_m(reader->file_m->bytes().data()) {}
 
-bool TraceCursor::fail(std::uint64_t offset, std::string message) {
+bool detail::CursorCore::fail(std::uint64_t offset, std::string message) {
     error_m = TraceError{reader_m->path_m, offset, std::move(message)};
     valid_m = false;
     stopped_m = true;
@@ -639,7 +587,7 @@ bool TraceCursor::fail(std::uint64_t offset, std::string message) {
     return false;
 }
 
-void TraceCursor::checkShrunk() {
+void detail::CursorCore::checkShrunk() {
     // A fault past the new end (pages since read as zeros), or an end
     // inside the last page, whose bytes past it read as zeros without one.
     const MappedFile& file = *reader_m->file_m;
@@ -657,7 +605,7 @@ void TraceCursor::checkShrunk() {
 
 // Loads the frame of block `s.blockPos` of `cpu` (or marks the stream
 // exhausted).
-bool TraceCursor::enterBlock(Stream& s, std::uint16_t cpu) {
+bool detail::CursorCore::enterBlock(Stream& s, std::uint16_t cpu) {
     const auto& list = reader_m->cpuBlocks_m[cpu];
     s.offset = 0;
     s.records = 0;
@@ -678,7 +626,7 @@ bool TraceCursor::enterBlock(Stream& s, std::uint16_t cpu) {
 // to the CPU's next block when the current one is consumed. Validates the
 // record's frame; false (with error_m set) on corruption. The block's first
 // and last records were validated when the file was opened.
-inline bool TraceCursor::peek(std::uint16_t cpu) {
+inline bool detail::CursorCore::peek(std::uint16_t cpu) {
     Stream& s = streams_m[cpu];
     const std::byte* data = data_m;
     for (;;) {
@@ -686,11 +634,12 @@ inline bool TraceCursor::peek(std::uint16_t cpu) {
             return true;
         if (s.offset > s.endRecord) {
             // Block consumed: the BLOCK_END record was the last one.
-            if (s.records != s.expected)
+            if (s.records != s.expected) {
+                const RecordFault f{RecordFault::CountMismatch, 0, s.records, s.expected};
                 return fail(s.blockOffset + s.endRecord + sizeof(ltt_record_header) +
                                 offsetof(ltt_block_end, events),
-                            "block holds " + std::to_string(s.records) +
-                                " records but BLOCK_END says " + std::to_string(s.expected));
+                            f.message());
+            }
             ++s.blockPos;
             enterBlock(s, cpu);
             if (s.nextTsc == kNone)
@@ -710,25 +659,18 @@ inline bool TraceCursor::peek(std::uint16_t cpu) {
                 return fail(off + 4, std::string(start ? "BLOCK_START" : "BLOCK_END") +
                                          " record changed since the file was opened");
         } else {
-            if (h.size < sizeof h || (h.size & (LTT_RECORD_ALIGN - 1)) != 0) [[unlikely]]
-                return fail(off + 6, "bad record size " + std::to_string(h.size));
-            if (std::uint64_t{s.offset} + h.size > s.endRecord) [[unlikely]]
-                return fail(off + 6, "record of " + std::to_string(h.size) +
-                                         " bytes runs past its block's BLOCK_END");
-            if (h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_BLOCK_END) [[unlikely]]
-                return fail(off + 4, "block structure record inside a block");
+            const RecordFault f = checkRecord(h, s.offset, s.endRecord);
+            if (f.kind != RecordFault::None) [[unlikely]]
+                return fail(off + f.at, f.message());
         }
-        if (h.event == LTT_EV_HEARTBEAT && h.size >= sizeof h + sizeof(ltt_ev_heartbeat))
-            s.nextTsc = readAt<ltt_ev_heartbeat>(reader_m->file_m->bytes(), off + sizeof h).tsc;
-        else
-            s.nextTsc = s.base + h.delta;
+        s.nextTsc = recordTsc(h, data + off, s.base);
         return true;
     }
 }
 
 // The walk stopped on an error: surface it (once found while peeking past
 // the previous event, it becomes the cursor's error now).
-bool TraceCursor::stop() {
+bool detail::CursorCore::stop() {
     if (pendingError_m) {
         error_m = std::move(pendingError_m);
         pendingError_m.reset();
@@ -739,7 +681,7 @@ bool TraceCursor::stop() {
 }
 
 // Plays the full tournament: after the streams were set (start, restore).
-void TraceCursor::buildTree() {
+void detail::CursorCore::buildTree() {
     keys_m.resize(std::max<std::size_t>(streams_m.size(), 1), kNoTsc);
     for (std::size_t i = 0; i < streams_m.size(); ++i)
         keys_m[i] = streams_m[i].nextTsc;
@@ -763,7 +705,7 @@ void TraceCursor::buildTree() {
 
 // The next record of the lead stream is not an ordinary record of its
 // block: a heartbeat, the block's end, the next block, or corruption.
-void TraceCursor::advanceSlow(std::uint16_t cpu) {
+void detail::CursorCore::advanceSlow(std::uint16_t cpu) {
     if (!peek(cpu)) {
         // The current event is fine; the error stops the walk at the next step.
         pendingError_m = std::move(error_m);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <fcntl.h>
+#include <libltt/block_codec.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/trace_writer.hpp>
 #include <sys/stat.h>
@@ -100,21 +101,10 @@ template <typename Keep> void TraceWriter::writeAll(std::span<const std::byte> b
 }
 
 void TraceWriter::append(std::span<const std::byte> blocks) {
-    // The bytes of the blocks that were written whole: each block starts
-    // with its BLOCK_START record, whose details give the block's length.
+    // The bytes of the blocks that were written whole: each block's
+    // BLOCK_START gives its length.
     auto wholeBlocks = [blocks](std::size_t written) {
-        constexpr std::size_t lengthAt =
-            sizeof(ltt_record_header) + offsetof(ltt_block_start, length);
-        std::size_t whole = 0;
-        while (whole + lengthAt + sizeof(std::uint32_t) <= written) {
-            std::uint32_t length;
-            std::memcpy(&length, blocks.data() + whole + lengthAt, sizeof(length));
-            if (length < sizeof(ltt_record_header) + sizeof(ltt_block_start) ||
-                length > written - whole)
-                break;
-            whole += length;
-        }
-        return whole;
+        return wholeBlockBytes(blocks.first(written));
     };
     writeAll(blocks, wholeBlocks);
 }

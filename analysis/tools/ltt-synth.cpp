@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libltt/block_codec.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_writer.hpp>
@@ -74,10 +75,8 @@ struct CpuSim {
     std::uint64_t ns = 0; // simulated time
     std::int32_t current = 0;
     std::vector<Task> tasks;
-    std::vector<std::byte> block; // the block being filled
-    std::uint32_t blockRecords = 0;
+    ltt::BlockBuilder block; // the block being filled
     std::uint32_t sequence = 0;
-    std::uint64_t base = 0;
     std::uint64_t lastTsc = 0;
     std::uint64_t pendingLost = 0, pendingLostTsc = 0;
     bool dropping = false; // inside the simulated buffer overflow
@@ -178,25 +177,13 @@ void Synth::emit(CpuSim& c, std::uint8_t event, std::uint8_t subtype, const void
         startBlock(c);
     }
     std::uint64_t t = tsc(c.ns);
-    if (t - c.base > 0xffffffffull) {
-        ltt_ev_heartbeat hb{t};
-        ltt_record_header h{static_cast<std::uint32_t>(t - c.base), LTT_EV_HEARTBEAT, 0, 16};
-        c.block.resize(c.block.size() + 16);
-        std::memcpy(c.block.data() + c.block.size() - 16, &h, 8);
-        std::memcpy(c.block.data() + c.block.size() - 8, &hb, 8);
-        c.base = t;
-        ++c.blockRecords;
+    if (t - c.block.base() > 0xffffffffull) {
+        const ltt_ev_heartbeat hb{t};
+        c.block.heartbeat(t);
         ++counts_m[LTT_EV_HEARTBEAT];
         account(c, LTT_EV_HEARTBEAT, &hb, c.ns);
     }
-    ltt_record_header h{static_cast<std::uint32_t>(t - c.base), event, subtype,
-                        static_cast<std::uint16_t>(size)};
-    const std::size_t at = c.block.size();
-    c.block.resize(at + size);
-    std::memcpy(c.block.data() + at, &h, sizeof h);
-    if (len)
-        std::memcpy(c.block.data() + at + sizeof h, details, len);
-    ++c.blockRecords;
+    c.block.record(t, event, subtype, details, len);
     ++counts_m[event];
     c.lastTsc = t;
     // Expected figures, from what was written: a process whose fork was
@@ -230,83 +217,43 @@ void Synth::emit(CpuSim& c, std::uint8_t event, std::uint8_t subtype, const void
 }
 
 void Synth::startBlock(CpuSim& c) {
-    c.block.clear();
-    c.blockRecords = 0;
-    std::uint64_t t = tsc(c.ns);
-    ltt_block_start bs{};
-    bs.magic = LTT_BLOCK_MAGIC;
-    bs.start_tsc = t;
-    bs.lost = c.pendingLost;
-    bs.sequence = c.sequence++;
-    bs.cpu = static_cast<std::uint16_t>(c.cpu);
-    bs.pid = c.current;
-    ltt_record_header h{0, LTT_EV_BLOCK_START, 0, 48};
-    c.block.resize(48);
-    std::memcpy(c.block.data(), &h, 8);
-    std::memcpy(c.block.data() + 8, &bs, sizeof bs);
-    c.base = t;
-    ++c.blockRecords;
+    c.block.start(static_cast<std::uint16_t>(c.cpu), c.sequence++, tsc(c.ns), c.current,
+                  c.pendingLost, c.pendingLostTsc);
     ++counts_m[LTT_EV_BLOCK_START];
     if (c.pendingLost) {
         // The gap: nothing is known about this CPU since its last record.
         c.haveLast = false;
         lost_m += c.pendingLost;
-        ltt_ev_lost l{c.pendingLost, c.pendingLostTsc};
-        ltt_record_header lh{0, LTT_EV_LOST, 0, 24};
-        c.block.resize(72);
-        std::memcpy(c.block.data() + 48, &lh, 8);
-        std::memcpy(c.block.data() + 56, &l, sizeof l);
-        ++c.blockRecords;
         ++counts_m[LTT_EV_LOST];
         c.pendingLost = 0;
     }
     c.acctCurrent = c.current;
     if (c.current != 0)
         known(c.current);
-    account(c, LTT_EV_BLOCK_START, &bs, c.ns);
-    if (counts_m[LTT_EV_LOST] && c.blockRecords == 2)
+    account(c, LTT_EV_BLOCK_START, nullptr, c.ns);
+    if (counts_m[LTT_EV_LOST] && c.block.records() == 2)
         account(c, LTT_EV_LOST, nullptr, c.ns);
 }
 
 void Synth::closeBlock(CpuSim& c, bool final) {
-    ltt_block_end be{};
-    be.end_tsc = tsc(c.ns);
-    be.events = c.blockRecords + 1;
-    ltt_record_header h{static_cast<std::uint32_t>(be.end_tsc - c.base), LTT_EV_BLOCK_END, 0, 24};
-    if (be.end_tsc - c.base > 0xffffffffull) {
+    const std::uint64_t end = tsc(c.ns);
+    if (end - c.block.base() > 0xffffffffull) {
         // Keep the delta representable even for an idle stretch.
-        ltt_ev_heartbeat hb{be.end_tsc};
-        ltt_record_header hh{static_cast<std::uint32_t>(be.end_tsc - c.base), LTT_EV_HEARTBEAT, 0,
-                             16};
-        std::size_t at = c.block.size();
-        c.block.resize(at + 16);
-        std::memcpy(c.block.data() + at, &hh, 8);
-        std::memcpy(c.block.data() + at + 8, &hb, 8);
-        c.base = be.end_tsc;
-        ++c.blockRecords;
+        const ltt_ev_heartbeat hb{end};
+        c.block.heartbeat(end);
         ++counts_m[LTT_EV_HEARTBEAT];
         account(c, LTT_EV_HEARTBEAT, &hb, c.ns);
-        be.events = c.blockRecords + 1;
-        h.delta = 0;
     }
-    std::size_t at = c.block.size();
-    c.block.resize(at + 24);
-    std::memcpy(c.block.data() + at, &h, 8);
-    std::memcpy(c.block.data() + at + 8, &be, sizeof be);
     ++counts_m[LTT_EV_BLOCK_END];
-    account(c, LTT_EV_BLOCK_END, &be, c.ns);
-    std::uint32_t length = static_cast<std::uint32_t>(c.block.size());
-    std::memcpy(c.block.data() + 8 + offsetof(ltt_block_start, length), &length, 4);
-    if (final) {
-        std::uint16_t flags = LTT_BLOCK_F_FINAL;
-        std::memcpy(c.block.data() + 8 + offsetof(ltt_block_start, flags), &flags, 2);
-    }
+    account(c, LTT_EV_BLOCK_END, nullptr, c.ns);
+    const std::uint32_t records = c.block.records() + 1;
+    const std::span<const std::byte> block = c.block.finish(end, final ? LTT_BLOCK_F_FINAL : 0);
     blockOffsets.push_back(writer_m.bytesWritten());
     if (blockOffsets.size() == 3)
-        midRecordOffset =
-            writer_m.bytesWritten() + 48 + (c.block[48 + 4] == std::byte{LTT_EV_LOST} ? 24 : 0);
-    writer_m.append(c.block);
-    records_m += c.blockRecords + 1;
+        midRecordOffset = writer_m.bytesWritten() + ltt::kBlockStartRecord +
+                          (block[ltt::kBlockStartRecord + 4] == std::byte{LTT_EV_LOST} ? 24 : 0);
+    writer_m.append(block);
+    records_m += records;
     c.block.clear();
 }
 
@@ -525,7 +472,7 @@ void Synth::run() {
     for (;;) {
         std::uint64_t written = records_m;
         for (auto& c : cpus_m)
-            written += c.blockRecords;
+            written += c.block.records();
         if (written + lost_m >= budget)
             break;
         if (opt_m.lost && !lostDone_m && written >= lostAt) {

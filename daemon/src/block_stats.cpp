@@ -3,57 +3,56 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <libltt/block_codec.hpp>
 
 namespace ltt::daemon {
 
 namespace {
 
-constexpr std::size_t kStartRecord = sizeof(ltt_record_header) + sizeof(ltt_block_start);
-constexpr std::size_t kEndRecord = sizeof(ltt_record_header) + sizeof(ltt_block_end);
-
-template <class T> T load(const std::byte* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
+// The frame checks are libltt's (block_codec.hpp); the words are the
+// daemon's own, short for a warning about one read.
+std::string problemText(const FrameFault& f) {
+    switch (f.kind) {
+    case FrameFault::Short:
+        return "truncated block";
+    case FrameFault::NotBlockStart:
+    case FrameFault::BadStartHeader:
+    case FrameFault::BadMagic:
+        return "no block start";
+    case FrameFault::BadLength:
+    case FrameFault::PastEnd:
+        return "bad block length " + std::to_string(f.value);
+    case FrameFault::BadCpu:
+        return "bad CPU " + std::to_string(f.value);
+    case FrameFault::NoBlockEnd:
+        return "no block end";
+    default:
+        return f.message();
+    }
 }
 
 } // namespace
 
 bool BlockStats::scan(std::span<const std::byte> data) {
     std::size_t off = 0;
-    auto problem = [&](const std::string& what) {
-        ++malformed_m;
-        problem_m = what + " at offset " + std::to_string(off) + " of a " +
-                    std::to_string(data.size()) + "-byte read";
-        return false;
-    };
     while (off < data.size()) {
-        std::size_t left = data.size() - off;
-        if (left < kStartRecord + kEndRecord)
-            return problem("truncated block");
-        auto rh = load<ltt_record_header>(data.data() + off);
-        auto bs = load<ltt_block_start>(data.data() + off + sizeof rh);
-        if (rh.event != LTT_EV_BLOCK_START || bs.magic != LTT_BLOCK_MAGIC)
-            return problem("no block start");
-        if (bs.length < kStartRecord + kEndRecord || bs.length % LTT_RECORD_ALIGN != 0 ||
-            bs.length > left)
-            return problem("bad block length " + std::to_string(bs.length));
-        if (bs.cpu >= LTT_MAX_CPUS)
-            return problem("bad CPU " + std::to_string(bs.cpu));
-        const std::byte* endp = data.data() + off + bs.length - kEndRecord;
-        auto eh = load<ltt_record_header>(endp);
-        if (eh.event != LTT_EV_BLOCK_END)
-            return problem("no block end");
-        auto be = load<ltt_block_end>(endp + sizeof eh);
-        CpuBlockStats& c = cpus_m[bs.cpu];
+        BlockInfo b;
+        const FrameFault fault = parseFrame(data.subspan(off), FrameRules{}, b);
+        if (fault.kind != FrameFault::None) {
+            ++malformed_m;
+            problem_m = problemText(fault) + " at offset " + std::to_string(off) + " of a " +
+                        std::to_string(data.size()) + "-byte read";
+            return false;
+        }
+        CpuBlockStats& c = cpus_m[b.cpu];
         ++c.blocks;
-        c.bytes += bs.length;
-        c.records += be.events;
-        c.lost += bs.lost;
-        c.maxLost = std::max(c.maxLost, static_cast<std::uint64_t>(bs.lost));
-        if (bs.flags & LTT_BLOCK_F_FINAL)
+        c.bytes += b.length;
+        c.records += b.records;
+        c.lost += b.lost;
+        c.maxLost = std::max(c.maxLost, b.lost);
+        if (b.flags & LTT_BLOCK_F_FINAL)
             c.final = true;
-        off += bs.length;
+        off += b.length;
     }
     return true;
 }

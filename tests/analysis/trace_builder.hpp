@@ -1,12 +1,14 @@
 // TraceBuilder: assembles .trace bytes in memory for unit tests, one block at
-// a time, with every field under the test's control (so tests can also
-// write exactly the corruption they check for).
+// a time with libltt's BlockBuilder, with every field under the test's
+// control (so tests can also write exactly the corruption they check for).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <libltt/block_codec.hpp>
 #include <ltt/abi.h>
+#include <span>
 #include <vector>
 
 namespace ltt::test {
@@ -35,21 +37,7 @@ public:
 
     TraceBuilder& block(std::uint16_t cpu, std::uint64_t tsc, std::int32_t pid,
                         std::uint64_t lost = 0, std::uint32_t sequence = ~0u) {
-        cur_m.clear();
-        records_m = 0;
-        base_m = tsc;
-        ltt_block_start bs{};
-        bs.magic = LTT_BLOCK_MAGIC;
-        bs.start_tsc = tsc;
-        bs.lost = lost;
-        bs.sequence = sequence == ~0u ? seq_m[cpu]++ : sequence;
-        bs.cpu = cpu;
-        bs.pid = pid;
-        raw(0, LTT_EV_BLOCK_START, 0, &bs, sizeof bs);
-        if (lost) {
-            ltt_ev_lost l{lost, tsc};
-            raw(0, LTT_EV_LOST, 0, &l, sizeof l);
-        }
+        block_m.start(cpu, sequence == ~0u ? seq_m[cpu]++ : sequence, tsc, pid, lost, tsc);
         return *this;
     }
     template <class T>
@@ -61,23 +49,18 @@ public:
     }
     TraceBuilder& evBytes(std::uint64_t tsc, std::uint8_t id, std::uint8_t sub, const void* d,
                           std::size_t n) {
-        raw(static_cast<std::uint32_t>(tsc - base_m), id, sub, d, n);
+        block_m.record(tsc, id, sub, d, n);
         return *this;
     }
     TraceBuilder& heartbeat(std::uint64_t tsc) {
-        ltt_ev_heartbeat hb{tsc};
-        raw(static_cast<std::uint32_t>(tsc - base_m), LTT_EV_HEARTBEAT, 0, &hb, sizeof hb);
-        base_m = tsc;
+        block_m.heartbeat(tsc);
         return *this;
     }
     // Closes the block and appends it to the file.
     TraceBuilder& end(std::uint64_t tsc) {
-        ltt_block_end be{tsc, records_m + 1, 0};
-        raw(static_cast<std::uint32_t>(tsc - base_m), LTT_EV_BLOCK_END, 0, &be, sizeof be);
-        const std::uint32_t len = static_cast<std::uint32_t>(cur_m.size());
-        std::memcpy(cur_m.data() + 8 + offsetof(ltt_block_start, length), &len, 4);
+        const std::span<const std::byte> b = block_m.finish(tsc);
         blockOffsets.push_back(body_m.size() + sizeof header_m);
-        body_m.insert(body_m.end(), cur_m.begin(), cur_m.end());
+        body_m.insert(body_m.end(), b.begin(), b.end());
         return *this;
     }
     std::vector<std::byte> bytes() const {
@@ -90,20 +73,9 @@ public:
     std::vector<std::size_t> blockOffsets; // file offsets of the blocks
 
 private:
-    void raw(std::uint32_t delta, std::uint8_t id, std::uint8_t sub, const void* d, std::size_t n) {
-        const std::size_t size = (8 + n + 7) & ~std::size_t(7);
-        ltt_record_header h{delta, id, sub, static_cast<std::uint16_t>(size)};
-        const std::size_t at = cur_m.size();
-        cur_m.resize(at + size);
-        std::memcpy(cur_m.data() + at, &h, 8);
-        if (n)
-            std::memcpy(cur_m.data() + at + 8, d, n);
-        ++records_m;
-    }
     ltt_file_header header_m;
-    std::vector<std::byte> body_m, cur_m;
-    std::uint32_t records_m = 0;
-    std::uint64_t base_m = 0;
+    BlockBuilder block_m;
+    std::vector<std::byte> body_m;
     std::uint32_t seq_m[LTT_MAX_CPUS] = {};
 };
 

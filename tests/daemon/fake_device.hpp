@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <libltt/block_codec.hpp>
 #include <ltt/abi.h>
 #include <map>
 #include <memory>
@@ -23,42 +24,17 @@ namespace ltt::daemon::testing {
 
 using Bytes = std::vector<std::byte>;
 
-template <class T> void put(Bytes& b, const T& v) {
-    auto p = reinterpret_cast<const std::byte*>(&v);
-    b.insert(b.end(), p, p + sizeof v);
-}
-
 // One well-formed block: BLOCK_START, [LOST], `events` CUSTOM records of 24
 // bytes (test payload: seq, cpu), BLOCK_END.
 inline Bytes makeBlock(unsigned cpu, unsigned sequence, unsigned events, std::uint64_t lost = 0,
                        std::uint64_t startTsc = 1000, bool final = false) {
-    Bytes b;
-    std::uint32_t length = 48 + (lost ? 24 : 0) + events * 24 + 24;
-    put(b, ltt_record_header{0, LTT_EV_BLOCK_START, 0, 48});
-    ltt_block_start bs{};
-    bs.magic = LTT_BLOCK_MAGIC;
-    bs.length = length;
-    bs.start_tsc = startTsc;
-    bs.lost = lost;
-    bs.sequence = sequence;
-    bs.cpu = static_cast<__u16>(cpu);
-    bs.flags = final ? LTT_BLOCK_F_FINAL : 0;
-    bs.pid = 0;
-    put(b, bs);
-    unsigned records = 2;
-    if (lost) {
-        put(b, ltt_record_header{0, LTT_EV_LOST, 0, 24});
-        put(b, ltt_ev_lost{lost, startTsc});
-        ++records;
-    }
-    for (unsigned i = 0; i < events; ++i) {
-        put(b, ltt_record_header{i + 1, LTT_EV_CUSTOM, 0, 24});
-        put(b, ltt_test_payload{i, cpu, 0});
-        ++records;
-    }
-    put(b, ltt_record_header{events + 1, LTT_EV_BLOCK_END, 0, 24});
-    put(b, ltt_block_end{startTsc + events + 1, records, 0});
-    return b;
+    BlockBuilder b;
+    b.start(static_cast<std::uint16_t>(cpu), sequence, startTsc, 0, lost, startTsc);
+    for (unsigned i = 0; i < events; ++i)
+        b.record(startTsc + i + 1, LTT_EV_CUSTOM, 0, ltt_test_payload{i, cpu, 0});
+    const std::span<const std::byte> block =
+        b.finish(startTsc + events + 1, final ? LTT_BLOCK_F_FINAL : 0);
+    return Bytes(block.begin(), block.end());
 }
 
 struct FakeState {

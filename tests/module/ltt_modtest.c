@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #include <ltt/abi.h>
-#include "trace_parse.h"
+#include <libltt/block_codec.h>
 
 static const char *dev = "/dev/tracer";
 static const char *prefix = ""; /* $LTT_TEST_PREFIX, before every check name */
@@ -174,7 +174,7 @@ struct test_seen {
 	uint32_t payload;
 };
 
-static void on_test_record(const struct tp_record *r, void *arg)
+static void on_test_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct test_seen *s = arg;
 	const struct ltt_ev_custom *c = r->details;
@@ -475,12 +475,13 @@ static void check_ioctls(int fd)
 	}
 	r = read_all(fd, &t);
 	{
-		struct tp_result res;
+		struct ltt_blocks_result res;
 		struct test_seen s;
 
 		test_seen_init(&s, 16);
-		int pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-				  on_test_record, &s, &res);
+		int pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+					  t.info.anchor_tsc, 0, on_test_record,
+					  &s, &res);
 		uint64_t total = test_seen_total(&s);
 		check(!r && !pr && res.trace_start_seen && total == 10 * ncpus_online,
 		      "blocks after STOP valid, TRACE_START present, all events there",
@@ -538,7 +539,7 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 {
 	struct trace t = { 0 };
 	struct ltt_lost_counts lc = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	struct test_seen s;
 	uint64_t recorded, lc_rec;
 	char nm[160];
@@ -550,8 +551,8 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 	r = r || emit(fd, n, 0, payload);
 	r = r || stop_and_collect(fd, &t);
 	r = r || xioctl(fd, LTT_IOC_GET_LOST, &lc);
-	pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-		      on_test_record, &s, &res);
+	pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, 0,
+			      on_test_record, &s, &res);
 	snprintf(nm, sizeof(nm), "%s: blocks valid", name);
 	check(!r && !pr, nm, "r %d parse '%s'", r, res.error);
 	recorded = test_seen_total(&s);
@@ -606,7 +607,7 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 static void check_emit_with_reader(int fd)
 {
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	struct test_seen s;
 	uint64_t n = 100000, recorded;
 	int pipefd[2], r, rr, pr, st;
@@ -646,8 +647,8 @@ static void check_emit_with_reader(int fd)
 	r = r ? r : rr;
 	close(pipefd[0]);
 	waitpid(pid, &st, 0);
-	pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-		      on_test_record, &s, &res);
+	pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, 0,
+			      on_test_record, &s, &res);
 	recorded = test_seen_total(&s);
 	note("concurrent reader: %llu recorded, %llu lost, %llu blocks",
 	     (unsigned long long)recorded, (unsigned long long)res.lost_total,
@@ -672,7 +673,7 @@ static void check_stop_during_emit(int fd)
 		const char *what = mode ? "RESET" : "STOP";
 		struct ltt_lost_counts lc;
 		struct trace t = { 0 };
-		struct tp_result res;
+		struct ltt_blocks_result res;
 		struct test_seen s;
 		uint64_t recorded = 0, lc_rec = 0;
 		int pipefd[2], r, st, pr = 0;
@@ -704,9 +705,10 @@ static void check_stop_during_emit(int fd)
 		if (!mode) {
 			r = read_all(fd, &t) || xioctl(fd, LTT_IOC_GET_LOST, &lc);
 			if (!r)
-				pr = tp_parse(t.buf, t.len, t.info.ncpus,
-					      t.info.anchor_tsc, on_test_record, &s,
-					      &res);
+				pr = ltt_blocks_check(t.buf, t.len,
+						      t.info.ncpus,
+						      t.info.anchor_tsc, 0,
+						      on_test_record, &s, &res);
 			recorded = test_seen_total(&s);
 			lc_rec = r ? 0 : lost_counts_recorded(&lc);
 			check(!r && !pr && recorded == lc_rec && !s.out_of_order &&
@@ -801,7 +803,7 @@ struct filter_seen {
 	uint64_t bad_payload;
 };
 
-static void on_filter_record(const struct tp_record *r, void *arg)
+static void on_filter_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct filter_seen *f = arg;
 	const struct ltt_ev_custom *c = r->details;
@@ -831,7 +833,7 @@ static int filter_run(int fd, int child_flags, uint64_t events, uint64_t details
 {
 	int to_child[2], to_parent[2], r, st;
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	pid_t pid;
 	char c;
 
@@ -864,8 +866,9 @@ static int filter_run(int fd, int child_flags, uint64_t events, uint64_t details
 	r = r || user_event(fd, 2, "hello", 5);
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-			   on_filter_record, f, &res))
+	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				   t.info.anchor_tsc, 0, on_filter_record, f,
+				   &res))
 		r = -EPROTO;
 	trace_free(&t);
 	close(to_child[0]);
@@ -967,7 +970,7 @@ struct kernel_seen {
 	uint64_t sched_size8, sched_full;
 };
 
-static void on_kernel_record(const struct tp_record *r, void *arg)
+static void on_kernel_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct kernel_seen *k = arg;
 	const struct ltt_record_header *h = r->hdr;
@@ -1010,7 +1013,7 @@ static int kernel_run(int fd, uint64_t events, uint64_t details, bool filter,
 		      struct kernel_seen *k)
 {
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	int to_child[2], to_parent[2], r, st;
 	pid_t pid;
 	char c;
@@ -1040,8 +1043,9 @@ static int kernel_run(int fd, uint64_t events, uint64_t details, bool filter,
 		syscall(SYS_getppid); /* the parent's own: filtered out */
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-			   on_kernel_record, k, &res)) {
+	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				   t.info.anchor_tsc, 0, on_kernel_record, k,
+				   &res)) {
 		note("parse: %s", res.error);
 		r = -EPROTO;
 	}
@@ -1120,7 +1124,7 @@ struct ip_seen {
 	uint64_t in_section, outside, zero;
 };
 
-static void on_ip_record(const struct tp_record *r, void *arg)
+static void on_ip_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct ip_seen *s = arg;
 	const struct ltt_ev_syscall_entry *e = r->details;
@@ -1143,7 +1147,7 @@ static int ip_run(int fd, uint32_t depth, bool range, struct ip_seen *s)
 				     (uintptr_t)__stop_ltt_ip_test };
 	int to_child[2], to_parent[2], r, st;
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	pid_t pid;
 	char c;
 
@@ -1171,8 +1175,8 @@ static int ip_run(int fd, uint32_t depth, bool range, struct ip_seen *s)
 	read(to_parent[0], &c, 1);
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-			   on_ip_record, s, &res))
+	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				   t.info.anchor_tsc, 0, on_ip_record, s, &res))
 		r = -EPROTO;
 	trace_free(&t);
 	close(to_child[0]);
@@ -1209,7 +1213,7 @@ static void check_syscall_ip(int fd)
 static void check_heartbeat(int fd)
 {
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	bool all = true;
 	int r;
 
@@ -1217,8 +1221,8 @@ static void check_heartbeat(int fd)
 	r = r || start(fd, &t);
 	sleep(3); /* the default heartbeat is 250 ms */
 	r = r || stop_and_collect(fd, &t);
-	r = r || tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, NULL,
-			  NULL, &res);
+	r = r || ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+				  0, NULL, NULL, &res);
 	for (unsigned int c = 0; c < ncpus_online; c++)
 		if (!res.heartbeats[c])
 			all = false;
@@ -1232,7 +1236,7 @@ static void check_sigkill(void)
 {
 	int pipefd[2], st, fd, r;
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	struct test_seen s;
 	pid_t pid;
 	char c;
@@ -1270,8 +1274,9 @@ static void check_sigkill(void)
 				       65536);
 		r = r || start(fd, &t) || emit(fd, 1000, 0, 16) ||
 		    stop_and_collect(fd, &t);
-		r = r || tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-				  on_test_record, &s, &res);
+		r = r || ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+					  t.info.anchor_tsc, 0, on_test_record,
+					  &s, &res);
 		uint64_t total = test_seen_total(&s);
 		check(!r && total == 1000 * ncpus_online && !s.gaps,
 		      mode ? "new trace after a reader killed in read()" :
@@ -1286,57 +1291,34 @@ static void check_sigkill(void)
 /* ------------------------------------------- hardening: block close */
 
 /*
- * Walk the blocks of @t: every block's length within the buffer size, and
- * for @cpu, the largest block and whether each of its blocks ended
- * HEARTBEAT, BLOCK_END (a close that needed a heartbeat).
+ * What the blocks of a trace show about closes (a record callback of
+ * ltt_blocks_check with every record): the largest block, and for @cpu its
+ * largest block and whether each of its blocks ended HEARTBEAT, BLOCK_END
+ * (a close that needed a heartbeat).
  */
 struct close_seen {
+	unsigned int cpu;         /* the CPU looked at */
 	uint32_t max_len;         /* largest block of any CPU */
 	uint32_t cpu_max_len;     /* largest block of the CPU looked at */
 	unsigned int hb_closes;   /* its blocks closed by HEARTBEAT, BLOCK_END */
-	unsigned int bad;         /* blocks whose frame does not hold */
+	uint8_t last;             /* event of the record before, in its block */
 };
 
-static void walk_closes(const struct trace *t, unsigned int cpu,
-			struct close_seen *s)
+static void on_close_record(const struct ltt_checked_record *r, void *arg)
 {
-	size_t off = 0;
+	struct close_seen *s = arg;
+	uint8_t ev = r->hdr->event;
 
-	memset(s, 0, sizeof(*s));
-	while (off + 8 + sizeof(struct ltt_block_start) <= t->len) {
-		const struct ltt_block_start *bs =
-			(const void *)(t->buf + off + 8);
-		uint32_t len = bs->length, pos = 8 + sizeof(*bs);
-		uint8_t prev = 0, last = 0;
-
-		if (bs->magic != LTT_BLOCK_MAGIC || len < pos || len > t->len - off) {
-			s->bad++;
-			return;
-		}
-		if (len > s->max_len)
-			s->max_len = len;
-		while (pos + 8 <= len) {
-			const struct ltt_record_header *h =
-				(const void *)(t->buf + off + pos);
-
-			if (h->size < 8 || h->size > len - pos) {
-				s->bad++;
-				return;
-			}
-			prev = last;
-			last = h->event;
-			pos += h->size;
-		}
-		if (bs->cpu == cpu) {
-			if (len > s->cpu_max_len)
-				s->cpu_max_len = len;
-			if (last == LTT_EV_BLOCK_END && prev == LTT_EV_HEARTBEAT)
-				s->hb_closes++;
-		}
-		off += len;
+	if (ev == LTT_EV_BLOCK_START) {
+		if (r->block_length > s->max_len)
+			s->max_len = r->block_length;
+		if (r->cpu == s->cpu && r->block_length > s->cpu_max_len)
+			s->cpu_max_len = r->block_length;
+	} else if (ev == LTT_EV_BLOCK_END && r->cpu == s->cpu &&
+		   s->last == LTT_EV_HEARTBEAT) {
+		s->hb_closes++;
 	}
-	if (off != t->len)
-		s->bad++;
+	s->last = ev;
 }
 
 /*
@@ -1372,8 +1354,8 @@ static void check_close_after_idle(int fd)
 						    .flags = LTT_TEST_F_HEARTBEAT |
 							     LTT_TEST_F_AGE };
 			struct trace t = { 0 };
-			struct tp_result res = { 0 };
-			struct close_seen s;
+			struct ltt_blocks_result res = { 0 };
+			struct close_seen s = { .cpu = target };
 			int r, pr = -1;
 
 			r = configure(fd, 0, 0, b);
@@ -1381,9 +1363,10 @@ static void check_close_after_idle(int fd)
 			r = r || xioctl(fd, LTT_IOC_TEST_EMIT, &te);
 			r = r || stop_and_collect(fd, &t);
 			if (!r)
-				pr = tp_parse(t.buf, t.len, t.info.ncpus,
-					      t.info.anchor_tsc, NULL, NULL, &res);
-			walk_closes(&t, target, &s);
+				pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+						      t.info.anchor_tsc,
+						      LTT_CHECK_ALL_RECORDS,
+						      on_close_record, &s, &res);
 			runs++;
 			if (s.max_len > worst) {
 				worst = s.max_len;
@@ -1391,11 +1374,11 @@ static void check_close_after_idle(int fd)
 			}
 			hb_closes += s.hb_closes > 0;
 			full += s.cpu_max_len + 16 >= b;
-			if (r || pr || s.bad || s.max_len > b) {
+			if (r || pr || s.max_len > b) {
 				if (!failures++)
 					snprintf(why, sizeof(why),
-						 "size %u n %u: r %d parse '%s' bad %u block %u bytes",
-						 b, n, r, pr ? res.error : "", s.bad,
+						 "size %u n %u: r %d parse '%s' block %u bytes",
+						 b, n, r, pr ? res.error : "",
 						 s.max_len);
 			}
 			trace_free(&t);
@@ -1475,7 +1458,7 @@ static void check_start_enomem(void)
 {
 	uint8_t *buf = malloc(LTT_BUFFER_MAX);
 	struct trace t = { 0 };
-	struct tp_result res = { 0 };
+	struct ltt_blocks_result res = { 0 };
 	struct test_seen s;
 	struct pollfd p;
 	long avail = mem_available_kib();
@@ -1516,8 +1499,9 @@ static void check_start_enomem(void)
 	    emit(fd, 100, 0, 16) || stop_and_collect(fd, &t);
 	test_seen_init(&s, 16);
 	if (!r)
-		pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-			      on_test_record, &s, &res);
+		pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				      t.info.anchor_tsc, 0, on_test_record, &s,
+				      &res);
 	check(!r && !pr && test_seen_total(&s) == 100 * ncpus_online,
 	      "a trace after the failed START", "r %d parse '%s' events %llu", r,
 	      pr ? res.error : "", (unsigned long long)test_seen_total(&s));
@@ -1586,7 +1570,7 @@ static void check_open_policy(void)
 static int mode_gap(void)
 {
 	struct trace t = { 0 };
-	struct tp_result res;
+	struct ltt_blocks_result res;
 	struct filter_seen f;
 	cpu_set_t set;
 	int fd = open_dev(), r, pr = -1;
@@ -1601,8 +1585,9 @@ static int mode_gap(void)
 	r = r || user_event(fd, 2, "hello", 5) || stop_and_collect(fd, &t);
 	memset(&f, 0, sizeof(f));
 	if (!r)
-		pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-			      on_filter_record, &f, &res);
+		pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				      t.info.anchor_tsc, 0, on_filter_record,
+				      &f, &res);
 	check(!r && !pr && (t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK),
 	      "32-bit delta overflow: blocks valid", "r %d parse '%s' flags %#x",
 	      r, pr ? res.error : "", t.info.flags);
@@ -2028,7 +2013,7 @@ static void check_cpu_hotplug(int fd)
 					 "CPU offline and online mid-trace";
 		struct ltt_lost_counts lc = { 0 };
 		struct trace t = { 0 };
-		struct tp_result res = { 0 };
+		struct ltt_blocks_result res = { 0 };
 		struct test_seen s;
 		uint64_t emitted = 0;
 		int r, pr = -1, off = -1, on = -1;
@@ -2052,8 +2037,9 @@ static void check_cpu_hotplug(int fd)
 		r = r || on || xioctl(fd, LTT_IOC_GET_LOST, &lc);
 		test_seen_init(&s, 16);
 		if (!r)
-			pr = tp_parse(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
-				      on_test_record, &s, &res);
+			pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+					      t.info.anchor_tsc, 0,
+					      on_test_record, &s, &res);
 		/* Each TEST_EMIT numbers its events from 0: no order check. */
 		check(!r && !pr && test_seen_total(&s) + res.lost_total == emitted &&
 			      lc.total == res.lost_total && !s.bad_cpu &&
@@ -2093,10 +2079,10 @@ static int mode_hotplug(void)
 static int mode_count(const char *path)
 {
 	struct ltt_file_header fh;
-	struct tp_result res = { 0 };
+	struct ltt_blocks_result res = { 0 };
 	struct test_seen s;
 	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0, whole, off;
+	size_t len = 0, cap = 0, whole;
 	FILE *f = fopen(path, "rb");
 	int pr;
 
@@ -2130,17 +2116,12 @@ static int mode_count(const char *path)
 		return 1;
 	}
 	/* The whole blocks: those whose length stays inside the file. */
-	for (off = fh.header_size; off + 8 + sizeof(struct ltt_block_start) <= len;) {
-		const struct ltt_block_start *bs = (const void *)(buf + off + 8);
-
-		if (bs->length < 8 + sizeof(*bs) || bs->length > len - off)
-			break;
-		off += bs->length;
-	}
-	whole = off;
+	whole = fh.header_size +
+		ltt_blocks_whole(buf + fh.header_size, len - fh.header_size);
 	test_seen_init(&s, 16);
-	pr = tp_parse(buf + fh.header_size, whole - fh.header_size, fh.ncpus,
-		      fh.anchor_tsc, on_test_record, &s, &res);
+	pr = ltt_blocks_check(buf + fh.header_size, whole - fh.header_size,
+			      fh.ncpus, fh.anchor_tsc, 0, on_test_record, &s,
+			      &res);
 	if (pr) {
 		fprintf(stderr, "count: %s: %s\n", path, res.error);
 		free(buf);
