@@ -244,13 +244,13 @@ static int open_dev(void)
 /* RESET and apply a configuration; -errno of the first failure. */
 static int configure(int fd, uint64_t events, uint64_t details, uint32_t bufsz)
 {
-	int r;
+	int r = xioctl(fd, LTT_IOC_RESET, NULL);
 
-	if ((r = xioctl(fd, LTT_IOC_RESET, NULL)))
-		return r;
-	if ((r = set_u64(fd, LTT_IOC_SET_EVENT_MASK, events)))
-		return r;
-	if ((r = set_u64(fd, LTT_IOC_SET_DETAILS_MASK, details)))
+	if (!r)
+		r = set_u64(fd, LTT_IOC_SET_EVENT_MASK, events);
+	if (!r)
+		r = set_u64(fd, LTT_IOC_SET_DETAILS_MASK, details);
+	if (r)
 		return r;
 	return set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, bufsz);
 }
@@ -483,11 +483,13 @@ static void check_ioctls(int fd)
 					  t.info.anchor_tsc, 0, on_test_record,
 					  &s, &res);
 		uint64_t total = test_seen_total(&s);
+
 		check(!r && !pr && res.trace_start_seen && total == 10 * ncpus_online,
 		      "blocks after STOP valid, TRACE_START present, all events there",
 		      "r %d parse '%s' events %llu", r, res.error,
 		      (unsigned long long)total);
 		bool finals = true;
+
 		for (unsigned int c = 0; c < t.info.ncpus; c++)
 			if (res.final_blocks[c] != 1)
 				finals = false;
@@ -1278,6 +1280,7 @@ static void check_sigkill(void)
 					  t.info.anchor_tsc, 0, on_test_record,
 					  &s, &res);
 		uint64_t total = test_seen_total(&s);
+
 		check(!r && total == 1000 * ncpus_online && !s.gaps,
 		      mode ? "new trace after a reader killed in read()" :
 			     "new trace after a reader killed in TEST_EMIT",
