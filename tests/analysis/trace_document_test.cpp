@@ -7,9 +7,9 @@
 // values to the same precision, and "masked out at trace time" (JSON null)
 // for every figure whose events were not recorded.
 //
-// TraceDocument is compiled in from the GUI's sources: it is the whole
-// model the panel renders, and it needs no toolkit.
-#include "../../gui/src/trace_document.cpp"
+// TraceDocument (gui/src, linked into this binary by tests/CMakeLists.txt)
+// is the whole model the panel renders, and it needs no toolkit.
+#include "trace_document.hpp"
 
 #include <cstdio>
 #include <gtest/gtest.h>
