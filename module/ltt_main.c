@@ -26,20 +26,25 @@
  * States: IDLE (no trace) -START-> TRACING -STOP-> STOPPED (blocks left to
  * read) -START-> TRACING (a new trace; unread blocks are discarded).
  * RESET, fsync() and close() go back to IDLE with the default
- * configuration. A START that fails (-ENOMEM for the buffers) goes back to
- * IDLE too, keeping the configuration: the last trace's unread blocks are
- * gone, as after any START, and read() returns 0.
+ * configuration. A START that fails (-ENOMEM for the buffers, -EBUSY when
+ * another tracer holds the facility) goes back to IDLE too, keeping the
+ * configuration: the last trace's unread blocks are gone, as after any
+ * START, and read() returns 0.
  *
  * Choices the ABI leaves open, made here:
- *  - The callback is registered at load and unregistered at unload; while
- *    no trace runs it returns at its first test (ltt_active). STOP clears
- *    ltt_active and waits for an RCU grace period: every writer (the
- *    facility's callers, test mode, user events) runs with preemption
- *    disabled, so after it no event can touch the buffers. Registering at
- *    START instead would leave the hooks patched out between traces, but
- *    every START/STOP would then patch kernel text under running CPUs, and
- *    QEMU's multi-threaded TCG mishandles that (see module/README.md). The
- *    module cannot be unloaded while /dev/tracer is open.
+ *  - The callback is registered with the facility only while a trace runs:
+ *    START registers it once ltt_run, the buffers and the TRACE_START
+ *    record are ready, and every path that ends a trace (STOP, and RESET,
+ *    fsync, close and unload, which stop a running trace first)
+ *    unregisters it before the FINAL blocks are closed. So with the module
+ *    loaded and no trace running the hooks are patched out (static key
+ *    off, no SYSCALL_WORK_LTT), as with no module at all. STOP clears
+ *    ltt_active, then unregisters, which waits for an RCU grace period:
+ *    every writer (the facility's callers, test mode, user events) runs
+ *    with preemption disabled and tests ltt_active first, so after it no
+ *    event can touch the buffers. A START that cannot register (another
+ *    tracer holds the facility) fails with -EBUSY and leaves the device
+ *    IDLE. The module cannot be unloaded while /dev/tracer is open.
  *  - Filters: an event passes when the task it happens in (current) is
  *    tracked, or when the task it concerns (the facility's @task: the
  *    incoming task of a schedchange, the child of a fork, the woken task,
@@ -102,6 +107,7 @@ enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
  * @uid:   @cfg.uid mapped into the kernel's ids when it was set
  * @gid:   @cfg.gid likewise
  * @info:  the running or last trace, for GET_TRACE_INFO
+ * @hooked: ltt_callback() is registered with the facility (while TRACING)
  * @readq: readers waiting for a block
  * @fasync: SIGIO subscribers
  * @rr:    the CPU read() serves first
@@ -114,6 +120,7 @@ struct ltt_device {
 	kuid_t uid;
 	kgid_t gid;
 	struct ltt_trace_info info;
+	bool hooked;
 	wait_queue_head_t readq;
 	struct fasync_struct *fasync;
 	unsigned int rr;
@@ -247,6 +254,18 @@ static const struct ltt_config ltt_default_config = {
 
 static void ltt_discard(void);
 
+/* Unregister the callback if a trace registered it; sleeps. */
+static void ltt_unhook(void)
+{
+	if (!ltt_dev.hooked) {
+		synchronize_rcu();
+		return;
+	}
+	/* Cannot fail: this module registered ltt_callback itself. */
+	WARN_ON_ONCE(ltt_unregister_callback(ltt_callback));
+	ltt_dev.hooked = false;
+}
+
 static int ltt_start(void)
 {
 	struct ltt_config *cfg = &ltt_dev.cfg;
@@ -303,6 +322,19 @@ static int ltt_start(void)
 
 	ltt_set_syscall_ip_policy(cfg->syscall_depth, cfg->syscall_range.lower,
 				  cfg->syscall_range.upper);
+	/*
+	 * Patch the hooks in only now: everything the callback uses is set
+	 * up, and it still returns at once until ltt_active is set below.
+	 */
+	ret = ltt_register_callback(ltt_callback);
+	if (ret) {
+		pr_warn_once("cannot register with the trace facility (%d)\n",
+			     ret);
+		ltt_set_syscall_ip_policy(0, 0, 0);
+		ltt_discard();
+		return ret;
+	}
+	ltt_dev.hooked = true;
 	/* Publish ltt_run and the buffers before any event can see them. */
 	smp_store_release(&ltt_active, true);
 	if (heartbeat_ms)
@@ -322,8 +354,13 @@ static int ltt_stop(void)
 	/* The trace ends now, however long the teardown below takes. */
 	stop = ltt_clock();
 	WRITE_ONCE(ltt_active, false);
-	/* Every writer runs preempt-disabled: wait for those that saw it set. */
-	synchronize_rcu();
+	/*
+	 * Patch the hooks out. Unregistering waits for an RCU grace period,
+	 * and every writer runs preempt-disabled: after it no CPU is inside
+	 * the callback, and none of the writers that saw ltt_active set (test
+	 * mode, user events, heartbeats) is still writing.
+	 */
+	ltt_unhook();
 	ltt_heartbeat_stop();
 	ltt_test_quiesce();
 	ltt_set_syscall_ip_policy(0, 0, 0);
@@ -665,8 +702,6 @@ static struct miscdevice ltt_misc = {
 
 static int __init ltt_init(void)
 {
-	int ret;
-
 	if (heartbeat_ms && (heartbeat_ms < 10 || heartbeat_ms > 1000))
 		return -EINVAL;
 	if (strcmp(clock, "auto") && strcmp(clock, "tsc") &&
@@ -683,32 +718,24 @@ static int __init ltt_init(void)
 	ltt_test_init();
 	ltt_buffer_init();
 
-	ret = ltt_register_callback(ltt_callback);
-	if (ret) {
-		pr_err("cannot register with the trace facility (%d)\n", ret);
-		return ret;
-	}
-	ret = misc_register(&ltt_misc);
-	if (ret)
-		goto err_unregister;
-	return 0;
-
-err_unregister:
-	ltt_unregister_callback(ltt_callback);
-	return ret;
+	/* The callback is registered by START, not here (see the top). */
+	return misc_register(&ltt_misc);
 }
 
 static void __exit ltt_exit(void)
 {
 	misc_deregister(&ltt_misc);
-	/* release() already reset; this only guards against a bug there. */
+	/*
+	 * release() already reset; this only guards against a bug there. A
+	 * trace still running would be stopped, which unregisters the
+	 * callback and returns once no CPU is inside it any more.
+	 */
 	mutex_lock(&ltt_dev.lock);
 	ltt_reset();
+	WARN_ON_ONCE(ltt_dev.hooked);
 	mutex_unlock(&ltt_dev.lock);
 	/* No emitter may still run this module's code once it is gone. */
 	ltt_test_quiesce();
-	/* Returns once no CPU is inside ltt_callback() any more. */
-	ltt_unregister_callback(ltt_callback);
 	irq_work_sync(&ltt_notify);
 }
 
