@@ -6,7 +6,10 @@
 #   make module-test   the static in-guest test program
 #   make bench-module  ns per logged event and the syscall-loop slowdown,
 #                      measured inside the QEMU guest
-.PHONY: module module-debug module-test bench-module
+#   make bench-idle    the getppid() loop with no module, the module loaded
+#                      and idle, tracing, stopped and closed, in a guest run
+#                      with -icount (reproducible figures)
+.PHONY: module module-debug module-test bench-module bench-idle
 
 LTT_MOD_OUT = $(BUILD)/module
 LTT_MODTEST = $(LTT_MOD_OUT)/ltt_modtest
@@ -42,3 +45,6 @@ module-test: $(LTT_MODTEST)
 
 bench-module: module $(LTT_MODTEST)
 	@tests/module/run-vm.sh bench
+
+bench-idle: module $(LTT_MODTEST)
+	@tests/module/run-vm.sh idle --icount

@@ -40,7 +40,9 @@ Options:
                     to interpret under TCG with lockdep and KASAN)
   --allow-warnings  do not fail on kernel warnings in the console
   --qemu-arg ARG    pass ARG to qemu-system-x86_64; repeatable
-                    (e.g. --qemu-arg -icount --qemu-arg shift=0)
+                    (e.g. --qemu-arg -icount --qemu-arg shift=0, with
+                    --smp 1: under -icount a second vCPU hangs the boot
+                    at SMP bring-up)
   -h, --help        this text
 
 Exit status:

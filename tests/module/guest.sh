@@ -4,20 +4,27 @@
 #   results.txt  the result lines (tests/lib/vm-guest.sh), "# ..." notes
 #   bench.txt    the benchmark figures (mode bench)
 #   dmesg.txt    the kernel log at the end
-# usage: guest.sh check|unload|bench
-#   check   every functional check (run it on 2 vCPUs), and that the
-#           event path can be neither function-traced nor kprobed; the
-#           module stays loaded at the end
+# usage: guest.sh check|unload|bench|idle
+#   check   every functional check (run it on 2 vCPUs), that the event
+#           path can be neither function-traced nor kprobed, and 300
+#           START/STOP cycles with a syscall load on every CPU; the module
+#           stays loaded at the end
 #   unload  rmmod under load, reload, the other clocks (run it on 1 vCPU:
 #           QEMU's multi-threaded TCG mishandles the kernel text patching
 #           that loading and unloading do, see module/README.md)
 #   bench   the benchmark
+#   idle    what the loaded module costs while no trace runs: the getppid()
+#           loop before insmod, then loaded and idle, tracing, stopped and
+#           closed (ltt_modtest idle; run the guest with -icount for
+#           reproducible figures); the figures also go to bench.txt
 . /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
 mt=ltt_modtest
 
 # The benchmark's baseline: the syscall loop before the module is loaded.
-[ "$mode" = bench ] && base=$("$mt" syscalls "${BENCH_REPS:-7}")
+case $mode in
+bench | idle) base=$("$mt" syscalls "${BENCH_REPS:-7}") ;;
+esac
 ltt_load_first
 ok "insmod ltt_tracer.ko"
 chk "/dev/tracer created" test -c /dev/tracer
@@ -25,6 +32,13 @@ chk "/dev/tracer created" test -c /dev/tracer
 if [ "$mode" = bench ]; then
 	LTT_BASELINE_NS=$base "$mt" bench "${BENCH_REPS:-7}" >"$out/bench.txt" 2>&1
 	echo "exit $?" >>"$out/bench.txt"
+	ltt_finish
+	exit 0
+fi
+if [ "$mode" = idle ]; then
+	LTT_BASELINE_NS=$base "$mt" idle "${BENCH_REPS:-7}" >"$out/idle.txt" 2>&1
+	grep -v '^idle: ' "$out/idle.txt" >>"$res"
+	grep '^idle: ' "$out/idle.txt" >"$out/bench.txt"
 	ltt_finish
 	exit 0
 fi
@@ -69,9 +83,26 @@ check_untraceable() {
 	else fail "event path refuses kprobes" "probed:$probed"; fi
 }
 
+# Every START registers the callback with the facility and every STOP
+# unregisters it, which patches the kernel's hook sites while the other
+# CPU runs through them: 300 cycles with a syscall load on every CPU.
+toggle_under_load() {
+	loads=
+	for c in $(seq "$(nproc)"); do
+		"$mt" load 1000000000 &
+		loads="$loads $!"
+	done
+	t0=$(date +%s)
+	LTT_TEST_PREFIX="$(nproc) CPUs loaded: 300 " "$mt" toggle 300 >>"$res" 2>&1
+	note "300 START/STOP cycles under load took $(($(date +%s) - t0)) s"
+	kill -KILL $loads
+	wait $loads 2>/dev/null
+}
+
 if [ "$mode" = check ]; then
 	check_untraceable
 	"$mt" check >>"$res" 2>&1
+	toggle_under_load
 	ltt_finish
 	exit 0
 fi

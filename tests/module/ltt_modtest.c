@@ -16,6 +16,9 @@
  *                          slowdown of a syscall loop traced vs untraced
  *                          ($LTT_BASELINE_NS: the loop without the module)
  *   ltt_modtest syscalls   median ns per getppid(), for that baseline
+ *   ltt_modtest idle       the loop again with the module loaded and idle,
+ *                          tracing, stopped, closed; checks the idle loops
+ *                          cost at most $LTT_IDLE_MAX (1.02) x the baseline
  *   ltt_modtest fuzz N     N random ioctls, then a trace that must count
  *                          exactly ($LTT_FUZZ_SEED: the generator's seed)
  *   ltt_modtest hotplug    a CPU taken offline and online during a trace
@@ -1737,10 +1740,18 @@ static pid_t drain(int fd)
 	return pid;
 }
 
+static double syscall_median(int reps, long loops);
+
 /* Median ns per getppid() over @reps runs: the baseline, module unloaded. */
 static int mode_syscalls(int reps)
 {
-	const long loops = 200000;
+	printf("%.1f\n", syscall_median(reps, 200000));
+	return 0;
+}
+
+/* Median ns per getppid() over @reps runs of @loops (after a warm-up). */
+static double syscall_median(int reps, long loops)
+{
 	double v[32];
 
 	if (reps > 32)
@@ -1752,8 +1763,75 @@ static int mode_syscalls(int reps)
 		syscall_loop(loops);
 		v[i] = (now_ns() - t0) / loops;
 	}
-	printf("%.1f\n", median(v, reps));
-	return 0;
+	return median(v, reps);
+}
+
+/*
+ * What the loaded module costs while no trace runs. $LTT_BASELINE_NS is
+ * the getppid() loop measured before insmod (ltt_modtest syscalls); the
+ * loop is measured again with the module loaded and /dev/tracer closed,
+ * while a core-event trace runs, after STOP with the device still open,
+ * and after close. With no trace running the hooks must be patched out,
+ * so the idle loops may cost at most $LTT_IDLE_MAX (default 1.02) times
+ * the baseline. Under QEMU's -icount the guest's clock counts
+ * instructions, which makes these ratios reproducible.
+ */
+static int mode_idle(int reps)
+{
+	const long loops = 200000;
+	const char *base_env = getenv("LTT_BASELINE_NS");
+	const char *max_env = getenv("LTT_IDLE_MAX");
+	double base = base_env ? atof(base_env) : 0;
+	double max = max_env ? atof(max_env) : 1.02;
+	double idle, traced = 0, stopped = 0, closed;
+	struct trace t = { 0 };
+	pid_t reader;
+	int fd, r;
+
+	if (base <= 0) {
+		check(false, "idle cost: baseline", "LTT_BASELINE_NS not set");
+		return 1;
+	}
+	idle = syscall_median(reps, loops);
+	fd = open_dev();
+	r = fd < 0 ? -ENODEV : 0;
+	r = r || configure(fd, LTT_EV_MASK_CORE, LTT_EV_MASK_ALL, 1 << 20);
+	r = r || start(fd, &t);
+	if (!r) {
+		reader = drain(fd);
+		traced = syscall_median(reps, loops);
+		r = xioctl(fd, LTT_IOC_STOP, NULL);
+		waitpid(reader, NULL, 0);
+		stopped = syscall_median(reps, loops);
+	}
+	if (fd >= 0)
+		close(fd);
+	closed = syscall_median(reps, loops);
+	note("getppid loop, %d runs of %ld, medians: no module %.1f ns, loaded idle %.1f (%+.1f%%), tracing core events %.1f (%+.1f%%), stopped %.1f (%+.1f%%), closed %.1f (%+.1f%%)",
+	     reps, loops, base, idle, (idle / base - 1) * 100, traced,
+	     (traced / base - 1) * 100, stopped, (stopped / base - 1) * 100,
+	     closed, (closed / base - 1) * 100);
+	check(!r, "idle cost: a trace between the idle loops", "r %d", r);
+	check(idle <= base * max,
+	      "idle cost: loaded, never traced, within limit of no module",
+	      "%.1f ns vs %.1f ns (ratio %.3f > %.3f)", idle, base, idle / base,
+	      max);
+	check(!r && stopped <= base * max,
+	      "idle cost: after STOP, within limit of no module",
+	      "%.1f ns vs %.1f ns (ratio %.3f > %.3f)", stopped, base,
+	      stopped / base, max);
+	check(closed <= base * max,
+	      "idle cost: after close, within limit of no module",
+	      "%.1f ns vs %.1f ns (ratio %.3f > %.3f)", closed, base,
+	      closed / base, max);
+	/* The loop measures something: tracing it costs visibly more. */
+	check(!r && traced > base * 1.10,
+	      "idle cost: tracing the loop costs more than 10%",
+	      "%.1f ns vs %.1f ns", traced, base);
+	printf("idle: no module %.1f ns, loaded idle %.1f ns (%.3f), tracing %.1f ns (%.3f), after STOP %.1f ns (%.3f), after close %.1f ns (%.3f)\n",
+	       base, idle, idle / base, traced, traced / base, stopped,
+	       stopped / base, closed, closed / base);
+	return failed ? 1 : 0;
 }
 
 static int mode_bench(int reps)
@@ -2186,6 +2264,8 @@ int main(int argc, char **argv)
 		return mode_load(argc > 2 ? atol(argv[2]) : 1000000);
 	if (!strcmp(mode, "syscalls"))
 		return mode_syscalls(argc > 2 ? atoi(argv[2]) : 7);
+	if (!strcmp(mode, "idle"))
+		return mode_idle(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "fuzz"))
@@ -2196,7 +2276,7 @@ int main(int argc, char **argv)
 		return mode_count(argv[2]);
 	if (!strcmp(mode, "one") && argc > 2)
 		return mode_one(argv[2]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
 		argv[0]);
 	return 2;
 }
