@@ -9,9 +9,8 @@
 #           path can be neither function-traced nor kprobed, and 300
 #           START/STOP cycles with a syscall load on every CPU; the module
 #           stays loaded at the end
-#   unload  rmmod under load, reload, the other clocks (run it on 1 vCPU:
-#           QEMU's multi-threaded TCG mishandles the kernel text patching
-#           that loading and unloading do, see module/README.md)
+#   unload  rmmod under load, reload, the other clocks (suite 60 runs it
+#           on 1 vCPU; `check` has the START/STOP text patching on 2)
 #   bench   the benchmark
 #   idle    what the loaded module costs while no trace runs: the getppid()
 #           loop before insmod, then loaded and idle, tracing, stopped and
