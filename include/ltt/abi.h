@@ -55,7 +55,9 @@
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);      refuse another major
  *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing
  *   fcntl(fd, F_SETOWN, getpid()); fcntl(fd, F_SETFL, O_ASYNC)  -> SIGIO
- *   ioctl(fd, LTT_IOC_START);
+ *   ioctl(fd, LTT_IOC_START);                    ENOMEM: no buffers; EBUSY:
+ *                                                another module holds the
+ *                                                kernel's trace facility
  *   ioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);    for the file header
  *   loop: read(fd, buf, n) returns whole blocks only (n >= one block);
  *         EAGAIN with O_NONBLOCK when none is ready; poll() works
