@@ -62,6 +62,8 @@ help:
 	@echo "make format-check  clang-format and checkpatch.pl findings, changing nothing"
 	@echo "make demo       boot the patched kernel in QEMU, trace a workload, analyze it"
 	@echo "make bench      analyzer throughput on a 10M-event synthetic trace"
+	@echo "make bench-idle the syscall loop with no module, loaded idle, tracing (icount)"
+	@echo "make bench-kernel, bench-module, bench-daemon, bench-gui: see README.md"
 	@echo "make fuzz       fuzz the trace reader (longer run)"
 	@echo "make kernel     build the patched 6.1 kernel (cached)"
 	@echo "make module     build the trace module against it"
