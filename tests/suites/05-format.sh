@@ -2,8 +2,9 @@
 # Habits that are checked: the sources' formatting (scripts/format-check.sh:
 # clang-format on the C++, checkpatch.pl on the kernel-style C), and that the
 # warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
-# -DLTT_WERROR=ON) to an already configured build directory, and
-# module/build.sh builds with W=1 and, with CI set, fails on a warning.
+# -DLTT_WERROR=ON) to an already configured build directory. (That the
+# module builds with W=1 and, with CI set, fails on a warning needs a built
+# kernel: suite 50 checks it.)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
@@ -47,24 +48,4 @@ else
 	t_fail "configure a build directory" "$(tail -n 5 "$tmp/configure.log")"
 fi
 
-# module/build.sh: W=1, and -Werror under CI, on a copy of the module with
-# a function that only W=1 warns about (no previous prototype).
-if ! kdir=$("$root/scripts/build-kernel.sh" --print-dir 2>/dev/null | tail -n 1); then
-	t_skip "module/build.sh fails on a W=1 warning under CI" "the kernel is not built (make kernel)"
-else
-	copy=$tmp/src
-	mkdir -p "$copy/module"
-	cp "$root"/module/build.sh "$root"/module/Kbuild "$root"/module/*.c "$root"/module/*.h "$copy/module/"
-	ln -s "$root/include" "$copy/include"
-	printf '\nint ltt_w1_unprototyped(void)\n{\n\treturn 0;\n}\n' >>"$copy/module/ltt_buffer.c"
-	t_run_expect "module/build.sh with CI set: a W=1 warning fails the build" 2 \
-		"ltt_buffer.c:[0-9]+:[0-9]+: error: no previous prototype for .ltt_w1_unprototyped." \
-		env CI=true "$copy/module/build.sh" "$kdir" "$tmp/mod-ci"
-	t_run_expect "module/build.sh without CI: the same warning is shown" 0 \
-		"ltt_buffer.c:[0-9]+:[0-9]+: warning: no previous prototype for .ltt_w1_unprototyped." \
-		env -u CI "$copy/module/build.sh" "$kdir" "$tmp/mod"
-	t_check "module/build.sh without CI: the module is built" test -s "$tmp/mod/ltt_tracer.ko"
-	t_run_expect "module/build.sh with CI set: the module as committed builds" 0 \
-		"/ltt_tracer.ko$" env CI=true "$root/module/build.sh" "$kdir" "$tmp/mod-clean"
-fi
 t_summary

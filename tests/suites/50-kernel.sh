@@ -75,6 +75,25 @@ if [[ -n $kdir ]]; then
 		grep -q 'ltt_register_callback' "$kdir/Module.symvers"
 fi
 
+# module/build.sh: W=1, and -Werror under CI, on a copy of the module with
+# a function that only W=1 warns about (no previous prototype).
+if [[ -n $kdir ]]; then
+	copy=$work/src
+	mkdir -p "$copy/module"
+	cp "$repo"/module/build.sh "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$copy/module/"
+	ln -s "$repo/include" "$copy/include"
+	printf '\nint ltt_w1_unprototyped(void)\n{\n\treturn 0;\n}\n' >>"$copy/module/ltt_buffer.c"
+	t_run_expect "module/build.sh with CI set: a W=1 warning fails the build" 2 \
+		"ltt_buffer.c:[0-9]+:[0-9]+: error: no previous prototype for .ltt_w1_unprototyped." \
+		env CI=true "$copy/module/build.sh" "$kdir" "$work/mod-ci"
+	t_run_expect "module/build.sh without CI: the same warning is shown" 0 \
+		"ltt_buffer.c:[0-9]+:[0-9]+: warning: no previous prototype for .ltt_w1_unprototyped." \
+		env -u CI "$copy/module/build.sh" "$kdir" "$work/mod"
+	t_check "module/build.sh without CI: the module is built" test -s "$work/mod/ltt_tracer.ko"
+	t_run_expect "module/build.sh with CI set: the module as committed builds" 0 \
+		"/ltt_tracer.ko$" env CI=true "$repo/module/build.sh" "$kdir" "$work/mod-clean"
+fi
+
 # --- the workload and the probe ------------------------------------------
 t_check "workload builds (static)" \
 	gcc -static -O2 -fno-omit-frame-pointer -Wall -Wextra -Werror \
