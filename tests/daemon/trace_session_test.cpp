@@ -13,6 +13,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
+#include <libltt/block_codec.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
@@ -134,6 +135,26 @@ void expectHeaderThenServed(const Files& f, FakeState& s) {
     std::lock_guard lock(s.mutex);
     ASSERT_EQ(file.size() - sizeof h, s.served.size());
     EXPECT_EQ(std::memcmp(file.data() + sizeof h, s.served.data(), s.served.size()), 0);
+}
+
+// The whole blocks after the file header, checked with libltt's block codec
+// (every frame valid): how many there are and the file offset where they end
+// (a cut last block is left out).
+std::pair<std::size_t, std::size_t> wholeBlocks(const Bytes& file) {
+    const auto blocks = std::span(file).subspan(sizeof(ltt_file_header));
+    const std::size_t whole = wholeBlockBytes(blocks);
+    std::size_t off = 0, n = 0;
+    while (off < whole) {
+        BlockInfo b;
+        const FrameFault f = parseFrame(blocks.subspan(off, whole - off), FrameRules{}, b);
+        if (f.kind != FrameFault::None) {
+            ADD_FAILURE() << f.message() << " at offset " << sizeof(ltt_file_header) + off;
+            break;
+        }
+        off += b.length;
+        ++n;
+    }
+    return {n, sizeof(ltt_file_header) + off};
 }
 
 } // namespace
@@ -405,17 +426,7 @@ TEST(TraceSession, SigkillLeavesWholeBlocksOnFile) {
     ASSERT_TRUE(WIFSIGNALED(st));
     Bytes file = readAll(f.trace);
     ASSERT_GT(file.size(), sizeof(ltt_file_header)) << "nothing was committed in 600 ms";
-    std::size_t off = sizeof(ltt_file_header), blocks = 0;
-    while (off + 48 <= file.size()) {
-        ltt_block_start bs;
-        std::memcpy(&bs, file.data() + off + 8, sizeof bs);
-        ASSERT_EQ(bs.magic, LTT_BLOCK_MAGIC) << "at offset " << off;
-        if (off + bs.length > file.size())
-            break; // the cut last block
-        off += bs.length;
-        ++blocks;
-    }
-    EXPECT_GT(blocks, 10u);
+    EXPECT_GT(wholeBlocks(file).first, 10u);
 }
 
 TEST(TraceSession, TestEmitLoadKeepsItsRate) {
@@ -635,14 +646,7 @@ TEST(TraceSession, FullDiskStopsWithAClearErrorAndWholeBlocks) {
     EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
     Bytes file = readAll(f.trace);
     ASSERT_GT(file.size(), sizeof(ltt_file_header) + 10000);
-    std::size_t off = sizeof(ltt_file_header);
-    while (off + 48 <= file.size()) {
-        ltt_block_start bs;
-        std::memcpy(&bs, file.data() + off + 8, sizeof bs);
-        ASSERT_EQ(bs.magic, LTT_BLOCK_MAGIC) << "at offset " << off;
-        off += bs.length;
-    }
-    EXPECT_EQ(off, file.size()) << "the file must end with a whole block";
+    EXPECT_EQ(wholeBlocks(file).second, file.size()) << "the file must end with a whole block";
     // And libltt's reader takes all of it: 102 records in each whole block.
     TraceError err;
     auto reader = TraceReader::open(f.trace, &err);
