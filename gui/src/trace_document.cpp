@@ -303,9 +303,7 @@ std::optional<std::uint64_t> TraceDocument::search(const SearchQuery& q, std::ui
 }
 
 std::string formatTime(std::uint64_t ns) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000, ns % 1000000000);
-    return buf;
+    return ltt::formatSeconds(ns) + " s";
 }
 
 std::string formatDuration(std::uint64_t ns) {
