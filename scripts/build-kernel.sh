@@ -34,6 +34,11 @@ EOF
 # >>> not in the cache key
 	cat <<'EOF'
 
+One more VARIANT:
+  --peers     + kernel-patches/config/peers.config: what LTTng 2.13's
+              modules and tools need besides CONFIG_LTT=y (for make
+              bench-peers: ltt, ftrace and LTTng in one kernel)
+
 After a build, source trees (with their builds, ~2 GB each) other than the
 LTT_CACHE_KEEP (default 2) most recently used of each kind (patched,
 vanilla) are removed from the cache.
@@ -60,6 +65,12 @@ while (($#)); do
 	--debug) variant=debug flag=$1 ;;
 	--no-ltt) variant=noltt flag=$1 ;;
 	--vanilla) variant=vanilla flag=$1 ;;
+# >>> not in the cache key
+	# Outside the key (like the fragment selection below): the peers
+	# variant's build key hashes its variant name and its own fragment,
+	# and this line changes nothing the other variants build.
+	--peers) variant=peers flag=$1 ;;
+# <<<
 	--print-dir) print_dir=1 ;;
 	-j) jobs=$2; shift ;;
 	-j*) jobs=${1#-j} ;;
@@ -90,6 +101,11 @@ else
 fi
 frags=("$cfgdir/guest.config")
 [[ $variant == debug ]] && frags+=("$cfgdir/debug.config")
+# >>> not in the cache key
+# The peers fragment enters the peers build key through the fragment list
+# (its content) and the variant name; no other variant reaches this line.
+[[ $variant == peers ]] && frags+=("$cfgdir/peers.config")
+# <<<
 build_key=$(printf '%s %s\n' "$src_key" "$variant" | cat - "${frags[@]}" | sha256sum | cut -c1-12)
 srcdir=$cache/src-$src_key
 # The build dir sits directly inside the source tree so that Kbuild uses
