@@ -64,6 +64,7 @@ help:
 	@echo "make bench      analyzer throughput on a 10M-event synthetic trace"
 	@echo "make bench-idle the syscall loop with no module, loaded idle, tracing (icount)"
 	@echo "make bench-kernel, bench-module, bench-daemon, bench-gui: see README.md"
+	@echo "make bench-peers ltt against ftrace and LTTng 2.13 in one guest (icount)"
 	@echo "make fuzz       fuzz the trace reader (longer run)"
 	@echo "make kernel     build the patched 6.1 kernel (cached)"
 	@echo "make module     build the trace module against it"

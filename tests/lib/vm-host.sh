@@ -39,7 +39,7 @@ vm_suite_skip_if_requested() {
 }
 
 # vm_kernel VARIANT [--no-build]: set vm_kdir to the kernel build of
-# VARIANT (ltt, debug or vanilla; KERNELDIR overrides ltt), building it
+# VARIANT (ltt, debug, vanilla or peers; KERNELDIR overrides ltt), building it
 # when it is not cached, or with --no-build returning VM_SKIP instead.
 # A build that fails returns 203. Messages go to stderr.
 vm_kernel() {
@@ -48,6 +48,7 @@ vm_kernel() {
 	ltt) if [[ -n ${KERNELDIR:-} ]]; then vm_kdir=$KERNELDIR; return 0; fi ;;
 	debug) flag=(--debug) ;;
 	vanilla) flag=(--vanilla) ;;
+	peers) flag=(--peers) ;;
 	*) echo "vm-host: unknown kernel variant '$variant'" >&2; return 203 ;;
 	esac
 	if [[ ! -x $vm_repo/scripts/qemu-run.sh || ! -x $vm_repo/scripts/build-kernel.sh ]]; then

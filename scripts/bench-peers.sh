@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# make bench-peers: ltt against LTTng 2.13 and ftrace, in one boot of one
+# kernel. Builds (or finds in the cache) the peers kernel
+# (scripts/build-kernel.sh --peers: the ltt series plus
+# kernel-patches/config/peers.config), the ltt module against it,
+# lttng-modules 2.13 from Debian's lttng-modules-dkms source, and stages
+# Debian's lttng-tools with its libraries into the guest. In the guest
+# (tests/bench/peers-guest.sh) two workloads run BENCH_RUNS times for each
+# tracer, the first run of each series dropped:
+#   getppid  a loop of BENCH_ITERS getppid() calls (peers-bench getppid)
+#   mixed    tests/bench/peers-mixed.sh: a pipeline, tmpfs file I/O with
+#            fsync, fork and exec, sleeps, pipe ping-pong, sockets and IPC
+# and the tracers:
+#   none      no tracer module loaded
+#   ltt_idle  ltt_tracer.ko loaded, no trace
+#   ltt       tracedaemon -e core,process (details: syscall id and IP),
+#             LTT_BUFFER per-CPU module buffers, normal mode
+#   ftrace    tracefs: raw_syscalls sys_enter/sys_exit, sched_switch,
+#             sched_wakeup, irq_handler_entry/exit, softirq_entry/exit;
+#             FTRACE_KB per CPU, read after each run
+#   lttng     a kernel session: a discard-mode channel of LTTNG_NSUBBUF x
+#             LTTNG_SUBBUF per CPU, all syscalls (entry and exit) and the
+#             same tracepoints as ftrace
+# Every traced run is a session of its own, set up before the timed run
+# and stopped after it; the tracer's own reader (tracedaemon,
+# lttng-consumerd) runs during the run as it normally does, and ftrace's
+# buffer is read after it (as trace-cmd's reader, which wakes when a
+# buffer is half full, would with this buffer size).
+#
+# Figures, per (workload, tracer): medians of the measured runs and the
+# spread (max - min) / median. $BUILD/bench/peers.json:
+#   {"<workload>": {"<tracer>": {"ns_per_call": N, "events": N, "bytes": N,
+#    "lost": N, "runs": N, "spread": F}}}
+#   ns_per_call  getppid: ns per loop iteration; mixed: ns per workload run
+#   events       events recorded by the tracer in one run's session (median):
+#                ltt: records in the .trace (traceanalyze --json) but the
+#                structure records (trace start, block start/end,
+#                heartbeats, lost); ftrace: the per-CPU buffers' "entries"
+#                (per_cpu/cpuN/stats) before they are read; lttng: the
+#                event messages babeltrace2 reads from the session
+#   bytes        trace data of one run's session (median): ltt: the .trace
+#                file; ftrace: the ring-buffer pages read from
+#                per_cpu/cpuN/trace_pipe_raw (whole 4 KiB pages, headers
+#                included); lttng: the stream files (packets with their
+#                headers; not the metadata or index files)
+#   lost         summed over the measured runs: ltt: the lost counts of the
+#                blocks; ftrace: overrun + commit overrun + dropped events;
+#                lttng: the channel's discarded events (lttng list)
+# A benchmark, not a test: it fails only when a run or a count is missing.
+#
+# BENCH_MODE=icount (default): -icount shift=0,sleep=off on 1 vCPU (a
+# second vCPU hangs at SMP bring-up under icount). Guest time counts
+# instructions, and idle time jumps to the next timer, so figures repeat
+# from boot to boot and do not depend on the host's load; they ignore
+# caches and branch prediction. BENCH_MODE=wall: plain single-threaded
+# TCG on 2 vCPUs; guest time is host time and varies with the host's load.
+#
+# Environment: BENCH_RUNS (default 6), BENCH_ITERS (200000), FTRACE_KB
+# (65536), LTT_BUFFER (32M), LTTNG_SUBBUF (4M), LTTNG_NSUBBUF (8), BUILD,
+# LTT_CACHE (where the kernel, lttng-modules, the staged LTTng tools and
+# babeltrace2 are cached). Needs apt-get (download only: nothing is
+# installed on the host) the first time.
+set -euo pipefail
+# shellcheck source=tests/lib/vm-host.sh
+source "$(dirname "$0")/../tests/lib/vm-host.sh"
+cd "$vm_repo"
+mode=${BENCH_MODE:-icount}
+runs=${BENCH_RUNS:-6} iters=${BENCH_ITERS:-200000}
+ftrace_kb=${FTRACE_KB:-65536} ltt_buf=${LTT_BUFFER:-32M}
+subbuf=${LTTNG_SUBBUF:-4M} nsubbuf=${LTTNG_NSUBBUF:-8}
+cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
+out=$vm_build/bench/peers
+die() { echo "bench-peers.sh: $*" >&2; exit 1; }
+# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
+case $mode in
+icount) vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off) ;;
+wall) vm_qemu=(--smp 2) ;;
+*) die "BENCH_MODE is icount or wall, not '$mode'" ;;
+esac
+if [[ ! $runs =~ ^[0-9]+$ ]] || ((runs < 2)); then
+	die "BENCH_RUNS must be 2 or more (the first run is dropped)"
+fi
+[[ $iters =~ ^[1-9][0-9]*$ ]] || die "BENCH_ITERS must be a positive number"
+t0=$(date +%s)
+
+# deb_fetch PACKAGE...: download each package's candidate version into
+# $cache/debs (once) and print the .deb paths, in order. One apt-cache
+# call for all: each takes seconds.
+deb_fetch() {
+	local -A ver=()
+	local p v f
+	mkdir -p "$cache/debs"
+	while read -r p v; do ver[$p]=$v; done < <(apt-cache show --no-all-versions "$@" 2>/dev/null |
+		awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }')
+	for p; do
+		v=${ver[$p]:-}
+		[[ -n $v ]] || die "apt-cache knows no package $p"
+		f=$(compgen -G "$cache/debs/${p}_${v//:/%3a}_*.deb" | head -n 1) || true
+		if [[ -z $f ]]; then
+			(cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download "$p=$v" >&2) ||
+				die "apt-get download $p=$v failed"
+			f=$(compgen -G "$cache/debs/${p}_${v//:/%3a}_*.deb" | head -n 1) || die "no .deb for $p $v"
+		fi
+		echo "$f"
+	done
+}
+
+# lttng-modules from the lttng-modules-dkms source, built against KDIR into
+# a cache directory keyed by the source's version and KDIR (whose path
+# holds the kernel's build key). lttng-probe-timer is left out by deleting
+# its line from the copied src/probes/Kbuild: it does not build against
+# Debian's 6.1 sources, where a stable backport changed the prototype of
+# trace_hrtimer_start; none of the benchmark's events come from it.
+build_lttng_modules() {
+	local deb ver key dir tmp
+	deb=$(deb_fetch lttng-modules-dkms)
+	ver=$(basename "$deb" .deb)
+	key=$(printf '%s\n' "$ver" "$vm_kdir" | sha256sum | cut -c1-12)
+	dir=$cache/lttng-modules-$key
+	if [[ ! -f $dir/.built ]]; then
+		echo "building lttng-modules ($ver) against $vm_kdir" >&2
+		rm -rf "$dir" "$dir.tmp"
+		tmp=$dir.tmp
+		mkdir -p "$tmp/deb"
+		dpkg -x "$deb" "$tmp/deb"
+		cp -a "$tmp"/deb/usr/src/lttng-modules-* "$tmp/src"
+		rm -rf "$tmp/deb"
+		sed -i '/lttng-probe-timer\.o/d' "$tmp/src/src/probes/Kbuild"
+		make -C "$vm_kdir" M="$tmp/src/src" CONFIG_LTTNG=m CONFIG_LTTNG_CLOCK_PLUGIN_TEST=m \
+			-j"${LTT_JOBS:-2}" modules >"$tmp/build.log" 2>&1 ||
+			{ tail -n 30 "$tmp/build.log" >&2; die "lttng-modules build failed (log: $tmp/build.log)"; }
+		mkdir -p "$tmp/ko"
+		(cd "$tmp/src/src" && find . -name '*.ko' -exec cp --parents {} "$tmp/ko/" \;)
+		touch "$tmp/.built"
+		mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+# lttng-tools and its libraries (the ldd closure of lttng, lttng-sessiond
+# and lttng-consumerd: Debian's packages for the LTTng ones, the host's
+# copies of the others, which are the same Debian release), the dynamic
+# loader, in a tree laid out as in the guest.
+stage_lttng_tools() {
+	local debs=() d ver key dir tmp lib bin
+	mapfile -t debs < <(deb_fetch lttng-tools liblttng-ctl0 liblttng-ust-common1 liblttng-ust-ctl5 liburcu8)
+	ver=$(for d in "${debs[@]}"; do basename "$d"; done)
+	key=$(printf '%s\n' "$ver" | sha256sum | cut -c1-12)
+	dir=$cache/lttng-tools-$key
+	if [[ ! -f $dir/.staged ]]; then
+		echo "staging lttng-tools for the guest" >&2
+		rm -rf "$dir" "$dir.tmp"
+		tmp=$dir.tmp
+		mkdir -p "$tmp/deb"
+		for d in "${debs[@]}"; do dpkg -x "$d" "$tmp/deb"; done
+		lib=$tmp/root/usr/lib/x86_64-linux-gnu
+		mkdir -p "$tmp/root/usr/bin" "$lib/lttng/libexec" "$tmp/root/lib64"
+		cp -L "$tmp/deb/usr/bin/lttng" "$tmp/deb/usr/bin/lttng-sessiond" "$tmp/root/usr/bin/"
+		cp -L "$tmp/deb/usr/lib/x86_64-linux-gnu/lttng/libexec/lttng-consumerd" "$lib/lttng/libexec/"
+		for bin in "$tmp/root/usr/bin/lttng" "$tmp/root/usr/bin/lttng-sessiond" "$lib/lttng/libexec/lttng-consumerd"; do
+			LD_LIBRARY_PATH=$tmp/deb/usr/lib/x86_64-linux-gnu ldd "$bin" |
+				awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
+		done | sort -u | while read -r name path; do
+			cp -L "$path" "$lib/$name"
+		done
+		cp -L /lib64/ld-linux-x86-64.so.2 "$tmp/root/lib64/"
+		grep -q . < <(find "$lib" -name 'liblttng-ctl.so*') || die "staging lttng-tools: liblttng-ctl missing"
+		rm -rf "$tmp/deb"
+		touch "$tmp/.staged"
+		mv "$tmp" "$dir"
+	fi
+	echo "$dir/root"
+}
+
+# babeltrace2 for the host, to count the events of the LTTng traces:
+# Debian's packages unpacked into the cache (not installed).
+stage_babeltrace() {
+	local debs=() d key dir
+	mapfile -t debs < <(deb_fetch babeltrace2 libbabeltrace2-0)
+	key=$(for d in "${debs[@]}"; do basename "$d"; done | sha256sum | cut -c1-12)
+	dir=$cache/babeltrace2-$key
+	if [[ ! -f $dir/.staged ]]; then
+		rm -rf "$dir"
+		for d in "${debs[@]}"; do dpkg -x "$d" "$dir"; done
+		touch "$dir/.staged"
+	fi
+	echo "$dir"
+}
+
+echo "bench-peers: mode $mode; building (or finding) the peers kernel, the modules, LTTng..."
+make -s BUILD="$vm_build" >&2 || die "make (user space) failed"
+vm_need "$vm_build/bin/tracedaemon" "$vm_build/bin/traceanalyze" || exit 1
+vm_kernel peers || exit 1
+vm_module peers || exit 1
+kver=$(cat "$vm_kdir/include/config/kernel.release")
+lmod=$(build_lttng_modules)
+tools=$(stage_lttng_tools)
+bt=$(stage_babeltrace)
+mkdir -p "$vm_build/bench"
+gcc -static -O2 -Wall -Wextra -o "$vm_build/bench/peers-bench" tests/bench/peers-bench.c ||
+	die "building peers-bench failed"
+
+# The lttng-modules as /lib/modules/KVER/extra, with depmod's index, so
+# that lttng-sessiond's libkmod finds them and their dependencies.
+modroot=$(mktemp -d "${TMPDIR:-/tmp}/ltt-peers-mods.XXXXXX")
+trap 'rm -rf "$modroot"' EXIT
+mkdir -p "$modroot/lib/modules/$kver"
+cp -a "$lmod/ko" "$modroot/lib/modules/$kver/extra"
+depmod -b "$modroot" -F "$vm_kdir/System.map" "$kver" || die "depmod failed"
+echo "bench-peers: prepared in $(($(date +%s) - t0)) s; booting the guest ($runs runs per series)"
+
+vm_bins=("$vm_build/bin/tracedaemon" "$vm_build/bench/peers-bench")
+vm_workloads=1
+vm_qemu+=(--timeout 5400 --mem 2G --out-size 4G
+	--add "tests/bench/peers-mixed.sh:/opt/ltt/bench/"
+	--add "$modroot/lib/modules/$kver:/lib/modules/$kver"
+	--add "$tools/usr/bin/lttng:/usr/bin/" --add "$tools/usr/bin/lttng-sessiond:/usr/bin/"
+	--add "$tools/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
+	--add "$tools/lib64:/lib64")
+rm -rf "$out"
+mkdir -p "$out"
+t1=$(date +%s)
+rc=0
+vm_boot "$out" tests/bench/peers-guest.sh "$runs" "$iters" "$ftrace_kb" "$ltt_buf" "$subbuf" "$nsubbuf" \
+	>"$out/guest.log" 2>&1 || rc=$?
+echo "bench-peers: guest run took $(($(date +%s) - t1)) s (status $rc)"
+grep -h '^FAIL\|^# ' "$out/results.txt" 2>/dev/null || true
+((rc == 0)) || { tail -n 20 "$out/guest.log" >&2; die "the guest run failed (status $rc; $out/guest.log, $out/console.log)"; }
+[[ -s $out/runs.txt ]] || die "the guest wrote no runs.txt"
+
+# Event counts of the kept ltt and LTTng traces, one line per run:
+# "count TRACER WORKLOAD I events=N lost=N".
+counts=$out/counts.txt
+: >"$counts"
+for d in "$out"/traces/ltt-*-* "$out"/traces/lttng-*-*; do
+	[[ -d $d ]] || continue
+	IFS=- read -r tracer wl i <<<"$(basename "$d")"
+	if [[ $tracer == ltt ]]; then
+		"$vm_build/bin/traceanalyze" --json "$d/ltt.trace" "$d/ltt.proc" >"$d/analysis.json" ||
+			die "traceanalyze failed on $d/ltt.trace"
+		jq -r --arg t "$tracer" --arg w "$wl" --arg i "$i" '. as $a |
+			[.event_counts | to_entries[] | select(.key | IN("trace_start", "block_start",
+				"block_end", "heartbeat", "lost") | not) | .value] | add as $n |
+			"count \($t) \($w) \($i) events=\($n) lost=\($a.trace.lost_events)"' "$d/analysis.json" >>"$counts"
+	else
+		n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
+			"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
+			awk '/ events?$/ && !/discarded/i { n = $1 } END { print n }') || true
+		[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
+		echo "count $tracer $wl $i events=${n//,/}" >>"$counts"
+	fi
+done
+python3 tests/bench/peers-report.py --iters "$iters" --mode "$mode" --runs "$out/runs.txt" \
+	--counts "$counts" --json "$vm_build/bench/peers.json" | tee "$out/table.txt"
+echo "bench-peers: $vm_build/bench/peers.json; total $(($(date +%s) - t0)) s"
