@@ -164,6 +164,10 @@ stage_lttng_tools() {
 			cp -L "$path" "$lib/$name"
 		done
 		cp -L /lib64/ld-linux-x86-64.so.2 "$tmp/root/lib64/"
+		# lttng-sessiond validates session files (its autoload among
+		# them) against this schema, and quits when it cannot read it.
+		mkdir -p "$tmp/root/usr/share/xml/lttng"
+		cp "$tmp/deb/usr/share/xml/lttng/session.xsd" "$tmp/root/usr/share/xml/lttng/"
 		grep -q . < <(find "$lib" -name 'liblttng-ctl.so*') || die "staging lttng-tools: liblttng-ctl missing"
 		rm -rf "$tmp/deb"
 		touch "$tmp/.staged"
@@ -200,12 +204,15 @@ mkdir -p "$vm_build/bench"
 gcc -static -O2 -Wall -Wextra -o "$vm_build/bench/peers-bench" tests/bench/peers-bench.c ||
 	die "building peers-bench failed"
 
-# The lttng-modules as /lib/modules/KVER/extra, with depmod's index, so
-# that lttng-sessiond's libkmod finds them and their dependencies.
+# The lttng-modules as /lib/modules/KVER/extra, with depmod's indexes, so
+# that lttng-sessiond's libkmod finds them and their dependencies. libkmod
+# refuses to work without every index, modules.builtin.bin included:
+# depmod makes that from the kernel's modules.builtin.
 modroot=$(mktemp -d "${TMPDIR:-/tmp}/ltt-peers-mods.XXXXXX")
 trap 'rm -rf "$modroot"' EXIT
 mkdir -p "$modroot/lib/modules/$kver"
 cp -a "$lmod/ko" "$modroot/lib/modules/$kver/extra"
+cp "$vm_kdir"/modules.{builtin,builtin.modinfo,order} "$modroot/lib/modules/$kver/"
 depmod -b "$modroot" -F "$vm_kdir/System.map" "$kver" || die "depmod failed"
 echo "bench-peers: prepared in $(($(date +%s) - t0)) s; booting the guest ($runs runs per series)"
 
@@ -216,7 +223,7 @@ vm_qemu+=(--timeout 5400 --mem 2G --out-size 4G
 	--add "$modroot/lib/modules/$kver:/lib/modules/$kver"
 	--add "$tools/usr/bin/lttng:/usr/bin/" --add "$tools/usr/bin/lttng-sessiond:/usr/bin/"
 	--add "$tools/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
-	--add "$tools/lib64:/lib64")
+	--add "$tools/usr/share/xml/lttng:/usr/share/xml/lttng" --add "$tools/lib64:/lib64")
 rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
@@ -245,9 +252,9 @@ for d in "$out"/traces/ltt-*-* "$out"/traces/lttng-*-*; do
 	else
 		n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
 			"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
-			awk '/ events?$/ && !/discarded/i { n = $1 } END { print n }') || true
+			awk '/ Event messages?$/ { n = $1 } END { print n }') || true
 		[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
-		echo "count $tracer $wl $i events=${n//,/}" >>"$counts"
+		echo "count $tracer $wl $i events=$n" >>"$counts"
 	fi
 done
 python3 tests/bench/peers-report.py --iters "$iters" --mode "$mode" --runs "$out/runs.txt" \

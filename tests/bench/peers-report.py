@@ -93,7 +93,8 @@ def main():
         added = {}
         for tr in TRACERS:
             e = r[tr]
-            line = f"  {tr:<9} {e['ns_per_call']:>12.1f} {100 * e['spread']:>6.1f}%"
+            digits = 1 if wl == "getppid" else 0
+            line = f"  {tr:<9} {e['ns_per_call']:>12.{digits}f} {100 * e['spread']:>6.1f}%"
             if tr in TRACED and e["events"]:
                 added[tr] = (e["ns_per_call"] - r["none"]["ns_per_call"]) * per / e["events"]
                 line += (f" {e['events']:>11} {e['bytes']:>11} {e['lost']:>5}"
