@@ -8,7 +8,7 @@ series, and prints per workload and tracer the medians, the spread
 ((max - min) / median of the time) and the derived figures: ltt_idle/none,
 the ns each recorded event adds ((traced - none) / events per call or
 run), ltt's ratio to ftrace and LTTng on that, and bytes per event.
-Exits 1 when a series or a count is missing.
+Exits 1 when a series or a count is missing, or a tracer lost events.
 """
 import argparse
 import json
@@ -107,7 +107,14 @@ def main():
                 print(f"  ltt/{peer} added ns per event: {added['ltt'] / added[peer]:.2f}; "
                       f"bytes per event: "
                       f"{(r['ltt']['bytes'] / r['ltt']['events']) / (r[peer]['bytes'] / r[peer]['events']):.2f}")
-    return 0
+    # The comparison assumes lossless buffers: a tracer that lost events
+    # did less work than it was asked to.
+    lossy = [f"{tr} lost {result[wl][tr]['lost']} events in {wl}"
+             for wl in WORKLOADS for tr in TRACED if result[wl][tr]["lost"]]
+    for text in lossy:
+        print(f"peers-report: {text}: its figures are not lossless "
+              "(raise LTT_BUFFER, FTRACE_KB or LTTNG_SUBBUF)", file=sys.stderr)
+    return 1 if lossy else 0
 
 
 if __name__ == "__main__":
