@@ -46,7 +46,8 @@
 #   lost         summed over the measured runs: ltt: the lost counts of the
 #                blocks; ftrace: overrun + commit overrun + dropped events;
 #                lttng: the channel's discarded events (lttng list)
-# A benchmark, not a test: it fails only when a run or a count is missing.
+# A benchmark, not a test: it fails only when a run or a count is missing,
+# or a tracer lost events (the figures assume lossless buffers).
 #
 # BENCH_MODE=icount (default): -icount shift=0,sleep=off on 1 vCPU (a
 # second vCPU hangs at SMP bring-up under icount). Guest time counts
@@ -112,7 +113,7 @@ deb_fetch() {
 # Debian's 6.1 sources, where a stable backport changed the prototype of
 # trace_hrtimer_start; none of the benchmark's events come from it.
 build_lttng_modules() {
-	local deb ver key dir tmp
+	local deb ver key dir tmp old
 	deb=$(deb_fetch lttng-modules-dkms)
 	ver=$(basename "$deb" .deb)
 	key=$(printf '%s\n' "$ver" "$vm_kdir" | sha256sum | cut -c1-12)
@@ -131,8 +132,14 @@ build_lttng_modules() {
 			{ tail -n 30 "$tmp/build.log" >&2; die "lttng-modules build failed (log: $tmp/build.log)"; }
 		mkdir -p "$tmp/ko"
 		(cd "$tmp/src/src" && find . -name '*.ko' -exec cp --parents {} "$tmp/ko/" \;)
+		rm -rf "$tmp/src"
+		echo "$vm_kdir" >"$tmp/kdir"
 		touch "$tmp/.built"
 		mv "$tmp" "$dir"
+		# Builds for kernels that are no longer in the cache go.
+		for old in "$cache"/lttng-modules-*/kdir; do
+			[[ -f $old && ! -d $(cat "$old") ]] && rm -rf "$(dirname "$old")"
+		done
 	fi
 	echo "$dir"
 }
