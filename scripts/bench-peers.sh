@@ -106,6 +106,15 @@ deb_fetch() {
 	done
 }
 
+# unpack DIR DEB...: a fresh DIR holding the files of the DEBs.
+unpack() {
+	local dir=$1 d
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for d; do dpkg -x "$d" "$dir" || die "dpkg -x $d failed"; done
+}
+
 # lttng-modules from the lttng-modules-dkms source, built against KDIR into
 # a cache directory keyed by the source's version and KDIR (whose path
 # holds the kernel's build key). lttng-probe-timer is left out by deleting
@@ -122,8 +131,7 @@ build_lttng_modules() {
 		echo "building lttng-modules ($ver) against $vm_kdir" >&2
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
-		mkdir -p "$tmp/deb"
-		dpkg -x "$deb" "$tmp/deb"
+		unpack "$tmp/deb" "$deb"
 		cp -a "$tmp"/deb/usr/src/lttng-modules-* "$tmp/src"
 		rm -rf "$tmp/deb"
 		sed -i '/lttng-probe-timer\.o/d' "$tmp/src/src/probes/Kbuild"
@@ -158,8 +166,7 @@ stage_lttng_tools() {
 		echo "staging lttng-tools for the guest" >&2
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
-		mkdir -p "$tmp/deb"
-		for d in "${debs[@]}"; do dpkg -x "$d" "$tmp/deb"; done
+		unpack "$tmp/deb" "${debs[@]}"
 		lib=$tmp/root/usr/lib/x86_64-linux-gnu
 		mkdir -p "$tmp/root/usr/bin" "$lib/lttng/libexec" "$tmp/root/lib64"
 		cp -L "$tmp/deb/usr/bin/lttng" "$tmp/deb/usr/bin/lttng-sessiond" "$tmp/root/usr/bin/"
@@ -191,8 +198,7 @@ stage_babeltrace() {
 	key=$(for d in "${debs[@]}"; do basename "$d"; done | sha256sum | cut -c1-12)
 	dir=$cache/babeltrace2-$key
 	if [[ ! -f $dir/.staged ]]; then
-		rm -rf "$dir"
-		for d in "${debs[@]}"; do dpkg -x "$d" "$dir"; done
+		unpack "$dir" "${debs[@]}"
 		touch "$dir/.staged"
 	fi
 	echo "$dir"
