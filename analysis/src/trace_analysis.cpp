@@ -477,11 +477,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 // FILE_SYSTEM EXEC: the process takes the base name of the file it runs.
-[[gnu::noinline]] void TraceAnalysis::exec(const std::byte* record, std::uint16_t size,
-                                           Process& cur) {
-    Event e;
-    e.record = record;
-    e.size = size;
+[[gnu::noinline]] void TraceAnalysis::exec(const Event& e, Process& cur) {
     ltt_ev_file_system x;
     const std::size_t n = e.copyDetails(x);
     std::size_t len = 0;
@@ -493,7 +489,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 template <bool InRun>
-[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event e) {
+[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event& e) {
     // The run step (InRun) leaves out what only these barriers need.
     static_assert(isBarrier({0, LTT_EV_BLOCK_START, 0, 8}) &&
                   isBarrier({0, LTT_EV_SCHEDCHANGE, 0, 8}) && isBarrier({0, LTT_EV_PROCESS, 0, 8}));
@@ -647,7 +643,7 @@ template <bool InRun>
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
             cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
         else if (e.subtype == LTT_FS_EXEC)
-            exec(e.record, e.size, cur);
+            exec(e, cur);
         break;
     }
     default:

@@ -146,7 +146,9 @@ std::pair<std::size_t, std::size_t> wholeBlocks(const Bytes& file) {
     std::size_t off = 0, n = 0;
     while (off < whole) {
         BlockInfo b;
-        const FrameFault f = parseFrame(blocks.subspan(off, whole - off), FrameRules{}, b);
+        FrameRules rules;
+        rules.version = kModuleFormat;
+        const FrameFault f = parseFrame(blocks.subspan(off, whole - off), rules, b);
         if (f.kind != FrameFault::None) {
             ADD_FAILURE() << f.message() << " at offset " << sizeof(ltt_file_header) + off;
             break;
@@ -342,11 +344,13 @@ TEST(TraceSession, DeviceBusyOrMissingFailsBeforeAnyFile) {
 TEST(TraceSession, AbiMismatchStopsBeforeConfiguring) {
     Files f("abi");
     auto s = std::make_shared<FakeState>();
-    s->abi = 2u << 16;
+    s->abi = (LTT_ABI_MAJOR + 1u) << 16;
     std::ostringstream msg;
     SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(msg.str().find("speaks ltt ABI 2.0 but this tracedaemon speaks 1.0"),
+    EXPECT_NE(msg.str().find("speaks ltt ABI " + std::to_string(LTT_ABI_MAJOR + 1) +
+                             ".0 but this tracedaemon speaks " + std::to_string(LTT_ABI_MAJOR) +
+                             "." + std::to_string(LTT_ABI_MINOR)),
               std::string::npos)
         << msg.str();
     EXPECT_EQ(s->requests.size(), 1u);

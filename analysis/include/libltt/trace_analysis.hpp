@@ -237,7 +237,7 @@ private:
     };
     // add(), inlined into run()'s walk. InRun: `event` is no barrier
     // (isBarrier()), so its CPU's first block has started.
-    template <bool InRun> void step(CpuState& s, Event event); // s: the event's CPU's
+    template <bool InRun> void step(CpuState& s, const Event& event); // s: the event's CPU's
     // run() walks with TraceCursor::forEachByCpu: these are its barriers
     // (the events that touch more than their CPU and its current task) and
     // the CPUs each one depends on.
@@ -259,7 +259,7 @@ private:
     }
     std::uint32_t shared_m = 0;
     void processEvent(const Event& e, Process& cur, std::uint64_t ns);
-    void exec(const std::byte* record, std::uint16_t size, Process& cur);
+    void exec(const Event& e, Process& cur);
     static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
     static void refreshMode(Process& p) {
         p.modeBits = static_cast<std::uint8_t>((p.pid == 0) << 3 | (p.trapDepth != 0) << 2 |
