@@ -22,10 +22,11 @@
 # in icount mode, where runs agree to ~0.1 %, and 7 in wall mode),
 # BENCH_SCALE the jobs' size in percent (default 100), BENCH_BUFFER the
 # module's per-CPU buffers, tracedaemon -b (default 1M, the daemon's own
-# default, which loses no event in these jobs), BENCH_JOBS a subset of "compress findgrep sort forks
-# pingpong". Writes $BUILD/bench-jobs/: MODE/ (the guest's runs.txt, the
+# default, which loses no event in these jobs), BENCH_JOBS a subset of
+# "compress findgrep sort forks pingpong". Writes $BUILD/bench-jobs/: MODE/ (the guest's runs.txt, the
 # last run's trace of each job and configuration, counts.txt from
 # traceanalyze --json, console.log) and table.md, which it also prints.
+# BENCH_REUSE=1 makes the table again from those files, without a boot.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -87,7 +88,9 @@ boot() {
 		echo "${name%-*} ${name##*-} $(jq -r '"\(.trace.events) \(.trace.lost_events)"' "$dir/$name.json")" >>"$dir/counts.txt"
 	done
 }
-for m in "${modes[@]}"; do boot "$m"; done
+if [[ -z ${BENCH_REUSE:-} ]]; then
+	for m in "${modes[@]}"; do boot "$m"; done
+fi
 
 # The table: one row per job and configuration; the icount and wall
 # columns from whichever modes ran, the other figures from the first mode
@@ -128,7 +131,15 @@ table() {
 		b = median(mode, job " base"); t = median(mode, job " " cfg)
 		return (b == "" || t == "") ? "–" : sprintf("%+.2f %%", 100 * (t / b - 1))
 	}
-	function secs(mode, key,    t) { t = median(mode, key); return t == "" ? "–" : sprintf("%.3f s", t / 1e9) }
+	# The median and, in parentheses, the fastest and slowest run: the
+	# spread says what size of effect the column can resolve.
+	function secs(mode, key,    n, k, v, lo, hi) {
+		n = split(times[mode, key], v, " ")
+		if (n == 0) return "–"
+		lo = hi = v[1] + 0
+		for (k = 2; k <= n; k++) { if (v[k] + 0 < lo) lo = v[k] + 0; if (v[k] + 0 > hi) hi = v[k] + 0 }
+		return sprintf("%.3f s (%.3f–%.3f)", median(mode, key) / 1e9, lo / 1e9, hi / 1e9)
+	}
 	function rate(key) {
 		if (!((m, key) in events) || !lastns[m, key]) return "–"
 		return sprintf("%.0f", events[m, key] / (lastns[m, key] / 1e9))
@@ -167,7 +178,8 @@ table() {
 			}
 		}
 		print ""
-		print "untraced: the median time of the job; traced: the median slowdown against it."
+		print "untraced: the median time of the job (the fastest and slowest run); traced: the median"
+		print "slowdown against it."
 		print "From the last run in " m " mode: events/s (recorded events over the job time); daemon CPU"
 		print "(the CPU time tracedaemon used while the job ran, over the job time); trace KiB."
 		print "ns per event: the extra median " m " time per recorded event (for -P, per event the"

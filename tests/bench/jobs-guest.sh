@@ -69,7 +69,7 @@ pingpong_n=$((50000 * scale / 100))
 job_cmd() {
 	case $1 in
 	compress) echo "tar -cf - -C /tmp tree | gzip -6 >/tmp/job.out" ;;
-	findgrep) echo "find $tree -type f -name '*.c' | xargs grep -c -w -e spin -e lock_[0-9]* >/tmp/job.out" ;;
+	findgrep) echo "find $tree -type f -name '*.c' | xargs grep -c -w -e spin -e 'lock_[0-9]*' >/tmp/job.out" ;;
 	sort) echo "cat $tree/d*/*.c | sort >/tmp/job.out" ;;
 	forks) echo "i=0; while [ \$i -lt $forks_n ]; do f=$tree/d\$((i % 8))/f\$((i % $nfiles)).c; n=\$(head -n 5 \$f | wc -w); echo \$i \$n >>/tmp/job.out; i=\$((i + 1)); done" ;;
 	pingpong) echo "$W/wl_pingpong $pingpong_n" ;;
