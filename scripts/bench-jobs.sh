@@ -19,14 +19,15 @@
 # BENCH_MODE=both: an icount boot, then a wall boot, one table.
 #
 # Environment: BENCH_REPS timed runs per job and configuration (default 5
-# in icount mode, where runs agree to ~0.1 %, and 7 in wall mode),
+# in icount mode, where runs agree to ~0.01 %, and 7 in wall mode),
 # BENCH_SCALE the jobs' size in percent (default 100), BENCH_BUFFER the
 # module's per-CPU buffers, tracedaemon -b (default 1M, the daemon's own
 # default, which loses no event in these jobs), BENCH_JOBS a subset of
-# "compress findgrep sort forks pingpong". Writes $BUILD/bench-jobs/: MODE/ (the guest's runs.txt, the
-# last run's trace of each job and configuration, counts.txt from
-# traceanalyze --json, console.log) and table.md, which it also prints.
-# BENCH_REUSE=1 makes the table again from those files, without a boot.
+# "compress findgrep sort forks pingpong". Writes $BUILD/bench-jobs/:
+# MODE/ (the guest's runs.txt, the last run's trace of each job and
+# configuration, counts.txt from traceanalyze --json, console.log) and
+# table.md, which it also prints. BENCH_REUSE=1 makes the table again from
+# those files (same BENCH_MODE and BENCH_JOBS), without building or booting.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -51,13 +52,15 @@ done
 source "$repo/tests/lib/vm-host.sh"
 build=$vm_build
 top=$build/bench-jobs
-vm_kernel ltt
-vm_module ltt
-vm_need "$build/bin/tracedaemon" "$build/bin/traceanalyze" "$build/workloads/wl_pingpong"
-mkdir -p "$build/bench"
-gcc -static -O2 -Wall -Wextra -o "$build/bench/jobtime" tests/bench/jobtime.c
-vm_bins=("$build/bin/tracedaemon" "$build/bench/jobtime")
-vm_workloads=1
+if [[ -z ${BENCH_REUSE:-} ]]; then
+	vm_kernel ltt
+	vm_module ltt
+	vm_need "$build/bin/tracedaemon" "$build/bin/traceanalyze" "$build/workloads/wl_pingpong"
+	mkdir -p "$build/bench"
+	gcc -static -O2 -Wall -Wextra -o "$build/bench/jobtime" tests/bench/jobtime.c
+	vm_bins=("$build/bin/tracedaemon" "$build/bench/jobtime")
+	vm_workloads=1
+fi
 
 # boot MODE: one guest run into $top/MODE, then counts.txt: JOB CONFIG
 # EVENTS LOST from traceanalyze --json on each trace the guest kept.
@@ -70,6 +73,7 @@ boot() {
 	vm_qemu+=(--mem 1G --timeout 3000)
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	echo "$m: $reps runs per cell, BENCH_SCALE=$scale BENCH_BUFFER=$buffer, at $(git describe --always --dirty 2>/dev/null || echo '?')" >"$dir/about.txt"
 	echo "bench-jobs: $m mode, $reps runs of each job in each configuration, one boot..." >&2
 	local t0=$SECONDS
 	# shellcheck disable=SC2086 # the job list is a word list
@@ -90,6 +94,10 @@ boot() {
 }
 if [[ -z ${BENCH_REUSE:-} ]]; then
 	for m in "${modes[@]}"; do boot "$m"; done
+else
+	for m in "${modes[@]}"; do
+		[[ -s $top/$m/runs.txt ]] || { echo "bench-jobs.sh: BENCH_REUSE: no $top/$m/runs.txt" >&2; exit 1; }
+	done
 fi
 
 # The table: one row per job and configuration; the icount and wall
@@ -187,7 +195,7 @@ table() {
 	}'
 }
 {
-	echo "BENCH_MODE=$mode BENCH_REPS=${BENCH_REPS:-5 icount, 7 wall} BENCH_SCALE=$scale BENCH_BUFFER=$buffer; $(git describe --always --dirty 2>/dev/null || echo '?')"
+	for m in "${modes[@]}"; do cat "$top/$m/about.txt" 2>/dev/null || echo "$m: ?"; done
 	echo
 	table
 } | tee "$top/table.md"
