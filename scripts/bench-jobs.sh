@@ -157,7 +157,7 @@ table() {
 	function perevent(job, cfg,    n, b, t) {
 		n = events[m, job " " (cfg == "pid" ? "details" : cfg)]
 		b = median(m, job " base"); t = median(m, job " " cfg)
-		return (n > 0 && b != "" && t != "") ? sprintf("%.0f", (t - b) / n) : "–"
+		return (n > 0 && b != "" && t != "" && t > b) ? sprintf("%.0f", (t - b) / n) : "–"
 	}
 	function daemon(key) {
 		return ((m, key) in cpu) && cpu[m, key] >= 0 && lastns[m, key] ? sprintf("%.2f %%", 100 * cpu[m, key] / lastns[m, key]) : "–"
@@ -191,7 +191,8 @@ table() {
 		print "From the last run in " m " mode: events/s (recorded events over the job time); daemon CPU"
 		print "(the CPU time tracedaemon used while the job ran, over the job time); trace KiB."
 		print "ns per event: the extra median " m " time per recorded event (for -P, per event the"
-		print "all-events run recorded, i.e. per hook that ran). lost: the most in any run."
+		print "all-events run recorded, i.e. per hook that ran; – when the run was not slower)."
+		print "lost: the most in any run."
 	}'
 }
 {

@@ -3,9 +3,9 @@
  * jobtime FILE COMMAND [ARGS...]: runs COMMAND, waits for it and appends
  * one line to FILE: its elapsed CLOCK_MONOTONIC time and the CPU time the
  * threads of jobtime's parent process used meanwhile, both in nanoseconds
- * (the second from /proc/PPID/task/ * /schedstat; -1 when unreadable). Exits
- * with COMMAND's status (128 + the signal when it was killed, 127 when it
- * could not be run). The benchmark of real jobs (scripts/bench-jobs.sh)
+ * (the second from /proc/PPID/task/ * /schedstat, thread by thread; -1 when
+ * unreadable). Exits with COMMAND's status (128 + the signal when it was
+ * killed, 127 when it could not be run). The benchmark of real jobs (scripts/bench-jobs.sh)
  * times each job with it, so the time covers exactly the job, not the shell
  * around it nor, when tracedaemon runs it as its command, the daemon's
  * start and end; the parent's CPU time is then the daemon's drain and write
@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,12 +28,23 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The CPU time of every thread of process @pid, ns; -1 when unreadable. */
-static long long cpu_ns(pid_t pid)
+#define MAX_THREADS 64
+
+/* One thread's accumulated CPU time, ns, from /proc/PID/task/TID/schedstat. */
+struct thread_cpu {
+	long tid;
+	long long ns;
+};
+
+/*
+ * The CPU time of each thread of process @pid into @t (at most
+ * MAX_THREADS); returns how many, or -1 when /proc/@pid/task is unreadable.
+ */
+static int threads_cpu(pid_t pid, struct thread_cpu *t)
 {
 	char path[64];
-	long long sum = 0, ns;
 	struct dirent *d;
+	int n = 0;
 	DIR *dir;
 	FILE *f;
 
@@ -40,7 +52,7 @@ static long long cpu_ns(pid_t pid)
 	dir = opendir(path);
 	if (!dir)
 		return -1;
-	while ((d = readdir(dir))) {
+	while (n < MAX_THREADS && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
@@ -48,18 +60,45 @@ static long long cpu_ns(pid_t pid)
 		f = fopen(path, "r");
 		if (!f)
 			continue; /* the thread ended meanwhile */
-		if (fscanf(f, "%lld", &ns) == 1)
-			sum += ns;
+		if (fscanf(f, "%lld", &t[n].ns) == 1) {
+			t[n].tid = atol(d->d_name);
+			n++;
+		}
 		fclose(f);
 	}
 	closedir(dir);
+	return n;
+}
+
+/*
+ * The CPU time the threads of @after used since @before: a thread in both
+ * counts its difference, a thread new in @after all of its time; a thread
+ * that ended in between is left out (its last moments are lost, never
+ * counted negative).
+ */
+static long long cpu_since(const struct thread_cpu *before, int nb,
+			   const struct thread_cpu *after, int na)
+{
+	long long sum = 0;
+	int i, j;
+
+	for (i = 0; i < na; i++) {
+		long long start = 0;
+
+		for (j = 0; j < nb; j++)
+			if (before[j].tid == after[i].tid)
+				start = before[j].ns;
+		sum += after[i].ns - start;
+	}
 	return sum;
 }
 
 int main(int argc, char **argv)
 {
-	long long start, elapsed, cpu0, cpu1;
+	struct thread_cpu before[MAX_THREADS], after[MAX_THREADS];
+	long long start, elapsed;
 	pid_t parent = getppid();
+	int nb, na;
 	int status;
 	pid_t pid;
 	FILE *f;
@@ -68,7 +107,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: jobtime FILE COMMAND [ARGS...]\n");
 		return 2;
 	}
-	cpu0 = cpu_ns(parent);
+	nb = threads_cpu(parent, before);
 	start = now_ns();
 	pid = fork();
 	if (pid < 0) {
@@ -87,10 +126,11 @@ int main(int argc, char **argv)
 		}
 	}
 	elapsed = now_ns() - start;
-	cpu1 = cpu_ns(parent);
+	na = threads_cpu(parent, after);
 	f = fopen(argv[1], "a");
 	if (!f || fprintf(f, "%lld %lld\n", elapsed,
-			  cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0) < 0 ||
+			  nb < 0 || na < 0 ? -1 :
+			  cpu_since(before, nb, after, na)) < 0 ||
 	    fclose(f)) {
 		fprintf(stderr, "jobtime: cannot write %s\n", argv[1]);
 		return 127;
