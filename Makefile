@@ -63,6 +63,7 @@ help:
 	@echo "make demo       boot the patched kernel in QEMU, trace a workload, analyze it"
 	@echo "make bench      analyzer throughput on a 10M-event synthetic trace"
 	@echo "make bench-idle the syscall loop with no module, loaded idle, tracing (icount)"
+	@echo "make bench-jobs real jobs untraced and traced in the guest (BENCH_MODE=icount|wall|both)"
 	@echo "make bench-kernel, bench-module, bench-daemon, bench-gui: see README.md"
 	@echo "make bench-peers ltt against ftrace and LTTng 2.13 in one guest (icount)"
 	@echo "make fuzz       fuzz the trace reader (longer run)"
