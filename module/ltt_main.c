@@ -4,8 +4,9 @@
  *
  * The kernel's trace facility (<linux/ltt.h>, docs/kernel-facility.md)
  * hands every instrumented event to one callback. This module registers
- * that callback, timestamps and filters each event and stores it in
- * per-CPU double buffers (ltt_buffer.c), from which the trace daemon reads
+ * that callback (ltt_callback() in ltt_buffer.c, with the writer it
+ * inlines), which filters (ltt_task_match() here), timestamps and stores
+ * each event in per-CPU double buffers, from which the trace daemon reads
  * whole blocks. The records and blocks are specified in
  * docs/trace-format.md, the ioctls in include/ltt/abi.h.
  *
@@ -156,7 +157,8 @@ bool ltt_dev_tracing(void)
 
 /* ---------------------------------------------------------------- events */
 
-static bool notrace ltt_task_match(struct task_struct *t)
+/* Does @t pass the task filters in effect? Part of the event path. */
+bool notrace ltt_task_match(struct task_struct *t)
 {
 	u32 f = ltt_run.filters;
 	bool ok = true;
@@ -181,34 +183,6 @@ static bool notrace ltt_task_match(struct task_struct *t)
 }
 NOKPROBE_SYMBOL(ltt_task_match);
 
-/*
- * The facility's callback: preemption disabled, any context. See
- * docs/kernel-facility.md for the arguments.
- */
-void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
-			  struct task_struct *task)
-{
-	s32 next;
-
-	/* Pairs with START's release: ltt_run and the buffers are set up. */
-	if (unlikely(!smp_load_acquire(&ltt_active)))
-		return;
-	if (event >= LTT_EV_MAX || !(ltt_run.event_mask & BIT_ULL(event)))
-		return;
-	if (ltt_run.filters && !ltt_task_match(current) &&
-	    !(task && ltt_task_match(task)))
-		return;
-	if (!(ltt_run.details_mask & BIT_ULL(event)))
-		size = 0;
-	else if (size > LTT_DETAILS_MAX)
-		size = LTT_DETAILS_MAX;
-	if (event == LTT_EV_SCHEDCHANGE && task)
-		next = task_pid_nr(task);
-	else
-		next = task_pid_nr(current);
-	ltt_log(event, subtype, details, size, next);
-}
-NOKPROBE_SYMBOL(ltt_callback);
 
 /* -------------------------------------------------------- start and stop */
 

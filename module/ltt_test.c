@@ -65,7 +65,7 @@ static void ltt_emit_one(struct ltt_emitter *e, u64 i)
 	p = (struct ltt_test_payload *)e->ev->data;
 	p->seq = i;
 	p->cpu = smp_processor_id();
-	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size, task_pid_nr(current));
+	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size);
 }
 
 static void ltt_emit_fn(struct work_struct *work)
