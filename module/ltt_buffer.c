@@ -335,16 +335,17 @@ static __always_inline u32 ltt_encode(const struct ltt_cpu *c, u32 *p,
 /*
  * Commit the record of @rsize bytes written at the write offset: advance
  * the offset, count it, move prev (and last_ip for a system call entry
- * that carries its ip).
+ * that carries its ip). @ext: an EXT record, whose details may be cut
+ * short; a compact system call entry always has its whole details.
  */
 static __always_inline void ltt_commit(struct ltt_cpu *c, u32 rsize, u64 now,
 				       u8 event, const void *details,
-				       u16 size)
+				       u16 size, bool ext)
 {
 	c->off += rsize;
 	c->events++;
 	c->last = now;
-	if (event == LTT_EV_SYSCALL_ENTRY && size >= sizeof(u64))
+	if (event == LTT_EV_SYSCALL_ENTRY && (!ext || size >= sizeof(u64)))
 		c->last_ip = ((const struct ltt_ev_syscall_entry *)details)->ip;
 }
 
@@ -511,7 +512,7 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 				c->off += LTT_HB_REC;
 				c->events++;
 			}
-			ltt_commit(c, rsize, now, event, details, size);
+			ltt_commit(c, rsize, now, event, details, size, ext);
 			if (counted)
 				WRITE_ONCE(c->recorded, c->recorded + 1);
 			return notify;
@@ -581,13 +582,14 @@ static __always_inline void ltt_write(u8 event, u8 subtype,
 	if (likely(rsize)) {
 		if (unlikely(c->off + rsize > c->end))
 			goto slow;
+		ltt_commit(c, rsize, now, event, details, size, false);
 	} else {
 		rsize = LTT_EXT_HDR + ALIGN(size, LTT_V2_RECORD_ALIGN);
 		if (unlikely(c->off + rsize > c->end))
 			goto slow;
 		ltt_put_ext(p, delta, event, subtype, details, size, rsize);
+		ltt_commit(c, rsize, now, event, details, size, true);
 	}
-	ltt_commit(c, rsize, now, event, details, size);
 	/*
 	 * A plain increment (one instruction): GET_LOST reads it from other
 	 * CPUs as a snapshot; a 64-bit store is never torn on x86-64.
@@ -635,18 +637,19 @@ NOKPROBE_SYMBOL(ltt_log);
 void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 			  struct task_struct *task)
 {
-	/* Pairs with START's release: ltt_run and the buffers are set up. */
-	if (unlikely(!smp_load_acquire(&ltt_active)))
-		return;
-	if (event >= LTT_EV_MAX || !(ltt_run.event_mask & BIT_ULL(event)))
+	/*
+	 * Pairs with START's release: ltt_run and the buffers are set up.
+	 * 0 when no trace runs; bits below LTT_EV_MAX only.
+	 */
+	u64 mask = smp_load_acquire(&ltt_live_mask);
+
+	if (event >= 64 || !(mask & BIT_ULL(event)))
 		return;
 	if (ltt_run.filters && !ltt_task_match(current) &&
 	    !(task && ltt_task_match(task)))
 		return;
-	if (!(ltt_run.details_mask & BIT_ULL(event)))
-		size = 0;
-	else if (size > LTT_DETAILS_MAX)
-		size = LTT_DETAILS_MAX;
+	if (size > ltt_run.size_max[event])
+		size = ltt_run.size_max[event];
 	ltt_write(event, subtype, details, size, true, task);
 }
 NOKPROBE_SYMBOL(ltt_callback);

@@ -96,6 +96,8 @@ MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
 struct ltt_run ltt_run __read_mostly;
 unsigned int ltt_ncpus __read_mostly;
 bool ltt_active __read_mostly;
+/* The callback's one test: set with ltt_active, cleared with it. */
+u64 ltt_live_mask __read_mostly;
 
 enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
 
@@ -246,7 +248,7 @@ static int ltt_start(void)
 	struct ltt_trace_info *info = &ltt_dev.info;
 	struct ltt_ev_trace_start ts;
 	unsigned long flags;
-	int ret;
+	int ret, i;
 
 	if (ltt_dev.state == LTT_TRACING)
 		return -EBUSY;
@@ -266,6 +268,9 @@ static int ltt_start(void)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	ltt_run.event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
 	ltt_run.details_mask = cfg->details_mask;
+	for (i = 0; i < LTT_EV_MAX; i++)
+		ltt_run.size_max[i] = ltt_run.details_mask & BIT_ULL(i) ?
+					      LTT_DETAILS_MAX : 0;
 	ltt_run.filters = cfg->filters;
 	ltt_run.pid = cfg->pid;
 	ltt_run.pgrp = cfg->pgrp;
@@ -311,6 +316,7 @@ static int ltt_start(void)
 	ltt_dev.hooked = true;
 	/* Publish ltt_run and the buffers before any event can see them. */
 	smp_store_release(&ltt_active, true);
+	smp_store_release(&ltt_live_mask, ltt_run.event_mask);
 	if (heartbeat_ms)
 		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
 	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
@@ -327,6 +333,7 @@ static int ltt_stop(void)
 		return 0;
 	/* The trace ends now, however long the teardown below takes. */
 	stop = ltt_clock();
+	WRITE_ONCE(ltt_live_mask, 0);
 	WRITE_ONCE(ltt_active, false);
 	/*
 	 * Patch the hooks out. Unregistering waits for an RCU grace period,

@@ -115,6 +115,8 @@ struct ltt_cpu {
  * @gid:          tracked effective GID
  * @buffer_size:  bytes of each buffer
  * @fallback:     timestamps come from local_clock() instead of the TSC
+ * @size_max:     detail bytes stored of each event: 0 when its details are
+ *                masked, else LTT_DETAILS_MAX
  */
 struct ltt_run {
 	u64 event_mask;
@@ -126,11 +128,13 @@ struct ltt_run {
 	kgid_t gid;
 	u32 buffer_size;
 	bool fallback;
+	u16 size_max[LTT_EV_MAX];
 };
 
 extern struct ltt_run ltt_run;
 extern unsigned int ltt_ncpus;
 extern bool ltt_active;            /* tracing: the event path may write */
+extern u64 ltt_live_mask;          /* ltt_run.event_mask while tracing, else 0 */
 extern struct irq_work ltt_notify; /* wakes readers, raises SIGIO */
 
 /* ltt_buffer.c */
