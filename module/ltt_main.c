@@ -316,6 +316,7 @@ static int ltt_start(void)
 	ltt_dev.hooked = true;
 	/* Publish ltt_run and the buffers before any event can see them. */
 	smp_store_release(&ltt_active, true);
+	/* The callback's acquire of the mask pairs with this, as above. */
 	smp_store_release(&ltt_live_mask, ltt_run.event_mask);
 	if (heartbeat_ms)
 		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
