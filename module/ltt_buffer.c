@@ -45,11 +45,11 @@
  *   irqs on
  *
  * Only the CPU itself writes its buffers while a trace runs. STOP closes
- * the open blocks from its own CPU only after the callback is
- * unregistered (an RCU grace period: no CPU is inside it any more), the
- * heartbeat timers are cancelled and the test-mode emitters are done;
- * user events run under the device lock, as STOP does. After that the
- * reader may write a CPU's FINAL block when it frees a buffer.
+ * every CPU's open block, from the CPU it runs on, only after the
+ * callback is unregistered (an RCU grace period: no CPU is inside it any
+ * more), the heartbeat timers are cancelled and the test-mode emitters
+ * are done; user events run under the device lock, as STOP does. After
+ * that the reader may write a CPU's FINAL block when it frees a buffer.
  *
  * Records (include/ltt/format.h): a 32-bit header word with the code and
  * the delta since the previous record of the block (prev); compact codes

@@ -40,10 +40,11 @@
  *    unregisters it before the FINAL blocks are closed. So with the module
  *    loaded and no trace running the hooks are patched out (static key
  *    off, no SYSCALL_WORK_LTT), as with no module at all. STOP clears
- *    ltt_active, then unregisters, which waits for an RCU grace period:
- *    every writer (the facility's callers, test mode, user events) runs
- *    with preemption disabled and tests ltt_active first, so after it no
- *    event can touch the buffers. A START that cannot register (another
+ *    ltt_live_mask and ltt_active, then unregisters, which waits for an
+ *    RCU grace period: every writer runs with preemption disabled and
+ *    tests one of them first (the callback, and so user events, the
+ *    mask; test mode and the heartbeat ltt_active), so after it no event
+ *    can touch the buffers. A START that cannot register (another
  *    tracer holds the facility) fails with -EBUSY and leaves the device
  *    IDLE. The module cannot be unloaded while /dev/tracer is open.
  *  - Filters: an event passes when the task it happens in (current) is
@@ -303,7 +304,7 @@ static int ltt_start(void)
 				  cfg->syscall_range.upper);
 	/*
 	 * Patch the hooks in only now: everything the callback uses is set
-	 * up, and it still returns at once until ltt_active is set below.
+	 * up, and it still returns at once until ltt_live_mask is set below.
 	 */
 	ret = ltt_register_callback(ltt_callback);
 	if (ret) {
@@ -339,8 +340,9 @@ static int ltt_stop(void)
 	/*
 	 * Patch the hooks out. Unregistering waits for an RCU grace period,
 	 * and every writer runs preempt-disabled: after it no CPU is inside
-	 * the callback, and none of the writers that saw ltt_active set (test
-	 * mode, user events, heartbeats) is still writing.
+	 * the callback, and none of the writers that saw ltt_active or
+	 * ltt_live_mask set (test mode, user events, heartbeats) is still
+	 * writing.
 	 */
 	ltt_unhook();
 	ltt_heartbeat_stop();

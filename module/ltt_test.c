@@ -16,8 +16,9 @@
  * event.
  *
  * Both need a running trace (-EINVAL otherwise). Every event is written
- * with preemption disabled after ltt_active was seen set, which STOP's
- * grace period relies on (ltt_main.c).
+ * with preemption disabled after ltt_active (test mode) or ltt_live_mask
+ * (the callback) was seen set, which STOP's grace period relies on
+ * (ltt_main.c).
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
