@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -1228,7 +1229,13 @@ struct v2_seen {
 	uint64_t getppid_exits, getppid_bad, read_ok, read_bad, sys_bytes,
 		sys_records;
 	int64_t read_fd;
+	uint64_t far_lo, far_hi;  /* the far system call stub's page */
+	uint64_t far_ok, far_bad; /* its entries: ip in the page, nr right */
 };
+
+/* A system call instruction far (> 2^31 bytes) from the program's. */
+#define V2_FAR_STUB 0x7e0000000000ull
+#define V2_NR_HIGH 600 /* no such system call: -ENOSYS; nr >= 512 */
 
 static void on_v2_record(const struct ltt_checked_record *r, void *arg)
 {
@@ -1242,8 +1249,15 @@ static void on_v2_record(const struct ltt_checked_record *r, void *arg)
 	if (r->pid != v->self)
 		return;
 	if (r->event == LTT_EV_SYSCALL_ENTRY && r->size >= 24) {
-		v->in_getppid = ((const struct ltt_ev_syscall_entry *)r->details)
-					->nr == SYS_getppid;
+		const struct ltt_ev_syscall_entry *e = r->details;
+
+		v->in_getppid = e->nr == SYS_getppid;
+		if (e->ip >= v->far_lo && e->ip < v->far_hi) {
+			if (e->nr == V2_NR_HIGH || e->nr == SYS_getppid)
+				v->far_ok++;
+			else
+				v->far_bad++;
+		}
 	} else if (r->event == LTT_EV_SYSCALL_EXIT && r->size >= 16 &&
 		   v->in_getppid) {
 		v->getppid_exits++;
@@ -1274,12 +1288,15 @@ static void on_v2_record(const struct ltt_checked_record *r, void *arg)
 static void check_v2_records(int fd)
 {
 	static const uint8_t want[] = { LTT_CODE_EXT, LTT_CODE_HEARTBEAT,
-		LTT_CODE_SYS_ENTRY_NEAR, LTT_CODE_SYS_ENTRY_SHORT,
+		LTT_CODE_SYS_ENTRY, LTT_CODE_SYS_ENTRY_NEAR,
+		LTT_CODE_SYS_ENTRY_SAME, LTT_CODE_SYS_ENTRY_SHORT,
 		LTT_CODE_SYS_EXIT, LTT_CODE_SYS_EXIT_MID,
 		LTT_CODE_SYS_EXIT_SHORT, LTT_CODE_TRAP_ENTRY,
-		LTT_CODE_TRAP_EXIT, LTT_CODE_SCHED, LTT_CODE_WAKEUP,
-		LTT_CODE_FS_READ, LTT_CODE_FS_WRITE, LTT_CODE_FS_CLOSE,
-		LTT_CODE_PAGE_ALLOC, LTT_CODE_PAGE_FREE };
+		LTT_CODE_TRAP_EXIT, LTT_CODE_IRQ_ENTRY, LTT_CODE_IRQ_EXIT,
+		LTT_CODE_SCHED, LTT_CODE_KERNEL_TIMER,
+		LTT_CODE_SOFTIRQ_ENTRY, LTT_CODE_SOFTIRQ_EXIT,
+		LTT_CODE_WAKEUP, LTT_CODE_FS_READ, LTT_CODE_FS_WRITE,
+		LTT_CODE_FS_CLOSE, LTT_CODE_PAGE_ALLOC, LTT_CODE_PAGE_FREE };
 	struct v2_seen v = { .self = getpid(), .ppid = getppid() };
 	struct ltt_blocks_result res = { 0 };
 	struct ltt_test_emit te = { .count = 3, .flags = LTT_TEST_F_HEARTBEAT };
@@ -1309,6 +1326,37 @@ static void check_v2_records(int fd)
 		usleep(1000);
 	}
 	close(tmp);
+	/*
+	 * System calls from a stub mapped far away: the first from there
+	 * needs the full ip (SYS_ENTRY), and so does the next from the
+	 * program; a number >= 512 from the stub's ip right after takes
+	 * SYS_ENTRY_SAME.
+	 */
+	if (!r) {
+		static const uint8_t stub[] = { 0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+						0x0f, 0x05,       /* syscall */
+						0xc3 };           /* ret */
+		void *m = mmap((void *)(uintptr_t)V2_FAR_STUB, 4096,
+			       PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			       -1, 0);
+
+		if (m == MAP_FAILED) {
+			r = -errno;
+		} else {
+			long (*far)(long) = (long (*)(long))m;
+
+			memcpy(m, stub, sizeof(stub));
+			v.far_lo = (uintptr_t)m;
+			v.far_hi = v.far_lo + sizeof(stub);
+			for (int i = 0; i < 10; i++) {
+				far(SYS_getppid);
+				far(V2_NR_HIGH);
+				syscall(SYS_getppid);
+			}
+			munmap(m, 4096);
+		}
+	}
 	r = r || xioctl(fd, LTT_IOC_TEST_EMIT, &te);
 	r = r || stop_and_collect(fd, &t);
 	if (!r)
@@ -1331,6 +1379,10 @@ static void check_v2_records(int fd)
 	      "v2: read() records decode to the hook's fd and byte count",
 	      "%llu right, %llu wrong", (unsigned long long)v.read_ok,
 	      (unsigned long long)v.read_bad);
+	check(!pr && v.far_ok == 20 && !v.far_bad,
+	      "v2: far, same-ip and high-number entries decode to the hook's ip and number",
+	      "%llu right, %llu wrong", (unsigned long long)v.far_ok,
+	      (unsigned long long)v.far_bad);
 	note("v2 mixed trace: %zu bytes, %llu records, %.2f bytes/record",
 	     t.len, (unsigned long long)res.records,
 	     res.records ? (double)t.len / res.records : 0.0);
