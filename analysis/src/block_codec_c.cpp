@@ -1,5 +1,7 @@
 // The C interface of the block codec (libltt/block_codec.h): the codec's
-// frame and record checks, then the rules only a producer is held to.
+// frame and record checks, then the rules only a producer is held to
+// (version 2: among them, each record's code is the one encodeRecord()
+// picks).
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -31,19 +33,26 @@ int failText(ltt_blocks_result* res, std::size_t off, const std::string& what) {
 
 } // namespace
 
-extern "C" std::size_t ltt_blocks_whole(const std::uint8_t* buf, std::size_t len) {
+extern "C" std::size_t ltt_blocks_whole(const std::uint8_t* buf, std::size_t len,
+                                        unsigned int version) {
+    if (version != LTT_FORMAT_V1 && version != LTT_FORMAT_V2)
+        return 0;
     return ltt::wholeBlockBytes(std::as_bytes(std::span(buf, len)));
 }
 
-extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsigned int ncpus,
-                                std::uint64_t anchor, unsigned int flags, ltt_record_fn fn,
-                                void* arg, ltt_blocks_result* res) {
+extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsigned int version,
+                                unsigned int ncpus, std::uint64_t anchor, unsigned int flags,
+                                ltt_record_fn fn, void* arg, ltt_blocks_result* res) {
     std::uint32_t nextSeq[LTT_MAX_CPUS] = {};
     std::uint64_t lastTsc[LTT_MAX_CPUS] = {};
     const auto bytes = std::as_bytes(std::span(buf, len));
-    ltt::FrameRules rules;
-    rules.ncpus = ncpus < LTT_MAX_CPUS ? ncpus : LTT_MAX_CPUS;
     std::memset(res, 0, sizeof *res);
+    if (version != LTT_FORMAT_V1 && version != LTT_FORMAT_V2)
+        return fail(res, 0, "unsupported format version %u", version);
+    const bool v2 = version == LTT_FORMAT_V2;
+    ltt::FrameRules rules;
+    rules.version = version;
+    rules.ncpus = ncpus < LTT_MAX_CPUS ? ncpus : LTT_MAX_CPUS;
     for (std::size_t off = 0; off < len;) {
         BlockInfo b;
         const auto block = bytes.subspan(off);
@@ -71,21 +80,39 @@ extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsign
 
         // The producer's rules, record by record (the codec checked the
         // record's frame first).
-        std::uint64_t base = b.startTsc, prev = b.startTsc, endTsc = 0;
+        std::uint64_t base = b.startTsc, prev = b.startTsc, endTsc = 0, lastIp = 0;
         std::uint32_t endReserved = 0;
         int bad = 0;
         auto onRecord = [&](const BlockRecord& r) {
             if (bad)
                 return;
             const std::size_t at = off + r.offset;
-            const ltt_record_header& h = r.header;
+            const ltt_record_header& h = r.header; // as a version 1 record
+            const auto details = r.details();
             ++res->records;
+            if (v2) {
+                res->bytes_by_code[r.code] += r.stored;
+                // The code the producer's rules pick for this event.
+                const ltt::EncodedRecord want = ltt::encodeRecord(
+                    h.event, h.subtype, details.data(), details.size(), h.delta, lastIp);
+                if (want.code != r.code) {
+                    bad = r.code == LTT_CODE_EXT
+                              ? fail(res, at, "EXT used where code %u fits", want.code)
+                              : fail(res, at, "code %u used where the producer's choice is code %u",
+                                     r.code, want.code);
+                    return;
+                }
+                if (h.event == LTT_EV_SYSCALL_ENTRY && details.size() >= sizeof lastIp)
+                    std::memcpy(&lastIp, details.data(), sizeof lastIp);
+            }
             if (h.event == LTT_EV_HEARTBEAT) {
                 ltt_ev_heartbeat hb{};
                 if (h.size == sizeof h + sizeof hb)
-                    std::memcpy(&hb, r.details.data(), sizeof hb);
-                if (h.size != sizeof h + sizeof hb ||
-                    static_cast<std::uint32_t>(hb.tsc - base) != h.delta) {
+                    std::memcpy(&hb, details.data(), sizeof hb);
+                // Version 1: the delta counts from the previous base;
+                // version 2: a heartbeat's delta is 0.
+                const std::uint32_t delta = v2 ? 0 : static_cast<std::uint32_t>(hb.tsc - base);
+                if (h.size != sizeof h + sizeof hb || delta != h.delta) {
                     bad = fail(res, at, "bad heartbeat");
                     return;
                 }
@@ -100,7 +127,7 @@ extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsign
             if (r.offset == ltt::kBlockStartRecord && b.lost) {
                 ltt_ev_lost l{};
                 if (h.size == sizeof h + sizeof l)
-                    std::memcpy(&l, r.details.data(), sizeof l);
+                    std::memcpy(&l, details.data(), sizeof l);
                 if (h.event != LTT_EV_LOST || h.size != sizeof h + sizeof l || l.count != b.lost) {
                     bad = fail(res, at, "LOST record missing");
                     return;
@@ -124,7 +151,7 @@ extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsign
             }
             if (h.event == LTT_EV_BLOCK_END) {
                 ltt_block_end be;
-                std::memcpy(&be, r.details.data(), sizeof be);
+                std::memcpy(&be, details.data(), sizeof be);
                 endTsc = be.end_tsc;
                 endReserved = be.reserved;
             }
@@ -139,10 +166,14 @@ extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsign
             // The codec names the incoming task of a SCHEDCHANGE; it was
             // written while the outgoing one was current.
             if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-                std::memcpy(&rec.pid, r.details.data() + offsetof(ltt_ev_schedchange, out),
+                std::memcpy(&rec.pid, details.data() + offsetof(ltt_ev_schedchange, out),
                             sizeof rec.pid);
-            rec.hdr = reinterpret_cast<const ltt_record_header*>(buf + at);
-            rec.details = buf + at + sizeof h;
+            rec.event = h.event;
+            rec.subtype = h.subtype;
+            rec.size = h.size;
+            rec.stored = r.stored;
+            rec.code = r.code;
+            rec.details = details.data();
             rec.block_length = b.length;
             fn(&rec, arg);
         };

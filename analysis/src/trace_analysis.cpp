@@ -477,11 +477,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 // FILE_SYSTEM EXEC: the process takes the base name of the file it runs.
-[[gnu::noinline]] void TraceAnalysis::exec(const std::byte* record, std::uint16_t size,
-                                           Process& cur) {
-    Event e;
-    e.record = record;
-    e.size = size;
+[[gnu::noinline]] void TraceAnalysis::exec(const Event& e, Process& cur) {
     ltt_ev_file_system x;
     const std::size_t n = e.copyDetails(x);
     std::size_t len = 0;
@@ -647,7 +643,7 @@ template <bool InRun>
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
             cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
         else if (e.subtype == LTT_FS_EXEC)
-            exec(e.record, e.size, cur);
+            exec(e, cur);
         break;
     }
     default:

@@ -317,7 +317,7 @@ bool TraceReader::scan(TraceError* error) {
                     header_m.endian == 0x04030201u ? "trace written with the other byte order "
                                                      "(not supported)"
                                                    : "bad endianness marker");
-    if (header_m.version != LTT_FILE_VERSION)
+    if (header_m.version != LTT_FORMAT_V1 && header_m.version != LTT_FORMAT_V2)
         return fail(offsetof(ltt_file_header, version),
                     "unsupported format version " + std::to_string(header_m.version));
     if (header_m.header_size < sizeof(ltt_file_header) || header_m.header_size % 8 != 0)
@@ -328,7 +328,9 @@ bool TraceReader::scan(TraceError* error) {
                     "bad CPU count " + std::to_string(header_m.ncpus));
     if (header_m.tsc_khz == 0)
         return fail(offsetof(ltt_file_header, tsc_khz), "TSC frequency is 0");
-    if ((header_m.abi_version >> 16) != LTT_ABI_MAJOR)
+    // Every ABI major up to this one wrote readable files (version 1 files
+    // come from modules of major 1).
+    if ((header_m.abi_version >> 16) == 0 || (header_m.abi_version >> 16) > LTT_ABI_MAJOR)
         return fail(offsetof(ltt_file_header, abi_version),
                     "unsupported ABI major version " + std::to_string(header_m.abi_version >> 16));
 
@@ -355,7 +357,8 @@ bool TraceReader::scan(TraceError* error) {
     };
     // Checks the frame of a block at `at` (block_codec.hpp) and fills `b`.
     // The fault names the offending field's offset from `at`.
-    const FrameRules rules{header_m.ncpus, maxBlockLength(header_m), lastSeq};
+    const unsigned version = header_m.version;
+    const FrameRules rules{version, header_m.ncpus, maxBlockLength(header_m), lastSeq};
     auto frame = [&](std::uint64_t at, BlockInfo& b, FrameFault& fault) {
         const auto rh = fetch.operator()<ltt_record_header>(at);
         const auto bs = fetch.operator()<ltt_block_start>(at + sizeof rh);
@@ -365,7 +368,7 @@ bool TraceReader::scan(TraceError* error) {
         const std::uint64_t endOff = at + bs.length - kEndRecord;
         const auto eh = fetch.operator()<ltt_record_header>(endOff);
         const auto be = fetch.operator()<ltt_block_end>(endOff + sizeof eh);
-        fault = checkBlockEnd(bs, eh, be, b);
+        fault = checkBlockEnd(bs, eh, be, version, b);
         b.offset = at;
         return fault.kind == FrameFault::None;
     };
@@ -373,29 +376,33 @@ bool TraceReader::scan(TraceError* error) {
     // half-written block after the last whole block) unless a whole block
     // of this trace follows it: a frame that passes every check above,
     // with a sequence after the last one of its CPU. The search visits
-    // every 8-byte-aligned offset after `from` (blocks are aligned so),
-    // skipping holes, which are zeros. Also tells whether the bytes from
-    // `from` to the end are all zero.
+    // every offset after `from` aligned as blocks are (8 bytes in version
+    // 1, 4 in version 2), skipping holes, which are zeros. Also tells
+    // whether the bytes from `from` to the end are all zero.
     struct Later {
         bool block = false;
         bool zeros = true;
     };
     auto laterBlock = [&](std::uint64_t from) {
-        constexpr std::uint64_t kMask = ~(std::uint64_t{0xff} << 40); // not the subtype
-        constexpr std::uint64_t kStart =
-            std::uint64_t{LTT_EV_BLOCK_START} << 32 | std::uint64_t{kStartRecord} << 48; // delta 0
+        // A BLOCK_START's first 8 bytes, but the subtype: a first word of 0
+        // (version 1's delta) or exactly EXT (version 2's), the event and size.
+        constexpr std::uint64_t kMask = ~(std::uint64_t{0xff} << 40);
+        const std::uint64_t kStart = (version == LTT_FORMAT_V1 ? 0 : LTT_CODE_EXT) |
+                                     std::uint64_t{LTT_EV_BLOCK_START} << 32 |
+                                     std::uint64_t{kStartRecord} << 48;
+        const std::uint64_t align = recordAlign(version);
         Later r;
         std::vector<std::byte> buf(std::size_t{1} << 16);
         std::uint64_t pos = from;
         while ((pos = file_m->nextData(pos)) < size) {
-            pos = std::max(pos & ~std::uint64_t{LTT_RECORD_ALIGN - 1}, from);
+            pos = std::max(pos & ~(align - 1), from);
             const std::uint64_t end = std::max(file_m->dataEnd(pos), pos + 1);
             while (pos < end) {
                 const std::size_t n = static_cast<std::size_t>(
                     std::min<std::uint64_t>({buf.size(), end - pos, size - pos}));
                 file_m->copy(pos, buf.data(), n);
                 std::size_t i = 0;
-                for (; i + 8 <= n; i += 8) {
+                for (; i + 8 <= n; i += align) {
                     std::uint64_t v;
                     std::memcpy(&v, buf.data() + i, sizeof v);
                     r.zeros = r.zeros && v == 0;
@@ -577,7 +584,8 @@ TraceCursor TraceReader::atTime(std::uint64_t ns) const {
 // ---------------------------------------------------------------- TraceCursor
 
 detail::CursorCore::CursorCore(const TraceReader* reader)
-    : reader_m(reader), data_m(reader->file_m->bytes().data()) {}
+    : reader_m(reader), data_m(reader->file_m->bytes().data()),
+      v2_m(reader->header_m.version == LTT_FORMAT_V2) {}
 
 bool detail::CursorCore::fail(std::uint64_t offset, std::string message) {
     error_m = TraceError{reader_m->path_m, offset, std::move(message)};
@@ -619,6 +627,7 @@ bool detail::CursorCore::enterBlock(Stream& s, std::uint16_t cpu) {
     s.expected = b.records;
     s.base = b.startTsc;
     s.pid = b.pid;
+    s.lastIp = 0;
     return true;
 }
 
@@ -626,7 +635,7 @@ bool detail::CursorCore::enterBlock(Stream& s, std::uint16_t cpu) {
 // to the CPU's next block when the current one is consumed. Validates the
 // record's frame; false (with error_m set) on corruption. The block's first
 // and last records were validated when the file was opened.
-inline bool detail::CursorCore::peek(std::uint16_t cpu) {
+template <unsigned V> bool detail::CursorCore::peekAs(std::uint16_t cpu) {
     Stream& s = streams_m[cpu];
     const std::byte* data = data_m;
     for (;;) {
@@ -647,7 +656,7 @@ inline bool detail::CursorCore::peek(std::uint16_t cpu) {
             continue;
         }
         const std::uint64_t off = s.blockOffset + s.offset;
-        std::memcpy(&s.next, data + off, sizeof s.next);
+        s.next = recordHead<V>(data + off);
         const ltt_record_header& h = s.next;
         if (s.offset == 0 || s.offset == s.endRecord) {
             // The frame was checked when the file was opened; what the
@@ -659,14 +668,20 @@ inline bool detail::CursorCore::peek(std::uint16_t cpu) {
                 return fail(off + 4, std::string(start ? "BLOCK_START" : "BLOCK_END") +
                                          " record changed since the file was opened");
         } else {
-            const RecordFault f = checkRecord(h, s.offset, s.endRecord);
+            const RecordFault f = checkRecord<V>(data + off, h, s.offset, s.endRecord);
             if (f.kind != RecordFault::None) [[unlikely]]
                 return fail(off + f.at, f.message());
         }
-        s.nextTsc = recordTsc(h, data + off, s.base);
+        RecordFault timeFault;
+        s.nextTsc = recordTsc<V>(h, data + off, s.base, &timeFault);
+        if (timeFault.kind != RecordFault::None) [[unlikely]]
+            return fail(off + timeFault.at, timeFault.message());
         return true;
     }
 }
+
+template bool detail::CursorCore::peekAs<LTT_FORMAT_V1>(std::uint16_t);
+template bool detail::CursorCore::peekAs<LTT_FORMAT_V2>(std::uint16_t);
 
 // The walk stopped on an error: surface it (once found while peeking past
 // the previous event, it becomes the cursor's error now).

@@ -29,12 +29,13 @@ template <std::size_t N> void copyField(char (&dst)[N], std::string_view src) {
 
 } // namespace
 
-ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view producer) {
+ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view producer,
+                               unsigned version) {
     ltt_file_header h;
     std::memset(&h, 0, sizeof h);
     std::memcpy(h.magic, LTT_FILE_MAGIC, sizeof h.magic);
     h.endian = LTT_ENDIAN_MARK;
-    h.version = LTT_FILE_VERSION;
+    h.version = static_cast<std::uint16_t>(version);
     h.header_size = sizeof(ltt_file_header);
     h.abi_version = info.abi_version;
     h.ncpus = info.ncpus;

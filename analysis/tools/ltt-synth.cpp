@@ -16,6 +16,12 @@
 //
 // Corruptions (--corrupt KIND) are applied to the finished file at a known
 // offset, which --expect reports, so tests can check the reader's message.
+//
+// Traces are written in format version 2 (what the module writes), or 1
+// with --format 1. --recode-v2 IN OUT is a tool of its own: it writes OUT,
+// the version 2 encoding of the version 1 trace IN (the same blocks, records
+// and times, each record with the code a version 2 producer would pick), so
+// tests can check that both versions of a trace read the same.
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -26,6 +32,7 @@
 #include <libltt/block_codec.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
+#include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <ltt/abi.h>
 #include <map>
@@ -50,7 +57,9 @@ struct Options {
     std::uint64_t lost = 0;
     std::string corrupt;
     std::string prefix;
+    std::string recodeIn, recodeOut;
     bool expect = false;
+    unsigned format = LTT_FILE_VERSION;
 };
 
 struct Expected {
@@ -94,6 +103,7 @@ public:
     void run();
     void printExpect(const char* corruptKind, std::uint64_t corruptOffset) const;
     ltt::ProcSnapshot snapshot() const;
+    unsigned format() const { return opt_m.format; }
     // Offsets the corruption step uses.
     std::vector<std::uint64_t> blockOffsets;
     std::uint64_t midRecordOffset = 0; // a record inside a middle block
@@ -107,6 +117,11 @@ private:
         return it->second;
     }
     std::uint64_t tsc(std::uint64_t ns) const { return kAnchorTsc + ns * 3; }
+    // The largest delta a record holds; a heartbeat goes before one further
+    // from its base (version 2: the previous record).
+    std::uint64_t maxDelta() const {
+        return opt_m.format == LTT_FORMAT_V1 ? 0xffffffffull : LTT_LONG_DELTA_MAX;
+    }
     void startBlock(CpuSim& c);
     void closeBlock(CpuSim& c, bool final);
     void emit(CpuSim& c, std::uint8_t event, std::uint8_t subtype, const void* details,
@@ -170,14 +185,16 @@ void Synth::emit(CpuSim& c, std::uint8_t event, std::uint8_t subtype, const void
             c.dropping = false;
         return;
     }
-    const std::size_t size = (sizeof(ltt_record_header) + len + 7) & ~std::size_t(7);
+    // At most: a compact record is smaller than this.
+    const std::size_t align = ltt::recordAlign(opt_m.format);
+    const std::size_t size = (sizeof(ltt_record_header) + len + align - 1) & ~(align - 1);
     if (c.block.empty() || c.block.size() + size + 24 + 48 > kBlockBytes) {
         if (!c.block.empty())
             closeBlock(c, false);
         startBlock(c);
     }
     std::uint64_t t = tsc(c.ns);
-    if (t - c.block.base() > 0xffffffffull) {
+    if (t - c.block.base() > maxDelta()) {
         const ltt_ev_heartbeat hb{t};
         c.block.heartbeat(t);
         ++counts_m[LTT_EV_HEARTBEAT];
@@ -237,7 +254,7 @@ void Synth::startBlock(CpuSim& c) {
 
 void Synth::closeBlock(CpuSim& c, bool final) {
     const std::uint64_t end = tsc(c.ns);
-    if (end - c.block.base() > 0xffffffffull) {
+    if (end - c.block.base() > maxDelta()) {
         // Keep the delta representable even for an idle stretch.
         const ltt_ev_heartbeat hb{end};
         c.block.heartbeat(end);
@@ -445,6 +462,8 @@ void Synth::step(CpuSim& c) {
 
 void Synth::run() {
     cpus_m.resize(opt_m.cpus);
+    for (auto& c : cpus_m)
+        c.block = ltt::BlockBuilder(opt_m.format);
     exp(1) = Expected{1, 0, "init"};
     exp(2) = Expected{2, 0, "kthreadd"};
     for (unsigned i = 0; i < opt_m.processes; ++i) {
@@ -575,6 +594,15 @@ bool corruptFile(const std::string& path, const std::string& kind, const Synth& 
     auto put = [&](std::uint64_t off, const void* p, std::size_t n) {
         return ::pwrite(fd, p, n, static_cast<off_t>(off)) == static_cast<ssize_t>(n);
     };
+    static const char* const kinds[] = {"magic", "version",     "block-magic", "block-length",
+                                        "cpu",   "record-size", "block-end",   "truncate"};
+    if (std::find(std::begin(kinds), std::end(kinds), kind) == std::end(kinds)) {
+        *why = "unknown corruption kind \"" + kind +
+               "\" (magic, version, block-magic, block-length, cpu, record-size, block-end, "
+               "truncate)";
+        ::close(fd);
+        return false;
+    }
     if (s.blockOffsets.size() < 3) {
         *why = "trace too small to corrupt (need 3 blocks)";
         ::close(fd);
@@ -602,9 +630,13 @@ bool corruptFile(const std::string& path, const std::string& kind, const Synth& 
         *offset = b1 + 8 + offsetof(ltt_block_start, cpu);
         ok = put(*offset, &cpu, 2);
     } else if (kind == "record-size") {
-        std::uint16_t sz = 12;
+        // Version 1: size 12, not a multiple of 8. Version 2: the record
+        // becomes an EXT record of size 6, smaller than its two words.
+        std::uint16_t sz = s.format() == LTT_FORMAT_V1 ? 12 : 6;
+        const std::uint32_t ext = LTT_CODE_EXT;
+        ok = s.format() == LTT_FORMAT_V1 || put(s.midRecordOffset, &ext, 4);
         *offset = s.midRecordOffset + 6;
-        ok = put(*offset, &sz, 2);
+        ok = ok && put(*offset, &sz, 2);
     } else if (kind == "block-end") {
         // The block's last record is no longer a BLOCK_END.
         std::uint32_t len = 0;
@@ -617,12 +649,6 @@ bool corruptFile(const std::string& path, const std::string& kind, const Synth& 
         std::uint64_t last = s.blockOffsets.back();
         *offset = last;
         ok = ::ftruncate(fd, static_cast<off_t>(last + 100)) == 0;
-    } else {
-        *why = "unknown corruption kind \"" + kind +
-               "\" (magic, version, block-magic, block-length, cpu, record-size, block-end, "
-               "truncate)";
-        ::close(fd);
-        return false;
     }
     ::close(fd);
     if (!ok)
@@ -633,12 +659,71 @@ bool corruptFile(const std::string& path, const std::string& kind, const Synth& 
 void usage(std::FILE* f) {
     std::fprintf(f,
                  "usage: ltt-synth --events N --cpus C --processes P [--seed S] [--lost K]\n"
-                 "                 [--corrupt KIND] [--expect] -o PREFIX\n"
+                 "                 [--format 1|2] [--corrupt KIND] [--expect] -o PREFIX\n"
+                 "       ltt-synth --recode-v2 IN OUT\n"
                  "Writes PREFIX.trace and PREFIX.proc, a synthetic trace of about N events.\n"
                  "  --expect        print the figures an exact analysis must find (JSON)\n"
                  "  --lost K        CPU 0 loses K events halfway through\n"
+                 "  --format V      trace format version 1 or 2 (default 2)\n"
                  "  --corrupt KIND  damage the file: magic, version, block-magic, block-length,\n"
-                 "                  cpu, record-size, block-end, truncate\n");
+                 "                  cpu, record-size, block-end, truncate\n"
+                 "  --recode-v2     write OUT, the version 1 trace IN in format version 2 (the\n"
+                 "                  same blocks, records and times; its whole blocks only)\n");
+}
+
+// --recode-v2: each whole block of IN rebuilt record by record with a
+// version 2 BlockBuilder, which picks each record's code as the module does.
+int recodeV2(const std::string& in, const std::string& out) {
+    ltt::TraceError e;
+    auto r = ltt::TraceReader::open(in, &e);
+    if (!r) {
+        std::fprintf(stderr, "ltt-synth: %s\n", e.str().c_str());
+        return 1;
+    }
+    if (r->header().version != LTT_FORMAT_V1) {
+        std::fprintf(stderr, "ltt-synth: %s: format version %u, not 1\n", in.c_str(),
+                     unsigned{r->header().version});
+        return 1;
+    }
+    ltt_file_header h = r->header();
+    h.version = LTT_FORMAT_V2;
+    ltt::TraceWriter w(out, h);
+    const auto bytes = r->bytes();
+    ltt::BlockBuilder b(LTT_FORMAT_V2);
+    for (const ltt::BlockInfo& info : r->blocks()) {
+        const auto block = bytes.subspan(info.offset, info.length);
+        // The LOST record right after BLOCK_START (where a block with lost
+        // events has it) gives the time of the first event lost.
+        ltt_ev_lost lost{};
+        if (info.lost)
+            std::memcpy(&lost, block.data() + ltt::kBlockStartRecord + sizeof(ltt_record_header),
+                        sizeof lost);
+        b.start(info.cpu, info.sequence, info.startTsc, info.pid, info.lost, lost.first_tsc);
+        std::uint64_t endTsc = info.endTsc, endRecordTsc = info.endTsc;
+        const ltt::RecordFault f = ltt::walkBlock(block, info, [&](const ltt::BlockRecord& rec) {
+            const auto d = rec.details();
+            const std::uint8_t ev = rec.header.event;
+            if (ev == LTT_EV_BLOCK_START ||
+                (ev == LTT_EV_LOST && info.lost && rec.offset == ltt::kBlockStartRecord))
+                return; // written by start()
+            if (ev == LTT_EV_BLOCK_END) {
+                std::memcpy(&endTsc, d.data(), sizeof endTsc);
+                endRecordTsc = rec.tsc;
+            } else if (ev == LTT_EV_HEARTBEAT && d.size() == sizeof(ltt_ev_heartbeat)) {
+                b.heartbeat(rec.tsc);
+            } else {
+                b.record(rec.tsc, ev, rec.header.subtype, d.data(), d.size());
+            }
+        });
+        if (f.kind != ltt::RecordFault::None) {
+            std::fprintf(stderr, "ltt-synth: %s: offset %llu: %s\n", in.c_str(),
+                         static_cast<unsigned long long>(info.offset + f.at), f.message().c_str());
+            return 1;
+        }
+        w.append(b.finish(endTsc, info.flags, endRecordTsc));
+    }
+    w.close();
+    return 0;
 }
 
 bool parseU64(const char* s, std::uint64_t& out) {
@@ -661,6 +746,8 @@ int main(int argc, char** argv) {
                                       {"seed", required_argument, nullptr, 's'},
                                       {"lost", required_argument, nullptr, 'l'},
                                       {"corrupt", required_argument, nullptr, 'k'},
+                                      {"format", required_argument, nullptr, 'f'},
+                                      {"recode-v2", required_argument, nullptr, 'r'},
                                       {"expect", no_argument, nullptr, 'e'},
                                       {"output", required_argument, nullptr, 'o'},
                                       {"help", no_argument, nullptr, 'h'},
@@ -668,7 +755,7 @@ int main(int argc, char** argv) {
                                       {nullptr, 0, nullptr, 0}};
     int ch;
     std::uint64_t v = 0;
-    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:eo:hV", longopts, nullptr)) != -1) {
+    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:f:r:eo:hV", longopts, nullptr)) != -1) {
         auto num = [&](const char* what) {
             if (!parseU64(optarg, v)) {
                 std::fprintf(stderr, "ltt-synth: bad %s \"%s\"\n", what, optarg);
@@ -695,6 +782,16 @@ int main(int argc, char** argv) {
         case 'k':
             opt.corrupt = optarg;
             break;
+        case 'f':
+            if (std::strcmp(optarg, "1") != 0 && std::strcmp(optarg, "2") != 0) {
+                std::fprintf(stderr, "ltt-synth: bad --format \"%s\" (1 or 2)\n", optarg);
+                return 2;
+            }
+            opt.format = optarg[0] == '1' ? LTT_FORMAT_V1 : LTT_FORMAT_V2;
+            break;
+        case 'r':
+            opt.recodeIn = optarg;
+            break;
         case 'e':
             opt.expect = true;
             break;
@@ -710,6 +807,19 @@ int main(int argc, char** argv) {
         default:
             usage(stderr);
             return 2;
+        }
+    }
+    if (!opt.recodeIn.empty()) {
+        if (optind + 1 != argc) {
+            std::fprintf(stderr, "ltt-synth: --recode-v2 IN OUT: %s\n",
+                         optind == argc ? "OUT is required" : "unexpected argument");
+            return 2;
+        }
+        try {
+            return recodeV2(opt.recodeIn, argv[optind]);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ltt-synth: %s\n", e.what());
+            return 1;
         }
     }
     if (optind != argc || opt.prefix.empty()) {
@@ -741,7 +851,7 @@ int main(int argc, char** argv) {
         info.config.buffer_size = kBlockBytes;
         info.config.pid = info.config.pgrp = -1;
         ltt_file_header h =
-            ltt::makeFileHeader(info, std::string("ltt-synth ") + LTT_VERSION_STRING);
+            ltt::makeFileHeader(info, std::string("ltt-synth ") + LTT_VERSION_STRING, opt.format);
         // Fixed identity so committed golden traces do not depend on the host.
         std::memset(h.release, 0, sizeof h.release);
         std::memset(h.hostname, 0, sizeof h.hostname);

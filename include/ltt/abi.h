@@ -177,7 +177,7 @@ struct ltt_user_event {
  * The .trace file header, written once by the daemon at offset 0.
  * ---------------------------------------------------------------------- */
 #define LTT_FILE_MAGIC "LTTRACE\x01" /* 8 bytes, no NUL */
-#define LTT_FILE_VERSION 1
+#define LTT_FILE_VERSION 2
 #define LTT_ENDIAN_MARK 0x01020304u
 
 struct ltt_file_header {

@@ -14,11 +14,18 @@ using ltt::test::poke;
 namespace {
 
 constexpr std::size_t kStart = sizeof(ltt_record_header); // details of BLOCK_START
+// The version 1 tests below name offsets of version 1 records.
+FrameRules rulesFor(unsigned version) {
+    FrameRules r;
+    r.version = version;
+    return r;
+}
+const FrameRules kV1 = rulesFor(LTT_FORMAT_V1);
 
 std::vector<std::byte> sampleBlock(std::uint16_t cpu = 1, std::uint32_t sequence = 0,
-                                   std::uint64_t lost = 0,
-                                   std::uint16_t flags = LTT_BLOCK_F_FINAL) {
-    BlockBuilder b;
+                                   std::uint64_t lost = 0, std::uint16_t flags = LTT_BLOCK_F_FINAL,
+                                   unsigned version = LTT_FORMAT_V1) {
+    BlockBuilder b(version);
     b.start(cpu, sequence, 1000, 7, lost, 900);
     b.record(1010, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x400000, 39, 0});
     b.record(1020, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{42, 7, 0, 0});
@@ -28,7 +35,7 @@ std::vector<std::byte> sampleBlock(std::uint16_t cpu = 1, std::uint32_t sequence
     return {block.begin(), block.end()};
 }
 
-FrameFault frameOf(const std::vector<std::byte>& bytes, const FrameRules& rules = {}) {
+FrameFault frameOf(const std::vector<std::byte>& bytes, const FrameRules& rules = kV1) {
     BlockInfo b;
     return parseFrame(bytes, rules, b);
 }
@@ -47,7 +54,9 @@ std::pair<RecordFault, TraceError> faultAndReaderError(const std::vector<std::by
     }
     const auto block = std::span<const std::byte>(bytes).subspan(offset);
     BlockInfo b;
-    if (parseFrame(block, FrameRules{}, b).kind != FrameFault::None)
+    ltt_file_header h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    if (parseFrame(block, rulesFor(h.version), b).kind != FrameFault::None)
         return {RecordFault{}, error};
     return {walkBlock(block, b, [](const BlockRecord&) {}), error};
 }
@@ -57,7 +66,7 @@ std::pair<RecordFault, TraceError> faultAndReaderError(const std::vector<std::by
 TEST(BlockCodec, BuiltBlockHasTheFrameItWasGiven) {
     const auto bytes = sampleBlock(1, 3, 5);
     BlockInfo b;
-    ASSERT_EQ(parseFrame(bytes, FrameRules{}, b).kind, FrameFault::None);
+    ASSERT_EQ(parseFrame(bytes, kV1, b).kind, FrameFault::None);
     EXPECT_EQ(b.length, bytes.size());
     EXPECT_EQ(b.length, 48u + 24 + 24 + 24 + 16 + 8 + 24);
     EXPECT_EQ(b.cpu, 1);
@@ -73,7 +82,7 @@ TEST(BlockCodec, BuiltBlockHasTheFrameItWasGiven) {
 TEST(BlockCodec, WalkGivesTimesAndCurrentTask) {
     const auto bytes = sampleBlock();
     BlockInfo b;
-    ASSERT_EQ(parseFrame(bytes, FrameRules{}, b).kind, FrameFault::None);
+    ASSERT_EQ(parseFrame(bytes, kV1, b).kind, FrameFault::None);
     std::vector<BlockRecord> seen;
     const RecordFault f = walkBlock(bytes, b, [&](const BlockRecord& r) { seen.push_back(r); });
     ASSERT_EQ(f.kind, RecordFault::None) << f.message();
@@ -132,7 +141,7 @@ TEST(BlockCodec, FrameFaultsNameTheFieldAndSayWhy) {
                                    " bytes left)");
     }
     {
-        FrameRules rules;
+        FrameRules rules = kV1;
         rules.ncpus = 1;
         const FrameFault f = frameOf(good, rules);
         EXPECT_EQ(f.message(), "block CPU 1 >= CPU count 1");
@@ -140,7 +149,7 @@ TEST(BlockCodec, FrameFaultsNameTheFieldAndSayWhy) {
     }
     {
         const std::int64_t last[] = {-1, 0};
-        FrameRules rules;
+        FrameRules rules = kV1;
         rules.lastSequence = last;
         const FrameFault f = frameOf(good, rules); // CPU 1's sequence 0 again
         EXPECT_EQ(f.message(), "block sequence 0 of CPU 1 does not follow 0");
@@ -178,7 +187,7 @@ TEST(BlockCodec, RecordFaultsAreTheReaders) {
                           {4, 24, LTT_EV_BLOCK_END},
                           {4, 24, LTT_EV_BLOCK_START}};
     for (const Case& c : cases) {
-        test::TraceBuilder t(2);
+        test::TraceBuilder t(2, 1000000, 1000, LTT_FORMAT_V1);
         t.block(1, 1000, 7);
         t.ev(1010, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x400000, 39, 0});
         t.ev(1020, LTT_EV_KERNEL_TIMER);
@@ -232,14 +241,14 @@ struct Seen {
 
 void onRecord(const ltt_checked_record* r, void* arg) {
     auto* s = static_cast<Seen*>(arg);
-    s->events.push_back(r->hdr->event);
+    s->events.push_back(r->event);
     s->pids.push_back(r->pid);
 }
 
 int check(const std::vector<std::byte>& bytes, ltt_blocks_result& res, Seen* seen = nullptr,
-          unsigned flags = 0, std::uint64_t anchor = 500) {
-    return ltt_blocks_check(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), 2,
-                            anchor, flags, seen ? onRecord : nullptr, seen, &res);
+          unsigned flags = 0, std::uint64_t anchor = 500, unsigned version = LTT_FORMAT_V1) {
+    return ltt_blocks_check(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(),
+                            version, 2, anchor, flags, seen ? onRecord : nullptr, seen, &res);
 }
 
 std::vector<std::byte> concat(std::initializer_list<std::vector<std::byte>> blocks) {
@@ -252,7 +261,7 @@ std::vector<std::byte> concat(std::initializer_list<std::vector<std::byte>> bloc
 } // namespace
 
 TEST(BlockCodecC, AcceptsWhatTheModuleWritesAndCounts) {
-    BlockBuilder b;
+    BlockBuilder b(LTT_FORMAT_V1);
     b.start(0, 0, 1000, 7);
     b.record(1000, LTT_EV_TRACE_START, 0, ltt_ev_trace_start{});
     b.record(1001, LTT_EV_KERNEL_TIMER, 0, nullptr, 0);
@@ -284,9 +293,9 @@ TEST(BlockCodecC, AcceptsWhatTheModuleWritesAndCounts) {
     EXPECT_EQ(all.events.size(), 11u);
     EXPECT_EQ(all.events.front(), LTT_EV_BLOCK_START);
     EXPECT_EQ(all.events.back(), LTT_EV_BLOCK_END);
-    EXPECT_EQ(
-        ltt_blocks_whole(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size() - 3),
-        b0.size());
+    EXPECT_EQ(ltt_blocks_whole(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                               bytes.size() - 3, LTT_FORMAT_V1),
+              b0.size());
 }
 
 TEST(BlockCodecC, RefusesWhatTheModuleMustNotWrite) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <libltt/block_codec.hpp>
 #include <ltt/abi.h>
@@ -13,16 +14,25 @@
 
 namespace ltt::test {
 
+// The format version traces are built in unless a test names one:
+// LTT_TEST_FORMAT=1 or 2 in the environment (suite 10 runs the unit tests
+// once with each), else the version producers write.
+inline unsigned defaultFormat() {
+    const char* v = std::getenv("LTT_TEST_FORMAT");
+    return v && v[0] == '1' && v[1] == 0 ? LTT_FORMAT_V1 : LTT_FILE_VERSION;
+}
+
 class TraceBuilder {
 public:
     // khz 1000000: one tick is one nanosecond, which keeps expected times
     // readable.
     explicit TraceBuilder(std::uint32_t ncpus = 2, std::uint64_t khz = 1000000,
-                          std::uint64_t anchor = 1000) {
+                          std::uint64_t anchor = 1000, unsigned version = defaultFormat())
+        : block_m(version) {
         std::memset(&header_m, 0, sizeof header_m);
         std::memcpy(header_m.magic, LTT_FILE_MAGIC, 8);
         header_m.endian = LTT_ENDIAN_MARK;
-        header_m.version = LTT_FILE_VERSION;
+        header_m.version = static_cast<std::uint16_t>(version);
         header_m.header_size = sizeof header_m;
         header_m.abi_version = LTT_ABI_VERSION;
         header_m.ncpus = ncpus;
@@ -52,6 +62,13 @@ public:
         block_m.record(tsc, id, sub, d, n);
         return *this;
     }
+    // As ev(), but an EXT record whatever fits (version 2).
+    TraceBuilder& extBytes(std::uint64_t tsc, std::uint8_t id, std::uint8_t sub, const void* d,
+                           std::size_t n) {
+        block_m.extRecord(tsc, id, sub, d, n);
+        return *this;
+    }
+    unsigned version() const { return block_m.version(); }
     TraceBuilder& heartbeat(std::uint64_t tsc) {
         block_m.heartbeat(tsc);
         return *this;

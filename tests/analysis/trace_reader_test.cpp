@@ -28,8 +28,8 @@ Opened open(std::vector<std::byte> bytes) {
 }
 
 // Two CPUs, interleaved, one tick per ns.
-TraceBuilder twoCpus() {
-    TraceBuilder b(2);
+TraceBuilder twoCpus(unsigned version = ltt::test::defaultFormat()) {
+    TraceBuilder b(2, 1000000, 1000, version);
     ltt_ev_syscall_entry se{0x401000, 1, 0};
     ltt_ev_schedchange sc{200, 100, LTT_TASK_RUNNING, 0};
     b.block(0, 1000, 100)
@@ -195,8 +195,8 @@ TEST(TraceReader, RejectsBadHeaders) {
     }
     {
         auto b = base;
-        poke<std::uint16_t>(b, 12, 2);
-        expectError(b, 12, "unsupported format version 2");
+        poke<std::uint16_t>(b, 12, 3);
+        expectError(b, 12, "unsupported format version 3");
     }
     {
         auto b = base;
@@ -212,7 +212,7 @@ TEST(TraceReader, RejectsBadHeaders) {
 
 TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
     // A whole block after the damaged one: the damage is inside the trace.
-    TraceBuilder tb = twoCpus();
+    TraceBuilder tb = twoCpus(LTT_FORMAT_V1); // version 1 offsets
     tb.block(0, 1100, 100).end(1110);
     const auto base = tb.bytes();
     const std::size_t b1 = tb.blockOffsets[1];
@@ -250,7 +250,7 @@ TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
     }
     {
         // A second block of CPU 0 with the same sequence number.
-        TraceBuilder d(1);
+        TraceBuilder d(1, 1000000, 1000, LTT_FORMAT_V1);
         d.block(0, 10, 1, 0, 0).end(20).block(0, 30, 1, 0, 0).end(40).block(0, 50, 1, 0, 1).end(60);
         expectError(d.bytes(), d.blockOffsets[1] + 8 + 24, "does not follow");
     }
@@ -280,7 +280,7 @@ TEST(TraceReader, RejectsBadBlocksNamingTheOffset) {
 // Damage from which no later whole block of the trace can be found is the
 // tail a power cut leaves: a warning and the blocks before it.
 TEST(TraceReader, DamageWithNoWholeBlockAfterItIsATail) {
-    TraceBuilder tb = twoCpus();
+    TraceBuilder tb = twoCpus(LTT_FORMAT_V1); // version 1 offsets
     const auto base = tb.bytes();
     const std::size_t b1 = tb.blockOffsets[1];
     auto expectTail = [&](std::vector<std::byte> bytes, std::uint64_t at, const char* msg) {
@@ -331,7 +331,7 @@ TEST(TraceReader, DamageWithNoWholeBlockAfterItIsATail) {
 }
 
 TEST(TraceReader, RecordErrorsStopTheWalkAtTheRecord) {
-    TraceBuilder tb = twoCpus();
+    TraceBuilder tb = twoCpus(LTT_FORMAT_V1); // version 1 offsets
     auto b = tb.bytes();
     // Record 2 of block 0 (the schedchange) gets size 12.
     const std::size_t rec = tb.blockOffsets[0] + 48 + 24;
@@ -388,7 +388,7 @@ TEST(TraceReader, TruncatedLastBlockIsReadableUpToIt) {
 // Another program truncates the file while a cursor walks its mapping: the
 // walk ends with an error naming the new size, not with SIGBUS.
 TEST(TraceReader, FileTruncatedUnderAnOpenCursorIsAnError) {
-    TraceBuilder tb(2);
+    TraceBuilder tb(2, 1000000, 1000, LTT_FORMAT_V1); // cut offsets of a version 1 file
     ltt_ev_syscall_exit sx{0};
     std::uint64_t t = 1000;
     for (int blk = 0; blk < 64; ++blk) {
@@ -573,7 +573,10 @@ TEST(TraceReader, ForEachMatchesTheNextLoop) {
         std::vector<std::vector<std::byte>> variants{good};
         const std::size_t mid = b.blockOffsets[b.blockOffsets.size() / 2];
         variants.push_back(good);
-        poke<std::uint16_t>(variants.back(), mid + 48 + 6, 12);
+        if (b.version() == LTT_FORMAT_V1)
+            poke<std::uint16_t>(variants.back(), mid + 48 + 6, 12);
+        else
+            poke<std::uint32_t>(variants.back(), mid + 48, 0); // code 0
         variants.push_back(good);
         const std::size_t endOf = b.blockOffsets[b.blockOffsets.size() / 3 + 1] - 24 + 8 + 8;
         std::uint32_t count;

@@ -25,10 +25,12 @@ TEST(TraceWriter, WritesHeaderAndWholeBlocks) {
     info.anchor_tsc = 500;
     info.anchor_realtime_ns = 123456789;
     info.config.event_mask = LTT_EV_MASK_CORE;
-    const ltt_file_header h = ltt::makeFileHeader(info, "unit 1.0");
+    const ltt_file_header h = ltt::makeFileHeader(info, "unit 1.0", ltt::test::defaultFormat());
     EXPECT_EQ(std::string(h.producer), "unit 1.0");
     EXPECT_EQ(std::string(h.sysname), "Linux");
     EXPECT_EQ(h.header_size, sizeof(ltt_file_header));
+    EXPECT_EQ(h.version, ltt::test::defaultFormat());
+    EXPECT_EQ(ltt::makeFileHeader(info, "unit").version, LTT_FILE_VERSION);
     EXPECT_EQ(h.config.event_mask, LTT_EV_MASK_CORE);
 
     ltt::test::TraceBuilder b(2);

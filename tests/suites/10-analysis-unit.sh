@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# libltt unit tests (GoogleTest): once in the normal build, once built with
-# ASan+UBSan in $BUILD-asan; and the check that the committed x86_64 syscall
+# libltt unit tests (GoogleTest): in the normal build (twice: traces built
+# in format version 2, then 1), once built with ASan+UBSan in $BUILD-asan; and the check that the committed x86_64 syscall
 # table is what the generator makes from the kernel source, when the
 # kernel source is installed.
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,6 +11,10 @@ build=$root/${BUILD:-build}
 
 if [[ -x $build/bin/ltt_analysis_tests ]]; then
 	t_gtest "$build/bin/ltt_analysis_tests"
+	# Again with the tests' traces in format version 1 (the default is what
+	# producers write, version 2), so every walk is tested on both.
+	echo "format version 1:"
+	LTT_TEST_FORMAT=1 t_gtest "$build/bin/ltt_analysis_tests"
 else
 	t_fail "ltt_analysis_tests built" "missing $build/bin/ltt_analysis_tests (run make)"
 fi

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <cstring>
 #include <ltt/abi.h>
+#include <ltt/format.h>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,7 +47,8 @@ struct BlockInfo {
     std::uint64_t startTsc = 0;
     std::uint64_t endTsc = 0;
     std::uint64_t lost = 0;
-    std::uint32_t records = 0; // BLOCK_END.events as written by the producer
+    std::uint32_t records = 0;               // BLOCK_END.events as written by the producer
+    std::uint8_t version = LTT_FILE_VERSION; // the trace's format: how its records read
 };
 
 // Why a frame is not a whole block, and where: `at` is the offset of the
@@ -54,7 +57,7 @@ struct FrameFault {
     enum Kind : std::uint8_t {
         None,
         NotBlockStart,  // value: the first record's event id
-        BadStartHeader, // BLOCK_START's delta or size
+        BadStartHeader, // BLOCK_START's delta or size (version 2: first word not exactly EXT)
         BadMagic,
         BadLength,     // value: the length
         PastEnd,       // value: the length; limit: bytes left
@@ -75,7 +78,8 @@ struct FrameFault {
 
 // What a frame is checked against besides the format itself.
 struct FrameRules {
-    std::uint32_t ncpus = LTT_MAX_CPUS; // every block's cpu is below it
+    unsigned version = LTT_FILE_VERSION; // LTT_FORMAT_V1 or LTT_FORMAT_V2
+    std::uint32_t ncpus = LTT_MAX_CPUS;  // every block's cpu is below it
     std::uint64_t maxLength = LTT_BUFFER_MAX;
     // Per CPU, the last sequence read (-1: none): a block's sequence must
     // follow it. Empty: sequences are not checked.
@@ -89,13 +93,14 @@ inline std::uint64_t maxBlockLength(const ltt_file_header& h) {
 }
 
 // Checks a block's first record (`left` bytes from its start to the end of
-// the data). On success returns None and the block's length is bs.length.
+// the data; `rh` its first 8 bytes as they are, in either version). On success returns None and the
+// block's length is bs.length.
 FrameFault checkBlockStart(const ltt_record_header& rh, const ltt_block_start& bs,
                            std::uint64_t left, const FrameRules& rules);
 // Checks the record at bs.length - kBlockEndRecord, and fills `out` (but
 // its offset) from both ends.
 FrameFault checkBlockEnd(const ltt_block_start& bs, const ltt_record_header& eh,
-                         const ltt_block_end& be, BlockInfo& out);
+                         const ltt_block_end& be, unsigned version, BlockInfo& out);
 // Both, on a block in memory (`bytes` from the block's start to the end of
 // the data).
 FrameFault parseFrame(std::span<const std::byte> bytes, const FrameRules& rules, BlockInfo& out);
@@ -105,18 +110,101 @@ FrameFault parseFrame(std::span<const std::byte> bytes, const FrameRules& rules,
 // record and stays inside `bytes`.
 std::size_t wholeBlockBytes(std::span<const std::byte> bytes);
 
-// Whether the record at in-block offset `offset` is an ordinary record: a
-// well-formed size that ends by the BLOCK_END record at `endRecord`, and not
-// a record that moves the time base or frames a block. The merge's hot
-// paths take such a record without further ado; any other goes through
-// checkRecord().
+// ---------------------------------------------------------------- records
+//
+// Records are read through a "head" in the shape of a version 1 record
+// header: delta, event, subtype, and size = the bytes the record takes in
+// the block. For version 1 that is the header itself; for version 2
+// recordHead() decodes the header word (and an EXT record's second word).
+// The merge steps, times and checks records by their heads, and expands a
+// record's details (decodeRecord()) only when it hands the record out.
+
+// What a version 2 code stands for (include/ltt/format.h; EXT's event,
+// subtype and size come from its second word).
+struct CodeInfo {
+    std::uint8_t event = 0;
+    std::uint8_t subtype = 0;
+    std::uint8_t stored = 0; // bytes of the record; 0: not a record
+    std::uint8_t size = 0;   // of the v1 record of the same event: 8 + the expanded details
+    std::uint8_t shift = 5;  // of the delta in the header word: 5 long, 14 short
+};
+inline constexpr CodeInfo kCodes[32] = {
+    {},                                              // 0: never a record
+    {0, 0, 8, 8, 5},                                 // EXT
+    {LTT_EV_HEARTBEAT, 0, 12, 16, 5},                // HEARTBEAT
+    {LTT_EV_SYSCALL_ENTRY, 0, 16, 24, 5},            // SYS_ENTRY
+    {LTT_EV_SYSCALL_ENTRY, 0, 12, 24, 5},            // SYS_ENTRY_NEAR
+    {LTT_EV_SYSCALL_ENTRY, 0, 8, 24, 5},             // SYS_ENTRY_SAME
+    {LTT_EV_SYSCALL_ENTRY, 0, 4, 24, 14},            // SYS_ENTRY_SHORT
+    {LTT_EV_SYSCALL_EXIT, 0, 12, 16, 5},             // SYS_EXIT
+    {LTT_EV_SYSCALL_EXIT, 0, 8, 16, 5},              // SYS_EXIT_MID
+    {LTT_EV_SYSCALL_EXIT, 0, 4, 16, 14},             // SYS_EXIT_SHORT
+    {LTT_EV_TRAP_ENTRY, 0, 24, 32, 5},               // TRAP_ENTRY
+    {LTT_EV_TRAP_EXIT, 0, 4, 8, 5},                  // TRAP_EXIT
+    {LTT_EV_IRQ_ENTRY, 0, 8, 16, 5},                 // IRQ_ENTRY
+    {LTT_EV_IRQ_EXIT, 0, 4, 8, 5},                   // IRQ_EXIT
+    {LTT_EV_SCHEDCHANGE, 0, 12, 24, 5},              // SCHED
+    {LTT_EV_KERNEL_TIMER, 0, 4, 8, 5},               // KERNEL_TIMER
+    {LTT_EV_SOFT_IRQ, LTT_SOFTIRQ_ENTRY, 4, 16, 14}, // SOFTIRQ_ENTRY
+    {LTT_EV_SOFT_IRQ, LTT_SOFTIRQ_EXIT, 4, 16, 14},  // SOFTIRQ_EXIT
+    {LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, 12, 24, 5}, // WAKEUP
+    {LTT_EV_FILE_SYSTEM, LTT_FS_READ, 12, 24, 5},    // FS_READ
+    {LTT_EV_FILE_SYSTEM, LTT_FS_WRITE, 12, 24, 5},   // FS_WRITE
+    {LTT_EV_FILE_SYSTEM, LTT_FS_CLOSE, 8, 24, 5},    // FS_CLOSE
+    {LTT_EV_MEMORY, LTT_MEM_PAGE_ALLOC, 12, 24, 5},  // PAGE_ALLOC
+    {LTT_EV_MEMORY, LTT_MEM_PAGE_FREE, 12, 24, 5},   // PAGE_FREE
+    // 24..31: not records
+};
+// The largest expanded compact structure (ltt_ev_trap_entry).
+inline constexpr std::size_t kMaxExpanded = 24;
+
+inline constexpr std::uint32_t recordAlign(unsigned version) {
+    return version == LTT_FORMAT_V1 ? LTT_RECORD_ALIGN : LTT_V2_RECORD_ALIGN;
+}
+
+// The head of the record at `p` (at least 8 bytes readable: every record
+// but BLOCK_END is followed by BLOCK_END). Version 2: a code that is no
+// record, or an EXT record smaller than its two words, gets size 0, which
+// no check accepts.
+template <unsigned V> inline ltt_record_header recordHead(const std::byte* p) {
+    ltt_record_header h;
+    if constexpr (V == LTT_FORMAT_V1) {
+        std::memcpy(&h, p, sizeof h);
+    } else {
+        std::uint64_t v;
+        std::memcpy(&v, p, sizeof v);
+        const auto w = static_cast<std::uint32_t>(v);
+        const unsigned code = w & LTT_CODE_MASK;
+        const CodeInfo& c = kCodes[code];
+        h.delta = w >> c.shift;
+        if (code == LTT_CODE_EXT) {
+            h.event = static_cast<std::uint8_t>(v >> 32);
+            h.subtype = static_cast<std::uint8_t>(v >> 40);
+            const auto size = static_cast<std::uint16_t>(v >> 48);
+            h.size = size >= sizeof(ltt_record_header) ? size : 0;
+        } else {
+            h.event = c.event;
+            h.subtype = c.subtype;
+            h.size = c.stored;
+        }
+    }
+    return h;
+}
+
+// Whether the record at in-block offset `offset`, whose head is `h`, is an
+// ordinary record: a well-formed size that ends by the BLOCK_END record at
+// `endRecord`, and not a record that moves the time base or frames a block.
+// The merge's hot paths take such a record without further ado; any other
+// goes through checkRecord().
+template <unsigned V>
 inline bool ordinaryRecord(const ltt_record_header& h, std::uint64_t offset,
                            std::uint32_t endRecord) {
     // Each field read once: GCC's code for the merge's loops comes out
     // shorter than with h.size and h.event repeated.
+    constexpr std::uint32_t align = recordAlign(V);
     const std::uint16_t size = h.size;
     const std::uint8_t ev = h.event;
-    return size >= sizeof h && (size & (LTT_RECORD_ALIGN - 1)) == 0 && offset + size <= endRecord &&
+    return size >= align && (size & (align - 1)) == 0 && offset + size <= endRecord &&
            ev != LTT_EV_HEARTBEAT && ev != LTT_EV_BLOCK_START && ev != LTT_EV_BLOCK_END;
 }
 
@@ -125,10 +213,12 @@ inline bool ordinaryRecord(const ltt_record_header& h, std::uint64_t offset,
 struct RecordFault {
     enum Kind : std::uint8_t {
         None,
-        BadSize,      // value: the size
-        PastEnd,      // value: the size
-        Structure,    // BLOCK_START or BLOCK_END before the block's end
-        CountMismatch // value: records counted; limit: BLOCK_END.events
+        BadSize,       // value: the size
+        PastEnd,       // value: the size
+        Structure,     // BLOCK_START or BLOCK_END before the block's end
+        CountMismatch, // value: records counted; limit: BLOCK_END.events
+        BadCode,       // version 2: value: a code that is no record (0, 24..31)
+        TimeBack,      // version 2: value: a heartbeat's time; limit: the previous record's
     };
     Kind kind = None;
     std::uint32_t at = 0;
@@ -137,10 +227,28 @@ struct RecordFault {
 };
 
 // Checks an inner record (neither the block's first nor its last) at
-// in-block offset `offset`.
-inline RecordFault checkRecord(const ltt_record_header& h, std::uint64_t offset,
+// in-block offset `offset`, `p` in memory, whose head is `h`.
+template <unsigned V>
+inline RecordFault checkRecord(const std::byte* p, const ltt_record_header& h, std::uint64_t offset,
                                std::uint32_t endRecord) {
-    if (h.size < sizeof h || (h.size & (LTT_RECORD_ALIGN - 1)) != 0) [[unlikely]]
+    constexpr std::uint32_t align = recordAlign(V);
+    if constexpr (V != LTT_FORMAT_V1) {
+        std::uint32_t w;
+        std::memcpy(&w, p, sizeof w);
+        const unsigned code = w & LTT_CODE_MASK;
+        if (code == LTT_CODE_INVALID || code >= LTT_CODE_MAX) [[unlikely]]
+            return {RecordFault::BadCode, 0, code, 0};
+        if (code != LTT_CODE_EXT) {
+            if (offset + h.size > endRecord) [[unlikely]]
+                return {RecordFault::PastEnd, 0, h.size, 0};
+            return {};
+        }
+        std::uint16_t size;
+        std::memcpy(&size, p + 6, sizeof size);
+        if (size < sizeof h || (size & (align - 1)) != 0) [[unlikely]]
+            return {RecordFault::BadSize, 6, size, 0};
+    }
+    if (h.size < sizeof h || (h.size & (align - 1)) != 0) [[unlikely]]
         return {RecordFault::BadSize, 6, h.size, 0};
     if (offset + h.size > endRecord) [[unlikely]]
         return {RecordFault::PastEnd, 6, h.size, 0};
@@ -149,42 +257,198 @@ inline RecordFault checkRecord(const ltt_record_header& h, std::uint64_t offset,
     return {};
 }
 
-// The time of a record whose header is `h` at `record`, under delta base
-// `base`: a heartbeat carries its time whole.
-inline std::uint64_t recordTsc(const ltt_record_header& h, const std::byte* record,
-                               std::uint64_t base) {
-    if (h.event == LTT_EV_HEARTBEAT && h.size >= sizeof h + sizeof(ltt_ev_heartbeat)) {
-        ltt_ev_heartbeat hb;
-        std::memcpy(&hb, record + sizeof h, sizeof hb);
-        return hb.tsc;
+// The time of the record at `p`, whose head is `h`: a heartbeat carries its
+// time whole; any other record adds its delta to `base` (version 1: the
+// block's start or the last heartbeat; version 2: the previous record's
+// time). In version 2 a heartbeat before `base` is damage: `fault` says so.
+template <unsigned V>
+inline std::uint64_t recordTsc(const ltt_record_header& h, const std::byte* p, std::uint64_t base,
+                               RecordFault* fault = nullptr) {
+    if (h.event == LTT_EV_HEARTBEAT) [[unlikely]] {
+        // Version 2's HEARTBEAT code holds the time right after its word;
+        // an EXT heartbeat (and version 1's) after its header.
+        std::size_t at = sizeof(ltt_record_header);
+        if constexpr (V != LTT_FORMAT_V1)
+            at = (static_cast<unsigned>(p[0]) & LTT_CODE_MASK) == LTT_CODE_HEARTBEAT ? 4 : 8;
+        if (h.size >= at + sizeof(ltt_ev_heartbeat)) {
+            ltt_ev_heartbeat hb;
+            std::memcpy(&hb, p + at, sizeof hb);
+            if (V != LTT_FORMAT_V1 && hb.tsc < base && fault)
+                *fault = {RecordFault::TimeBack, static_cast<std::uint32_t>(at), hb.tsc, base};
+            return hb.tsc;
+        }
     }
     return base + h.delta;
 }
 
-// One record met by walkBlock().
+// A record as the version 1 record of the same event shows it: what every
+// consumer of records (the reader's Event, walkBlock(), the C API) sees.
+struct DecodedRecord {
+    std::uint8_t code = 0; // version 2: the record's code; version 1: 0
+    std::uint8_t event = 0;
+    std::uint8_t subtype = 0;
+    std::uint16_t size = 0;   // 8 + the details' bytes
+    std::uint16_t stored = 0; // bytes the record takes in the block
+};
+
+// Whether a record of `code` holds its details in the block (version 1,
+// EXT) rather than in an expansion.
+inline constexpr bool detailsInBlock(std::uint8_t code) {
+    return code <= LTT_CODE_EXT;
+}
+
+namespace detail {
+template <class T> inline void expandAs(std::byte* out, const T& v) {
+    std::memcpy(out, &v, sizeof v);
+}
+template <class T> inline T loadAt(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+} // namespace detail
+
+// Decodes the record at `p` whose head is `h` (a record the checks above
+// accepted). A version 2 compact record's details are expanded into
+// `expanded` (kMaxExpanded bytes) as the full version 1 structure, reserved
+// fields zero; other records' details are the bytes after their 8-byte
+// header. `lastIp` is the block's last syscall ip (version 2), read by the
+// codes that leave the ip out and updated by those that give one.
+template <unsigned V>
+inline DecodedRecord decodeRecord(const std::byte* p, const ltt_record_header& h,
+                                  std::uint64_t& lastIp, std::byte* expanded) {
+    using detail::expandAs;
+    using detail::loadAt;
+    if constexpr (V == LTT_FORMAT_V1) {
+        return {0, h.event, h.subtype, h.size, h.size};
+    } else {
+        const std::uint32_t w = loadAt<std::uint32_t>(p);
+        const auto code = static_cast<std::uint8_t>(w & LTT_CODE_MASK);
+        if (code == LTT_CODE_EXT) {
+            if (h.event == LTT_EV_SYSCALL_ENTRY && h.size >= sizeof h + sizeof(std::uint64_t))
+                lastIp = loadAt<std::uint64_t>(p + sizeof h);
+            return {code, h.event, h.subtype, h.size, h.size};
+        }
+        const CodeInfo& c = kCodes[code];
+        const std::uint32_t arg = LTT_WORD_SHORT_ARG(w);
+        switch (code) {
+        case LTT_CODE_HEARTBEAT:
+            expandAs(expanded, ltt_ev_heartbeat{loadAt<std::uint64_t>(p + 4)});
+            break;
+        case LTT_CODE_SYS_ENTRY:
+            lastIp = loadAt<std::uint64_t>(p + 8);
+            expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
+            break;
+        case LTT_CODE_SYS_ENTRY_NEAR:
+            lastIp +=
+                static_cast<std::uint64_t>(static_cast<std::int64_t>(loadAt<std::int32_t>(p + 8)));
+            expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
+            break;
+        case LTT_CODE_SYS_ENTRY_SAME:
+            expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
+            break;
+        case LTT_CODE_SYS_ENTRY_SHORT:
+            expandAs(expanded, ltt_ev_syscall_entry{lastIp, arg, 0});
+            break;
+        case LTT_CODE_SYS_EXIT:
+            expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int64_t>(p + 4)});
+            break;
+        case LTT_CODE_SYS_EXIT_MID:
+            expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int32_t>(p + 4)});
+            break;
+        case LTT_CODE_SYS_EXIT_SHORT:
+            // Sign-extended from 9 bits.
+            expandAs(expanded,
+                     ltt_ev_syscall_exit{static_cast<std::int64_t>(arg ^ 0x100u) - 0x100});
+            break;
+        case LTT_CODE_TRAP_ENTRY: {
+            const std::uint32_t t = loadAt<std::uint32_t>(p + 4);
+            expandAs(expanded, ltt_ev_trap_entry{loadAt<std::uint64_t>(p + 8),
+                                                 loadAt<std::uint64_t>(p + 16), t & 0xff, t >> 8});
+            break;
+        }
+        case LTT_CODE_IRQ_ENTRY: {
+            const std::uint32_t i = loadAt<std::uint32_t>(p + 4);
+            expandAs(expanded, ltt_ev_irq_entry{i & 0xffffff, i >> 24});
+            break;
+        }
+        case LTT_CODE_SCHED: {
+            const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
+            constexpr std::uint64_t pidMask = (1u << LTT_SCHED_PID_BITS) - 1;
+            expandAs(expanded, ltt_ev_schedchange{static_cast<std::int32_t>(v & pidMask),
+                                                  static_cast<std::int32_t>((v >> 22) & pidMask),
+                                                  static_cast<std::uint32_t>(v >> 44), 0});
+            break;
+        }
+        case LTT_CODE_SOFTIRQ_ENTRY:
+        case LTT_CODE_SOFTIRQ_EXIT:
+            expandAs(expanded, ltt_ev_soft_irq{arg});
+            break;
+        case LTT_CODE_WAKEUP:
+            expandAs(expanded,
+                     ltt_ev_process{loadAt<std::int32_t>(p + 4), 0, loadAt<std::uint32_t>(p + 8)});
+            break;
+        case LTT_CODE_FS_READ:
+        case LTT_CODE_FS_WRITE:
+            expandAs(expanded, loadAt<std::int32_t>(p + 4));
+            expandAs(expanded + 4, std::uint32_t{0});
+            expandAs(expanded + 8, std::int64_t{loadAt<std::int32_t>(p + 8)});
+            break;
+        case LTT_CODE_FS_CLOSE:
+            expandAs(expanded, loadAt<std::int32_t>(p + 4));
+            expandAs(expanded + 4, std::uint32_t{0});
+            expandAs(expanded + 8, std::int64_t{0});
+            break;
+        case LTT_CODE_PAGE_ALLOC:
+        case LTT_CODE_PAGE_FREE: {
+            const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
+            expandAs(expanded, ltt_ev_memory{v & ~LTT_PAGE_ORDER_MASK, v & LTT_PAGE_ORDER_MASK});
+            break;
+        }
+        default: // TRAP_EXIT, IRQ_EXIT, KERNEL_TIMER: no details
+            break;
+        }
+        return {code, c.event, c.subtype, c.size, c.stored};
+    }
+}
+
+// The task a record makes current: the incoming one of a SCHEDCHANGE
+// (`details` its decoded details), else `pid`.
+inline std::int32_t pidAfter(std::int32_t pid, std::uint8_t event, std::uint16_t size,
+                             const std::byte* details) {
+    if (event == LTT_EV_SCHEDCHANGE &&
+        size >= sizeof(ltt_record_header) + sizeof(ltt_ev_schedchange))
+        std::memcpy(&pid, details + offsetof(ltt_ev_schedchange, in), sizeof pid);
+    return pid;
+}
+
+// One record met by walkBlock(), decoded.
 struct BlockRecord {
     std::uint32_t offset = 0; // from the block's start
     std::uint64_t tsc = 0;
-    std::int32_t pid = 0; // task current on the CPU (the incoming one for SCHEDCHANGE)
-    ltt_record_header header{};
-    std::span<const std::byte> details;
+    std::int32_t pid = 0;       // task current on the CPU (the incoming one for SCHEDCHANGE)
+    ltt_record_header header{}; // as a v1 record: delta, event, subtype, size = 8 + details
+    std::uint16_t stored = 0;   // bytes the record takes in the block
+    std::uint8_t code = 0;      // version 2: its code; version 1: 0
+    const std::byte* record = nullptr;
+    alignas(8) std::byte expanded[kMaxExpanded] = {};
+    std::span<const std::byte> details() const {
+        return {detailsInBlock(code) ? record + sizeof(ltt_record_header) : expanded,
+                std::size_t(header.size) - sizeof(ltt_record_header)};
+    }
 };
 
-// Walks every record of a whole block (one parseFrame() accepted), from
-// BLOCK_START to BLOCK_END, with the time base and current task, checking
-// each record as the reader does; `f(const BlockRecord&)` sees each one.
-// Returns the first fault (`at` then counts from the block's start) or None.
-template <class F>
-RecordFault walkBlock(std::span<const std::byte> block, const BlockInfo& b, F&& f) {
+template <unsigned V, class F>
+RecordFault walkBlockAs(std::span<const std::byte> block, const BlockInfo& b, F& f) {
     const std::uint32_t endRecord = b.length - kBlockEndRecord;
-    std::uint64_t base = b.startTsc;
+    std::uint64_t base = b.startTsc, lastIp = 0;
     std::int32_t pid = b.pid;
     std::uint32_t records = 0;
     for (std::uint32_t o = 0; o <= endRecord;) {
-        ltt_record_header h;
-        std::memcpy(&h, block.data() + o, sizeof h);
+        const std::byte* p = block.data() + o;
+        const ltt_record_header h = recordHead<V>(p);
         if (o != 0 && o != endRecord) {
-            RecordFault fault = checkRecord(h, o, endRecord);
+            RecordFault fault = checkRecord<V>(p, h, o, endRecord);
             if (fault.kind != RecordFault::None) {
                 fault.at += o;
                 return fault;
@@ -192,16 +456,22 @@ RecordFault walkBlock(std::span<const std::byte> block, const BlockInfo& b, F&& 
         }
         BlockRecord r;
         r.offset = o;
-        r.tsc = recordTsc(h, block.data() + o, base);
-        if (h.event == LTT_EV_HEARTBEAT)
+        RecordFault timeFault;
+        r.tsc = recordTsc<V>(h, p, base, &timeFault);
+        if (timeFault.kind != RecordFault::None) {
+            timeFault.at += o;
+            return timeFault;
+        }
+        if (V != LTT_FORMAT_V1 || h.event == LTT_EV_HEARTBEAT)
             base = r.tsc;
-        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-            std::memcpy(&pid, block.data() + o + sizeof h + offsetof(ltt_ev_schedchange, in),
-                        sizeof pid);
+        const DecodedRecord d = decodeRecord<V>(p, h, lastIp, r.expanded);
+        r.record = p;
+        r.header = {h.delta, d.event, d.subtype, d.size};
+        r.stored = d.stored;
+        r.code = d.code;
+        pid = pidAfter(pid, d.event, d.size, r.details().data());
         r.pid = pid;
-        r.header = h;
-        r.details = block.subspan(o + sizeof h, h.size - sizeof h);
-        f(r);
+        f(static_cast<const BlockRecord&>(r));
         ++records;
         o += h.size;
     }
@@ -213,29 +483,67 @@ RecordFault walkBlock(std::span<const std::byte> block, const BlockInfo& b, F&& 
     return {};
 }
 
+// Walks every record of a whole block (one parseFrame() accepted), from
+// BLOCK_START to BLOCK_END, with its time and current task, checking each
+// record as the reader does; `f(const BlockRecord&)` sees each one,
+// decoded. Returns the first fault (`at` then counts from the block's
+// start) or None.
+template <class F>
+RecordFault walkBlock(std::span<const std::byte> block, const BlockInfo& b, F&& f) {
+    if (b.version == LTT_FORMAT_V1)
+        return walkBlockAs<LTT_FORMAT_V1>(block, b, f);
+    return walkBlockAs<LTT_FORMAT_V2>(block, b, f);
+}
+
+// How a version 2 producer writes one event (docs/trace-format.md §2.2,
+// "Choosing a code"): `code` is the compact code the rules pick, or
+// LTT_CODE_EXT when none fits; for a compact code `bytes` holds the whole
+// record (`size` bytes, header word included). `delta` is the record's
+// delta (below 2^27), `lastIp` the block's last syscall ip before it. The
+// one place the choice is made: BlockBuilder writes with it, and the C
+// API's producer check holds a record to it.
+struct EncodedRecord {
+    std::uint8_t code = LTT_CODE_EXT;
+    std::uint16_t size = 0;
+    alignas(8) std::byte bytes[kMaxExpanded] = {};
+};
+EncodedRecord encodeRecord(std::uint8_t id, std::uint8_t subtype, const void* details,
+                           std::size_t n, std::uint32_t delta, std::uint64_t lastIp);
+
 // Builds one block at a time, as the module writes them: BLOCK_START (and a
-// LOST record when events were lost), records whose deltas count from the
-// block's start or the last heartbeat, BLOCK_END with the record count, and
-// the length filled in at the end. Nothing is checked: tests build damaged
-// blocks with it too.
+// LOST record when events were lost), records with their deltas, BLOCK_END
+// with the record count, and the length filled in at the end. Version 2
+// (the default) picks each record's code with encodeRecord() and writes a
+// heartbeat before a record whose delta does not fit; version 1 writes
+// deltas from the block's start or the last heartbeat. Nothing else is
+// checked: tests build damaged blocks with it too.
 class BlockBuilder {
 public:
+    explicit BlockBuilder(unsigned version = LTT_FILE_VERSION) : version_m(version) {}
+    unsigned version() const { return version_m; }
     // Starts a block (dropping one not finished).
     void start(std::uint16_t cpu, std::uint32_t sequence, std::uint64_t startTsc, std::int32_t pid,
                std::uint64_t lost = 0, std::uint64_t lostFirstTsc = 0);
-    // Appends a record of time `tsc` (its delta: tsc - base, cut to 32
-    // bits) with `n` bytes of details, the size rounded up to 8.
+    // Appends a record of time `tsc` with `n` bytes of details: version 1,
+    // its delta is tsc - base cut to 32 bits and its size rounded up to 8;
+    // version 2, a compact record when one fits, else EXT (size rounded up
+    // to 4).
     void record(std::uint64_t tsc, std::uint8_t id, std::uint8_t subtype, const void* details,
                 std::size_t n);
     template <class T>
     void record(std::uint64_t tsc, std::uint8_t id, std::uint8_t subtype, const T& details) {
         record(tsc, id, subtype, &details, sizeof details);
     }
+    // Appends the record as EXT whatever fits (version 2; version 1: as record()).
+    void extRecord(std::uint64_t tsc, std::uint8_t id, std::uint8_t subtype, const void* details,
+                   std::size_t n);
     // A HEARTBEAT record of time `tsc`, which becomes the delta base.
     void heartbeat(std::uint64_t tsc);
-    // Appends BLOCK_END of time `endTsc`, sets the length and `flags`
-    // (LTT_BLOCK_F_FINAL) and returns the block, valid until the next start().
-    std::span<const std::byte> finish(std::uint64_t endTsc, std::uint16_t flags = 0);
+    // Appends BLOCK_END with `endTsc` (its time too, unless `recordTsc` is
+    // given), sets the length and `flags` (LTT_BLOCK_F_FINAL) and returns
+    // the block, valid until the next start().
+    std::span<const std::byte> finish(std::uint64_t endTsc, std::uint16_t flags = 0,
+                                      std::optional<std::uint64_t> recordTsc = {});
 
     bool empty() const { return bytes_m.empty(); }
     std::size_t size() const { return bytes_m.size(); }
@@ -245,14 +553,18 @@ public:
     void clear() {
         bytes_m.clear();
         records_m = 0;
+        lastIp_m = 0;
     }
 
 private:
     void put(std::uint32_t delta, std::uint8_t id, std::uint8_t subtype, const void* details,
              std::size_t n);
+    std::uint32_t deltaTo(std::uint64_t tsc);
+    unsigned version_m;
     std::vector<std::byte> bytes_m;
     std::uint32_t records_m = 0;
-    std::uint64_t base_m = 0;
+    std::uint64_t base_m = 0;   // version 2: the previous record's time
+    std::uint64_t lastIp_m = 0; // version 2: the block's last syscall ip
 };
 
 } // namespace ltt

@@ -259,7 +259,7 @@ private:
     }
     std::uint32_t shared_m = 0;
     void processEvent(const Event& e, Process& cur, std::uint64_t ns);
-    void exec(const std::byte* record, std::uint16_t size, Process& cur);
+    void exec(const Event& e, Process& cur);
     static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
     static void refreshMode(Process& p) {
         p.modeBits = static_cast<std::uint8_t>((p.pid == 0) << 3 | (p.trapDepth != 0) << 2 |

@@ -40,30 +40,40 @@ struct TraceError {
     std::string str() const;
 };
 
-// One record, as a view into the mapping. Valid while the reader lives.
+// One record, as the version 1 record of the same event would show it
+// (block_codec.hpp's decodeRecord()): a view into the mapping, except that
+// a version 2 compact record's details are expanded into the Event itself.
+// Valid while the reader lives.
 struct Event {
-    const std::byte* record = nullptr; // the record header
+    const std::byte* record = nullptr; // the record in the mapping (its header)
     std::uint64_t offset = 0;          // file offset of the record
     std::uint64_t tsc = 0;
     std::int32_t pid = 0; // task current on `cpu` (the incoming one for SCHEDCHANGE)
     std::uint16_t cpu = 0;
-    std::uint16_t size = 0; // whole record, header included
+    std::uint16_t size = 0; // 8 + the details' bytes (a version 1 record's size)
     std::uint8_t id = 0;    // enum ltt_event_id (may be unknown: >= LTT_EV_MAX)
     std::uint8_t subtype = 0;
+    std::uint8_t code = 0; // version 2: the record's enum ltt_code; version 1: 0
+    // A compact record's details (code > LTT_CODE_EXT), expanded; not
+    // initialized otherwise.
+    alignas(8) std::byte expanded[kMaxExpanded];
 
+    const std::byte* detailData() const {
+        return detailsInBlock(code) ? record + sizeof(ltt_record_header) : expanded;
+    }
     std::span<const std::byte> details() const {
-        return {record + sizeof(ltt_record_header), std::size_t(size) - sizeof(ltt_record_header)};
+        return {detailData(), std::size_t(size) - sizeof(ltt_record_header)};
     }
     // Copies the details into `out` (zero-filling what the record lacks:
     // masked details, older producers) and returns the bytes copied.
     template <class T> std::size_t copyDetails(T& out) const {
         const std::size_t have = std::size_t(size) - sizeof(ltt_record_header);
         if (have >= sizeof out) [[likely]] {
-            std::memcpy(&out, record + sizeof(ltt_record_header), sizeof out);
+            std::memcpy(&out, detailData(), sizeof out);
             return sizeof out;
         }
         std::memset(&out, 0, sizeof out);
-        std::memcpy(&out, record + sizeof(ltt_record_header), have);
+        std::memcpy(&out, detailData(), have);
         return have;
     }
     // True when the record carries the whole detail structure T.

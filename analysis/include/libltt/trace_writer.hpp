@@ -25,8 +25,10 @@
 namespace ltt {
 
 // Fills a file header from what the module reports at START, with this
-// machine's uname() and the producer string ("tracedaemon 0.1.0").
-ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view producer);
+// machine's uname() and the producer string ("tracedaemon 0.1.0"), for
+// records of format `version` (what the module writes: LTT_FILE_VERSION).
+ltt_file_header makeFileHeader(const ltt_trace_info& info, std::string_view producer,
+                               unsigned version = LTT_FILE_VERSION);
 
 class TraceWriter {
 public:

@@ -35,7 +35,8 @@ struct CursorCore {
     // hot path never goes back to the block table.
     struct alignas(64) Stream {
         std::uint64_t nextTsc = 0;     // time of the next record; UINT64_MAX: exhausted
-        std::uint64_t base = 0;        // delta base (block start or last heartbeat)
+        std::uint64_t base = 0;        // delta base: version 1, the block's start or last
+                                       // heartbeat; version 2, the last record taken
         std::uint64_t blockOffset = 0; // file offset of the current block
         ltt_record_header next{};      // header of the next record (peeked)
         std::uint32_t blockPos = 0;    // index into the CPU's block list
@@ -44,11 +45,16 @@ struct CursorCore {
         std::uint32_t records = 0;     // records consumed in the current block
         std::uint32_t expected = 0;    // records BLOCK_END announces
         std::int32_t pid = 0;
+        std::uint64_t lastIp = 0; // version 2: the block's last syscall ip, up to `offset`
     };
     explicit CursorCore(const TraceReader* reader);
     // TraceCursor::next(): inline, it is the loop body of every walk.
-    bool nextEvent();
-    bool peek(std::uint16_t cpu);
+    bool nextEvent() { return v2_m ? nextEventAs<LTT_FORMAT_V2>() : nextEventAs<LTT_FORMAT_V1>(); }
+    template <unsigned V> bool nextEventAs();
+    bool peek(std::uint16_t cpu) {
+        return v2_m ? peekAs<LTT_FORMAT_V2>(cpu) : peekAs<LTT_FORMAT_V1>(cpu);
+    }
+    template <unsigned V> bool peekAs(std::uint16_t cpu);
     bool stop();
     // How walk() and walkByCpu() end, n events fed and index_m up to date:
     // stopped on damage, handing over to next() (the cursor stands on the
@@ -127,24 +133,64 @@ struct CursorCore {
 #endif
         }
     }
-    template <int N, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick);
-    template <int N, class F, class R, class B, class D, class T>
+    template <int N, unsigned V, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick);
+    template <int N, unsigned V, class F, class R, class B, class D, class T>
     void walkByCpu(F& f, R& fRun, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick);
+    template <int N, class F, class T> void walk(F& f, std::uint64_t tickMask, T& tick) {
+        if (v2_m)
+            return walk<N, LTT_FORMAT_V2>(f, tickMask, tick);
+        walk<N, LTT_FORMAT_V1>(f, tickMask, tick);
+    }
+    template <int N, class F, class R, class B, class D, class T>
+    void walkByCpu(F& f, R& fRun, B& isBarrier, D& deps, std::uint64_t tickMask, T& tick) {
+        if (v2_m)
+            return walkByCpu<N, LTT_FORMAT_V2>(f, fRun, isBarrier, deps, tickMask, tick);
+        walkByCpu<N, LTT_FORMAT_V1>(f, fRun, isBarrier, deps, tickMask, tick);
+    }
     bool enterBlock(Stream& s, std::uint16_t cpu);
+    // The Event of the record at `p` (file offset `off`, head `h`, time
+    // `tsc`) of CPU `cpu`, decoded; `pid` and `lastIp` are its stream's, and
+    // move past it (a schedchange sets the pid, a syscall entry the ip).
+    template <unsigned V>
+    static Event makeEvent(const std::byte* p, std::uint64_t off, std::uint64_t tsc,
+                           const ltt_record_header& h, std::int32_t& pid, std::uint64_t& lastIp,
+                           std::uint16_t cpu) {
+        Event e;
+        e.record = p;
+        e.offset = off;
+        e.tsc = tsc;
+        e.cpu = cpu;
+        if constexpr (V == LTT_FORMAT_V1) {
+            if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
+                std::memcpy(&pid, p + sizeof h + offsetof(ltt_ev_schedchange, in), sizeof pid);
+            e.size = h.size;
+            e.id = h.event;
+            e.subtype = h.subtype;
+            e.code = 0;
+        } else {
+            const DecodedRecord d = decodeRecord<V>(p, h, lastIp, e.expanded);
+            e.size = d.size;
+            e.id = d.event;
+            e.subtype = d.subtype;
+            e.code = d.code;
+            pid = pidAfter(pid, d.event, d.size, e.detailData());
+        }
+        e.pid = pid;
+        return e;
+    }
     // Takes stream s's head record, of time tsc, as an Event and moves the
-    // stream past it: a heartbeat sets the delta base, a schedchange the
-    // stream's current pid. Every walk goes through here.
-    Event take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
+    // stream past it: version 1, a heartbeat sets the delta base; version
+    // 2, every record does. Every walk goes through here.
+    template <unsigned V> Event take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
         const ltt_record_header h = s.next;
         const std::uint64_t off = s.blockOffset + s.offset;
-        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+        if constexpr (V != LTT_FORMAT_V1)
             s.base = tsc;
-        else if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-            std::memcpy(&s.pid, data_m + off + sizeof h + offsetof(ltt_ev_schedchange, in),
-                        sizeof s.pid);
+        else if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+            s.base = tsc;
         s.offset += h.size;
         ++s.records;
-        return Event{data_m + off, off, tsc, s.pid, cpu, h.size, h.event, h.subtype};
+        return makeEvent<V>(data_m + off, off, tsc, h, s.pid, s.lastIp, cpu);
     }
     bool fail(std::uint64_t offset, std::string message);
     // At the end of a walk: when the file shrank while it was read (pages
@@ -165,6 +211,7 @@ struct CursorCore {
     std::vector<std::uint64_t> keys_m;
     bool scan_m = true;
     bool stopped_m = false; // an error ends the walk
+    bool v2_m = false;      // the trace's records are version 2
     Event event_m;
     std::uint64_t index_m = 0;
     bool valid_m = false;

@@ -9,7 +9,7 @@ namespace detail {
 
 // k-way merge: the smallest next time wins, ties go to the lower CPU; the
 // loser tree finds it in log2(CPUs) comparisons.
-inline bool CursorCore::nextEvent() {
+template <unsigned V> inline bool CursorCore::nextEventAs() {
     if (stopped_m) [[unlikely]]
         return stop();
     const int cpu = scan_m ? scanFirst() : tree_m[0];
@@ -20,14 +20,14 @@ inline bool CursorCore::nextEvent() {
         return false;
     }
     Stream& s = streams_m[cpu];
-    event_m = take(s, static_cast<std::uint16_t>(cpu), s.nextTsc);
+    event_m = take<V>(s, static_cast<std::uint16_t>(cpu), s.nextTsc);
     ++index_m;
     valid_m = true;
     // Common case: the next record is an ordinary one of the same block
     // (the codec's ordinaryRecord(); peek() handles everything else).
     if (s.offset < s.endRecord) [[likely]] {
-        std::memcpy(&s.next, data_m + s.blockOffset + s.offset, sizeof s.next);
-        if (ordinaryRecord(s.next, s.offset, s.endRecord)) [[likely]] {
+        s.next = recordHead<V>(data_m + s.blockOffset + s.offset);
+        if (ordinaryRecord<V>(s.next, s.offset, s.endRecord)) [[likely]] {
             s.nextTsc = s.base + s.next.delta;
             keys_m[cpu] = s.nextTsc;
             if (!scan_m)
@@ -55,7 +55,7 @@ inline bool CursorCore::nextEvent() {
 // the critical path. A time that does not pack (before t0, or 2^(64-S)
 // ticks after it: only damaged or absurd traces) hands the rest of the walk
 // to next().
-template <int N, class F, class T>
+template <int N, unsigned V, class F, class T>
 [[gnu::noinline]] void CursorCore::walk(F& fn, std::uint64_t tickMask, T& tick) {
     static_assert(N >= 2);
     constexpr unsigned S = std::bit_width(static_cast<unsigned>(N - 1));
@@ -92,9 +92,8 @@ template <int N, class F, class T>
         const std::uint64_t o = std::uint64_t{s.offset} + s.next.size;
         if (o >= s.endRecord) [[unlikely]]
             return;
-        ltt_record_header h;
-        std::memcpy(&h, data + s.blockOffset + o, sizeof h);
-        if (ordinaryRecord(h, o, s.endRecord)) [[likely]] {
+        const ltt_record_header h = recordHead<V>(data + s.blockOffset + o);
+        if (ordinaryRecord<V>(h, o, s.endRecord)) [[likely]] {
             const std::uint64_t rel = base + h.delta - t0;
             if (rel <= kMaxRel) [[likely]] {
                 a.key = rel << S | cpu;
@@ -108,8 +107,10 @@ template <int N, class F, class T>
         key[i] = i < ncpus ? pack(streams[i].nextTsc, i) : kEnd;
         if (key[i] != kEnd && !stopped_m) {
             const Stream& s = streams[i];
-            // A heartbeat head moves the base when it is taken.
-            lookAhead(i, s.next.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base);
+            // A heartbeat head moves the base when it is taken (version 2:
+            // every head does).
+            lookAhead(i,
+                      V != LTT_FORMAT_V1 || s.next.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base);
         }
     }
     const std::uint64_t first = index_m;
@@ -127,15 +128,16 @@ template <int N, class F, class T>
         const int cpu = static_cast<int>(m & (N - 1));
         const std::uint64_t tsc = (m >> S) + t0;
         Stream& s = streams[cpu];
-        const Event e = take(s, static_cast<std::uint16_t>(cpu), tsc);
+        const Event e = take<V>(s, static_cast<std::uint16_t>(cpu), tsc);
         const Ahead& a = ahead[cpu];
         if (a.h.size != 0) [[likely]] {
             // The next record was decoded: it is the new head (an ordinary
-            // record: the base stays). s.nextTsc is left stale until the
-            // walk ends.
+            // record: version 1's base stays; version 2's is the head's
+            // time). s.nextTsc is left stale until the walk ends.
             key[cpu] = a.key;
             s.next = a.h;
-            lookAhead(static_cast<std::size_t>(cpu), s.base);
+            lookAhead(static_cast<std::size_t>(cpu),
+                      V != LTT_FORMAT_V1 ? (a.key >> S) + t0 : s.base);
         } else {
             // A heartbeat, the block's end, the next block, or damage.
             advanceSlow(static_cast<std::uint16_t>(cpu));
@@ -143,7 +145,7 @@ template <int N, class F, class T>
             key[cpu] = pack(next, static_cast<std::size_t>(cpu));
             if (key[cpu] != kEnd)
                 lookAhead(static_cast<std::size_t>(cpu),
-                          s.next.event == LTT_EV_HEARTBEAT ? next : s.base);
+                          V != LTT_FORMAT_V1 || s.next.event == LTT_EV_HEARTBEAT ? next : s.base);
             leave = stopped_m || !packs;
         }
         f(e);
@@ -186,7 +188,7 @@ template <int N, class F, class T>
 // the walk stops, or hands over to next(), as walk() does. While deps asks
 // for kInOrder, every record ends a segment: the walk is then the merge
 // itself, one event at a time.
-template <int N, class F, class R, class B, class D, class T>
+template <int N, unsigned V, class F, class R, class B, class D, class T>
 [[gnu::noinline]] void CursorCore::walkByCpu(F& fn, R& fRunFn, B& isBarrierFn, D& depsFn,
                                              std::uint64_t tickMask, T& tick) {
     static_assert(N >= 2 && N <= 32);
@@ -201,8 +203,8 @@ template <int N, class F, class R, class B, class D, class T>
     for (std::size_t i = 0; i < ncpus && packs; ++i)
         packs = streams[i].nextTsc == kNoTsc || streams[i].nextTsc - t0 <= kMaxRel;
     if (stopped_m || !packs)
-        return walk<N>(fn, tickMask, tick); // a walk that ends, or leaves, at once
-    F f = fn;                               // local copies the compiler can keep in registers
+        return walk<N, V>(fn, tickMask, tick); // a walk that ends, or leaves, at once
+    F f = fn;                                  // local copies the compiler can keep in registers
     R fRun = fRunFn;
     B isBarrier = isBarrierFn;
     D deps = depsFn;
@@ -230,7 +232,8 @@ template <int N, class F, class R, class B, class D, class T>
         const std::uint32_t endRecord = s.endRecord;
         std::uint32_t o = s.offset;
         ltt_record_header h = s.next;
-        const std::uint64_t base = h.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base;
+        // Version 2: the time of the record before the one being read.
+        std::uint64_t base = V != LTT_FORMAT_V1 || h.event == LTT_EV_HEARTBEAT ? s.nextTsc : s.base;
         std::uint64_t m = std::max(fed[c], (s.nextTsc - t0) << S | c);
         // The search is the first to read a stream's records, one load
         // waiting on the size the one before gave: ask for the cache lines
@@ -244,10 +247,10 @@ template <int N, class F, class R, class B, class D, class T>
             std::uint64_t rel = kEnd;
             bool ordinary = false;
             if (o2 < endRecord) [[likely]] {
-                std::memcpy(&h2, blk + o2, sizeof h2);
+                h2 = recordHead<V>(blk + o2);
                 rel = base + h2.delta - t0;
                 // (The time first: GCC's code for the loop is shorter so.)
-                ordinary = rel <= kMaxRel && ordinaryRecord(h2, o2, endRecord);
+                ordinary = rel <= kMaxRel && ordinaryRecord<V>(h2, o2, endRecord);
             }
             if (!ordinary || inOrder || isBarrier(h)) [[unlikely]] {
                 bar[c] = m;
@@ -257,6 +260,8 @@ template <int N, class F, class R, class B, class D, class T>
             }
             o = static_cast<std::uint32_t>(o2); // below endRecord
             h = h2;
+            if constexpr (V != LTT_FORMAT_V1)
+                base += h2.delta;
             m = std::max(m, rel << S | c);
         }
     };
@@ -275,12 +280,13 @@ template <int N, class F, class R, class B, class D, class T>
         ltt_record_header h = s.next;
         std::uint64_t tsc = s.nextTsc, base = s.base, m = fed[c];
         std::int32_t pid = s.pid;
+        std::uint64_t lastIp = s.lastIp;
         std::uint32_t records = s.records;
         auto g = fRun(static_cast<std::uint16_t>(c));
         // Only the head can be a heartbeat (a segment ends before one). Its
         // time is the base of what follows, so setting it before the head
         // is fed changes nothing even if a catch-up stops at the head.
-        if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+        if (V == LTT_FORMAT_V1 && h.event == LTT_EV_HEARTBEAT) [[unlikely]]
             base = tsc;
         do {
             if constexpr (CatchUp) {
@@ -289,14 +295,13 @@ template <int N, class F, class R, class B, class D, class T>
                     break;
                 m = k;
             }
-            if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-                std::memcpy(&pid, blk + o + sizeof h + offsetof(ltt_ev_schedchange, in),
-                            sizeof pid);
-            const Event e{blk + o, blockOffset + o, tsc,      pid, static_cast<std::uint16_t>(c),
-                          h.size,  h.event,         h.subtype};
+            const Event e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
+                                         static_cast<std::uint16_t>(c));
             o += h.size;
             ++records;
-            std::memcpy(&h, blk + o, sizeof h); // at most the barrier: in the block
+            h = recordHead<V>(blk + o); // at most the barrier: in the block
+            if constexpr (V != LTT_FORMAT_V1)
+                base = tsc;
             tsc = base + h.delta;
             g(e);
         } while (o < until);
@@ -307,6 +312,7 @@ template <int N, class F, class R, class B, class D, class T>
         s.nextTsc = tsc;
         s.base = base;
         s.pid = pid;
+        s.lastIp = lastIp;
         s.records = records;
         if constexpr (CatchUp)
             fed[c] = m;
@@ -328,11 +334,11 @@ template <int N, class F, class R, class B, class D, class T>
         run.template operator()<false>(g, barOff[g], 0);
         Stream& s = streams[g];
         const ltt_record_header h = s.next;
-        const Event e = take(s, static_cast<std::uint16_t>(g), s.nextTsc);
+        const Event e = take<V>(s, static_cast<std::uint16_t>(g), s.nextTsc);
         fed[g] = key;
         std::uint32_t need = 0;
         if (!barSlow[g]) [[likely]] {
-            std::memcpy(&s.next, data + s.blockOffset + s.offset, sizeof s.next);
+            s.next = recordHead<V>(data + s.blockOffset + s.offset);
             s.nextTsc = s.base + s.next.delta;
         } else {
             // As in walk(): the successor is read before the event is fed.
