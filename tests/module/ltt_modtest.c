@@ -25,8 +25,8 @@
  *   ltt_modtest count FILE test-mode events and lost events in a trace
  *                          file tracedaemon wrote (whole blocks must be
  *                          valid; a cut last block is reported)
- *   ltt_modtest one CHECK  one hardening check of `check` on its own:
- *                          close-idle, start-enomem or open-policy
+ *   ltt_modtest one CHECK  one check of `check` on its own: close-idle,
+ *                          start-enomem, open-policy or v2-records
  *
  * No check depends on how long something takes: waits have generous
  * timeouts only so a broken module cannot hang the suite.
@@ -2439,8 +2439,12 @@ static int mode_one(const char *name)
 		check_start_enomem();
 	} else if (!strcmp(name, "open-policy")) {
 		check_open_policy();
+	} else if (!strcmp(name, "v2-records")) {
+		fd = open_dev();
+		if (fd >= 0)
+			check_v2_records(fd);
 	} else {
-		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy)\n",
+		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records)\n",
 			name);
 		return 2;
 	}
