@@ -10,6 +10,7 @@ LTT_FUZZER := $(BUILD)/fuzz/trace_reader_fuzzer
 # The reader's sources only: the fuzzer is built by clang apart from the
 # CMake tree (libFuzzer needs clang; the main build may use g++).
 LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/block_codec.cpp \
+	analysis/src/block_codec_c.cpp \
 	analysis/src/event_format.cpp \
 	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp \
 	tests/analysis/fuzz/trace_reader_fuzzer.cpp
@@ -21,7 +22,8 @@ fuzz-build: $(LTT_FUZZER)
 
 $(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp analysis/include/libltt/detail/*.hpp) \
 		tests/analysis/analysis_equal.hpp \
-		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h
+		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h \
+		include/ltt/format.h analysis/include/libltt/block_codec.h
 	@mkdir -p $(dir $@)
 	clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Iinclude -Ianalysis/include -Ianalysis/src \

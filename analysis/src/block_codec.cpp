@@ -159,6 +159,8 @@ EncodedRecord encodeRecord(std::uint8_t id, std::uint8_t subtype, const void* de
                            std::size_t n, std::uint32_t delta, std::uint64_t lastIp) {
     EncodedRecord r;
     const bool shortDelta = delta <= LTT_SHORT_DELTA_MAX;
+    if (id == LTT_EV_HEARTBEAT)
+        delta = 0; // a heartbeat carries its time whole
     std::uint32_t arg = 0;
     auto pick = [&](std::uint8_t code) {
         r.code = code;
@@ -171,7 +173,7 @@ EncodedRecord encodeRecord(std::uint8_t id, std::uint8_t subtype, const void* de
     switch (id) {
     case LTT_EV_HEARTBEAT: {
         ltt_ev_heartbeat d;
-        if (subtype == 0 && delta == 0 && whole(details, n, d) && pick(LTT_CODE_HEARTBEAT))
+        if (subtype == 0 && whole(details, n, d) && pick(LTT_CODE_HEARTBEAT))
             store(r, 4, d.tsc);
         break;
     }

@@ -489,7 +489,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 }
 
 template <bool InRun>
-[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event e) {
+[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event& e) {
     // The run step (InRun) leaves out what only these barriers need.
     static_assert(isBarrier({0, LTT_EV_BLOCK_START, 0, 8}) &&
                   isBarrier({0, LTT_EV_SCHEDCHANGE, 0, 8}) && isBarrier({0, LTT_EV_PROCESS, 0, 8}));

@@ -37,7 +37,9 @@ bool BlockStats::scan(std::span<const std::byte> data) {
     std::size_t off = 0;
     while (off < data.size()) {
         BlockInfo b;
-        const FrameFault fault = parseFrame(data.subspan(off), FrameRules{}, b);
+        FrameRules rules;
+        rules.version = kModuleFormat;
+        const FrameFault fault = parseFrame(data.subspan(off), rules, b);
         if (fault.kind != FrameFault::None) {
             ++malformed_m;
             problem_m = problemText(fault) + " at offset " + std::to_string(off) + " of a " +

@@ -24,6 +24,10 @@ Kinds made from nothing:
                     names hold control characters, a backslash and a byte that
                     is not UTF-8 (pair it with a .proc whose names do too)
 
+SOURCE may be of format version 1 or 2 (docs/trace-format.md §2.2): a
+BLOCK_START written for a version 2 SOURCE starts with the EXT code's word;
+mask-syscalls takes version 1 only.
+
 Prints the offset a reader must name (the first damaged byte for tails, the
 offending field for corruption) on stdout.
 """
@@ -37,6 +41,12 @@ BLOCK_END = struct.Struct("<QII")  # end_tsc events reserved
 EV_TRAP_EXIT, EV_BLOCK_START, EV_BLOCK_END = 4, 17, 18
 BLOCK_MAGIC = 0x4B4C4254
 START_SIZE, END_SIZE = 8 + BLOCK_START.size, 8 + BLOCK_END.size
+
+
+def start_word(data):
+    """The first word of a BLOCK_START in the trace's format: version 1, a
+    delta of 0; version 2, the EXT code (1) with a delta of 0."""
+    return 1 if struct.unpack_from("<H", data, 12)[0] == 2 else 0
 
 
 def blocks(data):
@@ -186,7 +196,7 @@ def main():
     elif kind == "tail-partial":
         off, length = blocks(data)[-1]
         _, _, start, _, seq, cpu, _, pid, _ = BLOCK_START.unpack_from(data, off + 8)
-        head = REC.pack(0, EV_BLOCK_START, 0, START_SIZE) + BLOCK_START.pack(
+        head = REC.pack(start_word(data), EV_BLOCK_START, 0, START_SIZE) + BLOCK_START.pack(
             BLOCK_MAGIC, 4096, start + 1, 0, seq + 1, cpu, 0, pid, 0)
         data += head + bytes(4096 - len(head))
         at = size
@@ -195,6 +205,8 @@ def main():
         data[off:off + length] = bytes(length)
         at = off + 4  # the event id of the record that should be BLOCK_START
     elif kind == "mask-syscalls":
+        if start_word(data):
+            sys.exit("craft-trace.py: mask-syscalls takes a version 1 trace")
         data = mask_syscalls(data)
         at = 0
     elif kind == "middle-length":

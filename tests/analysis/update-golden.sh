@@ -10,12 +10,15 @@ data=$root/tests/data
 cd "$data"
 synth=$bin/ltt-synth ta=$bin/traceanalyze
 
-# The traces (deterministic: fixed seeds, fixed host identity).
-$synth --events 2000 --cpus 2 --processes 3 --seed 42 -o small --expect >small.expect.json
-$synth --events 3000 --cpus 2 --processes 2 --seed 5 --lost 200 -o lost --expect >lost.expect.json
-$synth --events 400 --cpus 1 --processes 1 --seed 1 -o tiny >/dev/null
+# The traces (deterministic: fixed seeds, fixed host identity), in format
+# version 1: the committed goldens stay what they were when version 1 was
+# the only format; suite 20 re-encodes them to version 2 and checks the same
+# reports come out.
+$synth --format 1 --events 2000 --cpus 2 --processes 3 --seed 42 -o small --expect >small.expect.json
+$synth --format 1 --events 3000 --cpus 2 --processes 2 --seed 5 --lost 200 -o lost --expect >lost.expect.json
+$synth --format 1 --events 400 --cpus 1 --processes 1 --seed 1 -o tiny >/dev/null
 for kind in magic version block-magic block-length cpu record-size block-end truncate; do
-	$synth --events 1800 --cpus 2 --processes 2 --seed 3 --corrupt "$kind" \
+	$synth --format 1 --events 1800 --cpus 2 --processes 2 --seed 3 --corrupt "$kind" \
 		-o "bad/$kind" --expect | jq -r '.corrupt.offset' >"bad/$kind.offset"
 	rm -f "bad/$kind.proc"
 done
@@ -33,6 +36,16 @@ python3 "$craft" names names.trace >/dev/null
 # small.trace as if traced with system calls masked out (pair: small.proc).
 python3 "$craft" mask-syscalls masked.trace small.trace >/dev/null
 python3 "$craft" wrap-head "$root/tests/analysis/fuzz/corpus/wrap-head.trace" >/dev/null
+# Version 2 seeds for the fuzzer: re-encoded goldens, a fresh version 2
+# trace with lost events, and version 2 tails.
+corpus=$root/tests/analysis/fuzz/corpus
+$synth --recode-v2 tiny.trace "$corpus/v2-tiny.trace"
+$synth --recode-v2 names.trace "$corpus/v2-names.trace"
+$synth --events 600 --cpus 2 --processes 3 --seed 8 --lost 50 -o "$corpus/v2-synth" >/dev/null
+rm -f "$corpus/v2-synth.proc"
+for kind in tail-partial middle-zeros; do
+	python3 "$craft" "$kind" "$corpus/v2-$kind.trace" "$corpus/v2-synth.trace" >/dev/null
+done
 
 # vm-sh.{trace,proc}: a real trace (tracedaemon on the patched 6.1 kernel in
 # QEMU, 2 CPUs, kernel-clock fallback), kept as is: only its outputs are

@@ -5,6 +5,7 @@
 // blocks and raise SIGIO, as the module does when a buffer fills.
 #pragma once
 
+#include "block_stats.hpp"
 #include "trace_device.hpp"
 
 #include <atomic>
@@ -28,7 +29,7 @@ using Bytes = std::vector<std::byte>;
 // bytes (test payload: seq, cpu), BLOCK_END.
 inline Bytes makeBlock(unsigned cpu, unsigned sequence, unsigned events, std::uint64_t lost = 0,
                        std::uint64_t startTsc = 1000, bool final = false) {
-    BlockBuilder b;
+    BlockBuilder b(kModuleFormat); // as the module the daemon accepts writes them
     b.start(static_cast<std::uint16_t>(cpu), sequence, startTsc, 0, lost, startTsc);
     for (unsigned i = 0; i < events; ++i)
         b.record(startTsc + i + 1, LTT_EV_CUSTOM, 0, ltt_test_payload{i, cpu, 0});

@@ -146,7 +146,9 @@ std::pair<std::size_t, std::size_t> wholeBlocks(const Bytes& file) {
     std::size_t off = 0, n = 0;
     while (off < whole) {
         BlockInfo b;
-        const FrameFault f = parseFrame(blocks.subspan(off, whole - off), FrameRules{}, b);
+        FrameRules rules;
+        rules.version = kModuleFormat;
+        const FrameFault f = parseFrame(blocks.subspan(off, whole - off), rules, b);
         if (f.kind != FrameFault::None) {
             ADD_FAILURE() << f.message() << " at offset " << sizeof(ltt_file_header) + off;
             break;

@@ -51,6 +51,57 @@ golden "hostile names: --json" names.json --json names.trace names.proc
 # mask-syscalls): every syscall figure says "masked out at trace time" / null.
 golden "syscalls masked: report -a -s" masked.report.txt -a -s masked.trace small.proc
 golden "syscalls masked: --json" masked.json --json masked.trace small.proc
+# The same goldens from the committed (version 1) traces re-encoded in format
+# version 2 (ltt-synth --recode-v2): byte-identical reports. Only vm-sh.trace
+# differs, where the re-encoding writes a heartbeat before each record more
+# than 2^27 ticks after the one before (the version 2 producer's rule): its
+# heartbeat count, and the event totals that include them, are higher by
+# the same number; everything else is identical. No report prints a file
+# offset or a record size of a whole trace.
+v2=$tmp/v2
+mkdir -p "$v2"
+cp "$data"/*.proc "$v2/"
+for t in small lost tiny vm-sh names masked; do
+	t_check "recode $t.trace to version 2" "$synth" --recode-v2 "$data/$t.trace" "$v2/$t.trace"
+done
+golden_v2() { # NAME EXPECTED-FILE ARGS...: as golden, in $v2
+	local name=$1 want=$2; shift 2
+	if (cd "$v2" && "$ta" "$@" >"$v2/out" 2>"$v2/err") && cmp -s "$v2/out" "$data/$want"; then
+		t_pass "version 2: $name"
+	else
+		t_fail "version 2: $name" "$(diff "$data/$want" "$v2/out" | head -n 8; head -c 300 "$v2/err")"
+	fi
+}
+golden_v2 "report -a -s (small)" small.report.txt -a -s small.trace small.proc
+golden_v2 "report --json (small)" small.json --json small.trace small.proc
+golden_v2 "report with lost events" lost.report.txt -a -s lost.trace lost.proc
+golden_v2 "dump -d (tiny)" tiny.dump.txt -d tiny.trace tiny.proc
+golden_v2 "dump -c 1 -t TYPES" small.dump-cpu1.txt -d -c 1 -t syscall_entry,syscall_exit,schedchange small.trace small.proc
+golden_v2 "summary -p -o TYPES" small.summary-omit.txt -s -p 101 -o file_system small.trace small.proc
+golden_v2 "analysis -p PID" small.pid100.txt -a -p 100 small.trace small.proc
+golden_v2 "hostile names: report -a -s" names.report.txt -a -s names.trace names.proc
+golden_v2 "hostile names: dump -d" names.dump.txt -d names.trace names.proc
+golden_v2 "hostile names: --json" names.json --json names.trace names.proc
+golden_v2 "syscalls masked: report -a -s" masked.report.txt -a -s masked.trace small.proc
+golden_v2 "syscalls masked: --json" masked.json --json masked.trace small.proc
+# vm-sh: identical but for the added heartbeats.
+t_check "version 2: real trace from the VM: --json equal but for added heartbeats" bash -c "
+	cd '$v2' && '$ta' --json vm-sh.trace vm-sh.proc >vm.json &&
+	jq -e --slurpfile a '$data/vm-sh.json' '
+		(.event_counts.heartbeat - \$a[0].event_counts.heartbeat) as \$extra |
+		\$extra > 0 and .trace.events - \$a[0].trace.events == \$extra and
+		([.system.cpus[].events] | add) - ([\$a[0].system.cpus[].events] | add) == \$extra and
+		(del(.event_counts.heartbeat, .trace.events, .system.cpus[].events) ==
+		 (\$a[0] | del(.event_counts.heartbeat, .trace.events, .system.cpus[].events)))' vm.json"
+t_check "version 2: real trace from the VM: report equal but for the event counts" bash -c "
+	cd '$v2' && '$ta' -a -s vm-sh.trace vm-sh.proc >vm.txt &&
+	diff '$data/vm-sh.report.txt' vm.txt | grep '^[<>]' |
+		grep -Ev '^[<>] (Events: |  Heartbeat |  (0|1|all) )' | wc -l | grep -qx 0 &&
+	! cmp -s '$data/vm-sh.report.txt' vm.txt"
+t_run_expect "--recode-v2 refuses a version 2 trace" 1 "format version 2, not 1" \
+	"$synth" --recode-v2 "$v2/small.trace" "$tmp/again.trace"
+t_run_expect "--recode-v2 needs OUT" 2 "OUT is required" "$synth" --recode-v2 "$data/small.trace"
+
 t_check "hostile names: no control character in text output" bash -c \
 	"cd '$data' && ! '$ta' -a -s -d names.trace names.proc | tr -d '\n' | grep -q '[[:cntrl:]]'"
 t_check "hostile names: --json is strict UTF-8 JSON" python3 -c \
@@ -110,12 +161,19 @@ for kind in "${!why[@]}"; do
 done
 # Fresh corruptions of a different trace, every kind: the offset ltt-synth
 # reports is the one traceanalyze names.
-for kind in magic version block-magic block-length cpu record-size block-end; do
-	off=$("$synth" --events 4000 --cpus 3 --processes 4 --seed 21 --corrupt "$kind" -o "$tmp/c" --expect |
-		jq -r .corrupt.offset)
-	t_run_expect "fresh corruption $kind names offset $off" 1 \
-		"$tmp/c.trace: offset $off \(" "$ta" --json "$tmp/c.trace" "$tmp/c.proc"
+# Both format versions (version 2's record-size damage: an EXT record of 6
+# bytes).
+for format in 1 2; do
+	for kind in magic version block-magic block-length cpu record-size block-end; do
+		off=$("$synth" --events 4000 --cpus 3 --processes 4 --seed 21 --format $format \
+			--corrupt "$kind" -o "$tmp/c" --expect | jq -r .corrupt.offset)
+		t_run_expect "fresh corruption $kind (format $format) names offset $off" 1 \
+			"$tmp/c.trace: offset $off \(" "$ta" --json "$tmp/c.trace" "$tmp/c.proc"
+	done
 done
+t_run_expect "fresh corruption record-size (format 2): EXT of 6 bytes" 1 \
+	": bad record size 6$" bash -c "'$synth' --events 4000 --cpus 3 --processes 4 --seed 21 \
+	--corrupt record-size -o '$tmp/c' && '$ta' -s '$tmp/c.trace' '$tmp/c.proc'"
 off=$(cat "$data/bad/truncate.offset")
 t_run_expect "truncated trace: warning with offset, exit 0" 0 \
 	"^traceanalyze: warning: bad/truncate.trace: offset $off .*last block is cut short" \
@@ -243,6 +301,14 @@ t_check "no progress or chatter on stderr when not a terminal" bash -c \
 t_run_expect "ltt-synth --help" 0 "usage: ltt-synth --events N --cpus C --processes P" "$synth" --help
 t_run_expect "ltt-synth needs -o" 2 "-o PREFIX is required" "$synth" --events 10
 t_run_expect "ltt-synth bad --cpus" 2 "--cpus must be 1..64" "$synth" --cpus 0 -o "$tmp/x"
+t_run_expect "ltt-synth bad --format" 2 "bad --format \"3\" \(1 or 2\)" "$synth" --format 3 -o "$tmp/x"
+t_check "ltt-synth --format 1 writes a version 1 trace, 2 (the default) version 2" bash -c "
+	'$synth' --events 2000 --format 1 -o '$tmp/f1' && '$synth' --events 2000 -o '$tmp/f2' &&
+	[[ \$(od -An -tu2 -j12 -N2 '$tmp/f1.trace') -eq 1 && \$(od -An -tu2 -j12 -N2 '$tmp/f2.trace') -eq 2 ]]"
+t_check "ltt-synth --format 1: analysis = --expect" bash -c "
+	'$synth' --events 20000 --cpus 3 --seed 4 --format 1 -o '$tmp/g1' --expect >'$tmp/g1.expect' &&
+	'$ta' --json '$tmp/g1.trace' '$tmp/g1.proc' >'$tmp/g1.json' &&
+	'$root/tests/analysis/compare-expect.sh' '$tmp/g1.expect' '$tmp/g1.json'"
 t_run_expect "ltt-synth unknown corruption" 1 "unknown corruption kind \"nope\"" \
 	"$synth" --events 3000 --corrupt nope -o "$tmp/x"
 t_summary

@@ -44,7 +44,9 @@ fi
 t_check "tracedaemon is static" bash -c "! readelf -l '$td' | grep -q INTERP"
 
 t_run_expect "--help" 0 '^Usage: tracedaemon \[OPTIONS\] \[DEVICE\] TRACEFILE PROCFILE' "$td" --help
-t_run_expect "--version" 0 '^tracedaemon [0-9.]+ \(ltt ABI 1\.0, trace format 1\)' "$td" --version
+# The trace format written is the one the accepted ABI major's module writes:
+# major 1, version 1; major 2, version 2.
+t_run_expect "--version" 0 '^tracedaemon [0-9.]+ \(ltt ABI ([0-9]+)\.[0-9]+, trace format \1\)' "$td" --version
 t_run_expect "no arguments" 2 'tracedaemon: missing TRACEFILE and PROCFILE' "$td"
 t_run_expect "unknown option" 2 "tracedaemon: unknown option '-x'" "$td" -x a b
 t_run_expect "bad duration" 2 "invalid duration 'soon' for --duration" "$td" --duration soon a b

@@ -315,8 +315,9 @@ template <class T> inline T loadAt(const std::byte* p) {
 // header. `lastIp` is the block's last syscall ip (version 2), read by the
 // codes that leave the ip out and updated by those that give one.
 template <unsigned V>
-inline DecodedRecord decodeRecord(const std::byte* p, const ltt_record_header& h,
-                                  std::uint64_t& lastIp, std::byte* expanded) {
+[[gnu::always_inline]] inline DecodedRecord
+decodeRecord(const std::byte* p, const ltt_record_header& h, std::uint64_t& lastIp,
+             std::byte* expanded) {
     using detail::expandAs;
     using detail::loadAt;
     if constexpr (V == LTT_FORMAT_V1) {

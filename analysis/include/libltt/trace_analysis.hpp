@@ -237,7 +237,7 @@ private:
     };
     // add(), inlined into run()'s walk. InRun: `event` is no barrier
     // (isBarrier()), so its CPU's first block has started.
-    template <bool InRun> void step(CpuState& s, Event event); // s: the event's CPU's
+    template <bool InRun> void step(CpuState& s, const Event& event); // s: the event's CPU's
     // run() walks with TraceCursor::forEachByCpu: these are its barriers
     // (the events that touch more than their CPU and its current task) and
     // the CPUs each one depends on.

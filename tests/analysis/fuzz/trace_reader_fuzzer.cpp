@@ -1,5 +1,5 @@
 // libFuzzer target: any byte string through libltt's whole read path (open
-// and validate, merge walk, analysis -- checked against the merged
+// and validate, the C API's block checks, merge walk, analysis -- checked against the merged
 // sequence --, descriptions, random access). The
 // reader must reject or read every input without crashing, hanging or
 // touching memory outside it (built with ASan and UBSan).
@@ -9,11 +9,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <libltt/block_codec.h>
 #include <libltt/event_format.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
 #include <span>
 #include <string>
+
+namespace {
+unsigned checked; // what the C API's records summed to (kept, so it is computed)
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
@@ -23,6 +28,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     // The analysis's own walk (each CPU's events in runs) must agree with
     // the merged sequence fed one event at a time.
+    // The C API's checks over the whole blocks, each record's decoded
+    // details read (so that ASan sees any read past them).
+    const std::uint64_t from = reader->header().header_size;
+    if (reader->dataEnd() > from) {
+        ltt_blocks_result res;
+        ltt_blocks_check(
+            data + from, reader->dataEnd() - from, reader->header().version, reader->ncpus(), 0,
+            LTT_CHECK_ALL_RECORDS,
+            [](const ltt_checked_record* r, void* arg) {
+                const auto* d = static_cast<const std::uint8_t*>(r->details);
+                unsigned sum = 0;
+                for (unsigned i = 0; i + 8 < r->size; ++i)
+                    sum += d[i];
+                *static_cast<unsigned*>(arg) += sum;
+            },
+            &checked, &res);
+    }
     const std::string diff = ltt::test::runMatchesMergedOrder(*reader, nullptr);
     if (!diff.empty()) {
         std::fprintf(stderr, "TraceAnalysis::run() differs from the merged walk: %s\n",

@@ -152,9 +152,9 @@ struct CursorCore {
     // `tsc`) of CPU `cpu`, decoded; `pid` and `lastIp` are its stream's, and
     // move past it (a schedchange sets the pid, a syscall entry the ip).
     template <unsigned V>
-    static Event makeEvent(const std::byte* p, std::uint64_t off, std::uint64_t tsc,
-                           const ltt_record_header& h, std::int32_t& pid, std::uint64_t& lastIp,
-                           std::uint16_t cpu) {
+    [[gnu::always_inline]] static Event
+    makeEvent(const std::byte* p, std::uint64_t off, std::uint64_t tsc, const ltt_record_header& h,
+              std::int32_t& pid, std::uint64_t& lastIp, std::uint16_t cpu) {
         Event e;
         e.record = p;
         e.offset = off;
