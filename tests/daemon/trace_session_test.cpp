@@ -344,11 +344,13 @@ TEST(TraceSession, DeviceBusyOrMissingFailsBeforeAnyFile) {
 TEST(TraceSession, AbiMismatchStopsBeforeConfiguring) {
     Files f("abi");
     auto s = std::make_shared<FakeState>();
-    s->abi = 2u << 16;
+    s->abi = (LTT_ABI_MAJOR + 1u) << 16;
     std::ostringstream msg;
     SessionSummary r = runTraceSession(opts(f, {"-ts1"}), msg, fakeEnv(s));
     EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(msg.str().find("speaks ltt ABI 2.0 but this tracedaemon speaks 1.0"),
+    EXPECT_NE(msg.str().find("speaks ltt ABI " + std::to_string(LTT_ABI_MAJOR + 1) +
+                             ".0 but this tracedaemon speaks " + std::to_string(LTT_ABI_MAJOR) +
+                             ".0"),
               std::string::npos)
         << msg.str();
     EXPECT_EQ(s->requests.size(), 1u);
