@@ -141,11 +141,10 @@ TEST(CheckAbi, AcceptsSameMajorRefusesOther) {
         checkAbi(dev);
         FAIL() << "no error";
     } catch (const DeviceError& e) {
-        EXPECT_NE(std::string(e.what()).find("speaks ltt ABI " + std::to_string(LTT_ABI_MAJOR + 1) +
-                                             ".0 but this tracedaemon speaks " +
-                                             std::to_string(LTT_ABI_MAJOR) + ".0"),
-                  std::string::npos)
-            << e.what();
+        const std::string want = "speaks ltt ABI " + std::to_string(LTT_ABI_MAJOR + 1) +
+                                 ".0 but this tracedaemon speaks " + std::to_string(LTT_ABI_MAJOR) +
+                                 "." + std::to_string(LTT_ABI_MINOR);
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
     }
     s->failWith[LTT_IOC_GET_ABI_VERSION] = ENOTTY;
     try {

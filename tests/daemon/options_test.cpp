@@ -242,7 +242,8 @@ TEST(Options, HelpAndVersionNeedNoFiles) {
     EXPECT_EQ(ok({"--version", "--help"}).action, Options::Action::Help);
     EXPECT_NE(usageText().find("Usage: tracedaemon [OPTIONS] [DEVICE] TRACEFILE PROCFILE"),
               std::string::npos);
-    EXPECT_NE(versionText().find("ltt ABI " + std::to_string(LTT_ABI_MAJOR) + ".0"),
+    EXPECT_NE(versionText().find("ltt ABI " + std::to_string(LTT_ABI_MAJOR) + "." +
+                                 std::to_string(LTT_ABI_MINOR)),
               std::string::npos);
 }
 
