@@ -1,44 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ltt per-CPU double buffers and block framing.
+ * ltt per-CPU double buffers and block framing (format version 2).
  *
  * Buffer protocol
  * ---------------
  *
  * Every CPU owns two buffers of ltt_run.buffer_size bytes, each able to
- * hold exactly one block (docs/trace-format.md section 2.3), and one raw
- * spinlock. Events are written by the CPU they happen on, into that CPU's
- * buffers only; the reader (read() in process context, any CPU) takes the
- * same lock to hand over whole blocks.
- *
- *      event on CPU n                               read()
- *   ------------------------------                  --------------------------
- *   irqs off, nesting guard, lock(n)
- *   now = clock (clamped >= last)
- *   no open block? open one in a                    lock(n)
- *     FREE buffer: BLOCK_START,                     oldest READY -> READING
- *     LOST record if lost != 0                      unlock(n)
- *   record does not fit (with a                     copy_to_user (no lock)
- *     heartbeat, if the delta would                 lock(n)
- *     overflow, and room for BLOCK_END)?            READING -> FREE
- *     -> BLOCK_END, fill length,                    unlock(n)
- *        WRITING -> READY, queue irq_work
- *        (-> wake_up + SIGIO later),
- *        open a block in the other
- *        buffer if it is FREE
- *   no FREE buffer: lost++ (the block
- *     that opens next reports it)
- *   else: [HEARTBEAT] + the record
- *   unlock(n), irqs on
+ * hold exactly one block (docs/trace-format.md section 2.3). Events are
+ * written by the CPU they happen on, into that CPU's buffers only, with
+ * interrupts off and no lock: on one CPU, with interrupts off, only an NMI
+ * can interrupt the writer, and NMIs never write (below). The reader
+ * (read() in process context, any CPU, serialized by the device lock)
+ * touches a buffer only through its state, which moves by single owner:
  *
  *        FREE --open--> WRITING --full/stop--> READY --read--> READING
- *          ^                                                       |
- *          +-------------------------- copied ---------------------+
+ *          ^      (writer)            (writer)       (reader)     |
+ *          +---------------------- copied (reader) ----------------+
  *
- * The lock is held, with interrupts off, only while one record is copied
- * in (plus the few stores that close and open a block): this is the
- * paper's double buffer, one pair per CPU so that CPUs never contend for
- * it; only the reader does, briefly, for the CPU whose block it takes.
+ * The writer only moves FREE -> WRITING -> READY, the reader only READY ->
+ * READING -> FREE (or back to READY when the copy faults), so no state is
+ * ever changed by both sides at once. READY is stored with release after
+ * the block's last byte and read with acquire by the reader; FREE is
+ * stored with release after the copy and read with acquire by the writer
+ * before it writes the buffer again.
+ *
+ *      event on CPU n                        read() (device lock held)
+ *   --------------------------------         ---------------------------
+ *   irqs off, nesting guard                  oldest READY -> READING
+ *   now = clock (clamped >= last)            copy_to_user
+ *   no open block? open one in a FREE        READING -> FREE
+ *     buffer: BLOCK_START, LOST record
+ *     if lost != 0
+ *   encode the record at the write offset
+ *     (compact code, or EXT)
+ *   delta >= 2^27 or record does not fit?
+ *     -> slow path: [HEARTBEAT] + record
+ *     if it fits, else BLOCK_END, fill
+ *     length, WRITING -> READY, queue
+ *     irq_work (-> wake_up + SIGIO later),
+ *     open a block in the other buffer if
+ *     it is FREE and write the record there
+ *   no FREE buffer: lost++ (the block
+ *     that opens next reports it)
+ *   irqs on
+ *
+ * Only the CPU itself writes its buffers while a trace runs. STOP closes
+ * every CPU's open block, from the CPU it runs on, only after the
+ * callback is unregistered (an RCU grace period: no CPU is inside it any
+ * more), the heartbeat timers are cancelled and the test-mode emitters
+ * are done; user events run under the device lock, as STOP does. After
+ * that the reader may write a CPU's FINAL block when it frees a buffer.
+ *
+ * Records (include/ltt/format.h): a 32-bit header word with the code and
+ * the delta since the previous record of the block (prev); compact codes
+ * for the frequent events whose fields fit, LTT_CODE_EXT (the version 1
+ * record) for everything else, 4-byte aligned. The fast path encodes the
+ * record speculatively at the write offset (at most 24 bytes, always
+ * inside the buffer, see Room) and commits it by advancing the offset
+ * only once it is known to fit; bytes past the write offset are never
+ * part of a block.
  *
  * Lost-event rule: an event is lost when its CPU's open block is full and
  * the other buffer still holds a block the reader has not taken (or is
@@ -51,27 +71,28 @@
  * holds exactly once the FINAL block has been read. Structure records
  * (heartbeats, block start/end) are never counted as lost or recorded.
  *
- * Re-entrancy and NMI policy: the lock is taken with interrupts off, so on
- * one CPU only an NMI (or a fault inside NMI) can arrive while the lock is
- * held. Events arriving in NMI context are never written: they are counted
- * in an atomic per-CPU counter (nmi_lost) that the next block folds into
- * its lost count. A per-CPU nesting guard, set with interrupts off around
- * the locked section, catches any other recursion (an event raised by
- * something the critical section calls) the same way. So no path spins on
- * a lock its own CPU holds, and nothing is lost silently.
+ * Re-entrancy and NMI policy: events arriving in NMI context are never
+ * written: they are counted in an atomic per-CPU counter (nmi_lost) that
+ * the next block folds into its lost count. A per-CPU nesting guard, set
+ * with interrupts off around the write, catches any other recursion (an
+ * event raised by something the write calls) the same way. So no write
+ * is ever interrupted by another write of its CPU, and nothing is lost
+ * silently.
  *
  * Room: every record is written only if, after it, the block still has
- * room for a heartbeat and BLOCK_END, heartbeats included. A block's close
- * may come 2^32 clock units after its last record (an idle or offline
- * CPU, a paused machine) and then needs a heartbeat before BLOCK_END.
+ * room for a heartbeat and BLOCK_END (36 bytes), heartbeats included. A
+ * block's close may come 2^27 clock units or more after its last record
+ * (an idle or offline CPU, a paused machine) and then needs a heartbeat
+ * before BLOCK_END. The same 36 bytes hold any compact record (at most 24
+ * bytes) encoded speculatively at the write offset.
  *
  * The event path (ltt_log() and everything it calls, the heartbeat timer
  * and the module's callback) is notrace and NOKPROBE: a function tracer
- * or a kprobe on it would run while a CPU's lock is held and re-enter it.
+ * or a kprobe on it would re-enter the writer in the middle of a record.
  *
- * Ordering: timestamps are read under the lock and clamped to the last
- * one written on the CPU, so records in a block never go backwards even
- * for the few writes done from another CPU (blocks closed at stop).
+ * Ordering: timestamps are clamped to the last one written on the CPU, so
+ * records in a block never go backwards, even for the blocks closed at
+ * stop from another CPU.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -82,6 +103,8 @@
 #include <linux/uaccess.h>
 #include <linux/string.h>
 #include <linux/kprobes.h>
+#include <linux/rcupdate.h>
+#include <asm/unaligned.h>
 
 #include "ltt_tracer.h"
 
@@ -95,36 +118,238 @@ static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
 	return cpu_possible(cpu) ? per_cpu_ptr(&ltt_cpus, cpu) : NULL;
 }
 
-static __always_inline struct ltt_record_header *ltt_hdr_at(struct ltt_cpu *c,
-							    u32 off)
+/* Second word of an EXT record. */
+static __always_inline u32 ltt_ext_word(u8 event, u8 subtype, u32 rsize)
 {
-	return c->buf[c->wr].data + off;
+	return event | (u32)subtype << 8 | rsize << 16;
 }
 
-/* Write one record at the write offset; the caller checked the room. */
-static void notrace ltt_put(struct ltt_cpu *c, u64 now, u8 event, u8 subtype,
-			    const void *details, u16 size)
+/* Write an EXT record of @rsize bytes at @p; @size bytes of details. */
+static __always_inline void ltt_put_ext(u32 *p, u32 delta, u8 event,
+					u8 subtype, const void *details,
+					u16 size, u32 rsize)
 {
-	struct ltt_record_header *h = ltt_hdr_at(c, c->off);
-	u32 rsize = LTT_HDR_SIZE + ALIGN(size, LTT_RECORD_ALIGN);
-	char *d = (char *)(h + 1);
-
-	h->delta = (u32)(now - c->base);
-	h->event = event;
-	h->subtype = subtype;
-	h->size = rsize;
+	p[0] = LTT_LONG_WORD(LTT_CODE_EXT, delta);
+	p[1] = ltt_ext_word(event, subtype, rsize);
 	if (size) {
-		memcpy(d, details, size);
-		if (rsize - LTT_HDR_SIZE > size)
-			memset(d + size, 0, rsize - LTT_HDR_SIZE - size);
+		/* Zero the last 4-byte unit first: the details may end in it. */
+		p[rsize / 4 - 1] = 0;
+		memcpy(p + 2, details, size);
 	}
+}
+
+/* Write a HEARTBEAT at @p: its own time whole, delta 0. */
+static __always_inline void ltt_put_hb(u32 *p, u64 now)
+{
+	p[0] = LTT_LONG_WORD(LTT_CODE_HEARTBEAT, 0);
+	put_unaligned(now, (u64 *)(p + 1));
+}
+
+static __always_inline void ltt_put_u64(u32 *p, u64 v)
+{
+	put_unaligned(v, (u64 *)p);
+}
+
+/*
+ * ltt_encode() for the events other than system call entry and exit:
+ * the compact code when every field fits, else 0 (an EXT record).
+ */
+static __always_inline u32 ltt_encode_other(u32 *p, u64 now, u32 delta,
+					    bool shrt, u8 event, u8 subtype,
+					    const void *details, u16 size)
+{
+	switch (event) {
+	case LTT_EV_HEARTBEAT:
+		ltt_put_hb(p, now);
+		return LTT_HB_REC;
+	case LTT_EV_TRAP_EXIT:
+		p[0] = LTT_LONG_WORD(LTT_CODE_TRAP_EXIT, delta);
+		return 4;
+	case LTT_EV_IRQ_EXIT:
+		p[0] = LTT_LONG_WORD(LTT_CODE_IRQ_EXIT, delta);
+		return 4;
+	case LTT_EV_KERNEL_TIMER:
+		p[0] = LTT_LONG_WORD(LTT_CODE_KERNEL_TIMER, delta);
+		return 4;
+	case LTT_EV_TRAP_ENTRY: {
+		const struct ltt_ev_trap_entry *e = details;
+
+		if (size < sizeof(*e) || subtype || e->trap > 0xff ||
+		    e->error_code >> LTT_TRAP_ERROR_BITS)
+			return 0;
+		p[0] = LTT_LONG_WORD(LTT_CODE_TRAP_ENTRY, delta);
+		p[1] = e->trap | e->error_code << 8;
+		ltt_put_u64(p + 2, e->ip);
+		ltt_put_u64(p + 4, e->address);
+		return 24;
+	}
+	case LTT_EV_IRQ_ENTRY: {
+		const struct ltt_ev_irq_entry *e = details;
+
+		if (size < sizeof(*e) || subtype ||
+		    e->irq >> LTT_IRQ_NUMBER_BITS || e->flags > 0xff)
+			return 0;
+		p[0] = LTT_LONG_WORD(LTT_CODE_IRQ_ENTRY, delta);
+		p[1] = e->irq | e->flags << 24;
+		return 8;
+	}
+	case LTT_EV_SCHEDCHANGE: {
+		const struct ltt_ev_schedchange *e = details;
+
+		if (size < sizeof(*e) || subtype || e->reserved ||
+		    (u32)e->in >> LTT_SCHED_PID_BITS ||
+		    (u32)e->out >> LTT_SCHED_PID_BITS ||
+		    e->out_state >> LTT_SCHED_STATE_BITS)
+			return 0;
+		p[0] = LTT_LONG_WORD(LTT_CODE_SCHED, delta);
+		ltt_put_u64(p + 1, (u64)e->in | (u64)e->out << 22 |
+					   (u64)e->out_state << 44);
+		return 12;
+	}
+	case LTT_EV_SOFT_IRQ: {
+		const struct ltt_ev_soft_irq *e = details;
+
+		if (size < sizeof(*e) || !shrt || e->id > LTT_SHORT_ARG_MAX ||
+		    subtype > LTT_SOFTIRQ_EXIT)
+			return 0;
+		p[0] = LTT_SHORT_WORD(subtype == LTT_SOFTIRQ_ENTRY ?
+					      LTT_CODE_SOFTIRQ_ENTRY :
+					      LTT_CODE_SOFTIRQ_EXIT,
+				      e->id, delta);
+		return 4;
+	}
+	case LTT_EV_PROCESS: {
+		const struct ltt_ev_process *e = details;
+
+		if (size < sizeof(*e) || subtype != LTT_PROCESS_WAKEUP ||
+		    e->reserved || e->pid < 0 || e->arg > U32_MAX)
+			return 0;
+		p[0] = LTT_LONG_WORD(LTT_CODE_WAKEUP, delta);
+		p[1] = e->pid;
+		p[2] = (u32)e->arg;
+		return 12;
+	}
+	case LTT_EV_FILE_SYSTEM: {
+		const struct ltt_ev_file_system *e = details;
+
+		if (size != LTT_EV_FS_FIXED || e->aux)
+			return 0;
+		if (subtype == LTT_FS_CLOSE && !e->arg) {
+			p[0] = LTT_LONG_WORD(LTT_CODE_FS_CLOSE, delta);
+			p[1] = e->fd;
+			return 8;
+		}
+		if ((subtype != LTT_FS_READ && subtype != LTT_FS_WRITE) ||
+		    e->arg != (s32)e->arg)
+			return 0;
+		p[0] = LTT_LONG_WORD(subtype == LTT_FS_READ ?
+					     LTT_CODE_FS_READ :
+					     LTT_CODE_FS_WRITE,
+				     delta);
+		p[1] = e->fd;
+		p[2] = (u32)e->arg;
+		return 12;
+	}
+	case LTT_EV_MEMORY: {
+		const struct ltt_ev_memory *e = details;
+
+		if (size < sizeof(*e) || subtype > LTT_MEM_PAGE_FREE ||
+		    e->address & LTT_PAGE_ORDER_MASK ||
+		    e->arg > LTT_PAGE_ORDER_MASK)
+			return 0;
+		p[0] = LTT_LONG_WORD(subtype == LTT_MEM_PAGE_ALLOC ?
+					     LTT_CODE_PAGE_ALLOC :
+					     LTT_CODE_PAGE_FREE,
+				     delta);
+		ltt_put_u64(p + 1, e->address | e->arg);
+		return 12;
+	}
+	}
+	return 0;
+}
+
+/*
+ * Encode the event as a compact record at @p, @delta clock units after
+ * the previous record of the block. Return the record's size, or 0 (and
+ * nothing written) when it takes an EXT record. @size is what the caller
+ * recorded of @details: 0 when the event's details are masked.
+ */
+static __always_inline u32 ltt_encode(const struct ltt_cpu *c, u32 *p,
+				      u64 now, u32 delta, u8 event,
+				      u8 subtype, const void *details,
+				      u16 size)
+{
+	bool shrt = delta <= LTT_SHORT_DELTA_MAX;
+
+	if (event == LTT_EV_SYSCALL_ENTRY) {
+		const struct ltt_ev_syscall_entry *e = details;
+		s64 off;
+
+		if (size < sizeof(*e) || subtype || e->reserved)
+			return 0;
+		if (e->ip == c->last_ip) {
+			if (e->nr <= LTT_SHORT_ARG_MAX && shrt) {
+				p[0] = LTT_SHORT_WORD(LTT_CODE_SYS_ENTRY_SHORT,
+						      e->nr, delta);
+				return 4;
+			}
+			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY_SAME, delta);
+			p[1] = e->nr;
+			return 8;
+		}
+		off = e->ip - c->last_ip;
+		if (off == (s32)off) {
+			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY_NEAR, delta);
+			p[1] = e->nr;
+			p[2] = (u32)off;
+			return 12;
+		}
+		p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY, delta);
+		p[1] = e->nr;
+		ltt_put_u64(p + 2, e->ip);
+		return 16;
+	}
+	if (event == LTT_EV_SYSCALL_EXIT) {
+		const struct ltt_ev_syscall_exit *e = details;
+
+		if (size < sizeof(*e) || subtype)
+			return 0;
+		if (e->ret >= -256 && e->ret <= 255 && shrt) {
+			p[0] = LTT_SHORT_WORD(LTT_CODE_SYS_EXIT_SHORT, e->ret,
+					      delta);
+			return 4;
+		}
+		if (e->ret == (s32)e->ret) {
+			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_EXIT_MID, delta);
+			p[1] = (u32)e->ret;
+			return 8;
+		}
+		p[0] = LTT_LONG_WORD(LTT_CODE_SYS_EXIT, delta);
+		ltt_put_u64(p + 1, e->ret);
+		return 12;
+	}
+	return ltt_encode_other(p, now, delta, shrt, event, subtype, details,
+				size);
+}
+
+/*
+ * Commit the record of @rsize bytes written at the write offset: advance
+ * the offset, count it, move prev (and last_ip for a system call entry
+ * that carries its ip). @ext: an EXT record, whose details may be cut
+ * short; a compact system call entry always has its whole details.
+ */
+static __always_inline void ltt_commit(struct ltt_cpu *c, u32 rsize, u64 now,
+				       u8 event, const void *details,
+				       u16 size, bool ext)
+{
 	c->off += rsize;
 	c->events++;
 	c->last = now;
+	if (event == LTT_EV_SYSCALL_ENTRY && (!ext || size >= sizeof(u64)))
+		c->last_ip = ((const struct ltt_ev_syscall_entry *)details)->ip;
 }
-NOKPROBE_SYMBOL(ltt_put);
 
-/* Fold the events dropped without the lock into the pending lost count. */
+/* Fold the events dropped without writing into the pending lost count. */
 static void notrace ltt_fold_nmi_lost(struct ltt_cpu *c)
 {
 	long n = atomic_long_xchg(&c->nmi_lost, 0);
@@ -136,37 +361,38 @@ static void notrace ltt_fold_nmi_lost(struct ltt_cpu *c)
 	if (!c->lost || (first && first < c->first_lost))
 		c->first_lost = first;
 	c->lost += n;
-	c->lost_total += n;
+	WRITE_ONCE(c->lost_total, c->lost_total + n);
 }
 NOKPROBE_SYMBOL(ltt_fold_nmi_lost);
 
 /* Open a block in a FREE buffer. Return false if there is none. */
 static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 {
-	struct ltt_record_header *h;
+	/* Acquire: the reader's copy of the buffer is done. */
+	bool f0 = smp_load_acquire(&c->buf[0].state) == LTT_BUF_FREE;
+	/* Acquire, as for f0. */
+	bool f1 = smp_load_acquire(&c->buf[1].state) == LTT_BUF_FREE;
 	struct ltt_block_start *bs;
+	u32 *p;
 	int idx;
 
-	if (c->buf[0].state == LTT_BUF_FREE)
+	if (f0)
 		idx = 0;
-	else if (c->buf[1].state == LTT_BUF_FREE)
+	else if (f1)
 		idx = 1;
 	else
 		return false;
 
 	ltt_fold_nmi_lost(c);
 	c->wr = idx;
-	c->buf[idx].state = LTT_BUF_WRITING;
+	c->data = c->buf[idx].data;
+	WRITE_ONCE(c->buf[idx].state, LTT_BUF_WRITING);
 	c->buf[idx].sequence = c->next_seq;
-	c->off = 0;
-	c->events = 0;
-	c->base = now;
 
-	h = ltt_hdr_at(c, 0);
-	bs = (struct ltt_block_start *)(h + 1);
-	*h = (struct ltt_record_header){ .delta = 0,
-					 .event = LTT_EV_BLOCK_START,
-					 .size = LTT_START_REC };
+	p = c->data;
+	p[0] = LTT_LONG_WORD(LTT_CODE_EXT, 0);
+	p[1] = ltt_ext_word(LTT_EV_BLOCK_START, 0, LTT_START_REC);
+	bs = (struct ltt_block_start *)(p + 2);
 	*bs = (struct ltt_block_start){ .magic = LTT_BLOCK_MAGIC,
 					.start_tsc = now,
 					.lost = c->lost,
@@ -176,13 +402,17 @@ static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	c->off = LTT_START_REC;
 	c->events = 1;
 	c->last = now;
+	c->last_ip = 0;
 	c->next_seq++;
 
 	if (c->lost) {
 		struct ltt_ev_lost l = { .count = c->lost,
 					 .first_tsc = c->first_lost };
 
-		ltt_put(c, now, LTT_EV_LOST, 0, &l, sizeof(l));
+		ltt_put_ext(c->data + c->off, 0, LTT_EV_LOST, 0, &l, sizeof(l),
+			    LTT_LOST_REC);
+		c->off += LTT_LOST_REC;
+		c->events++;
 		c->lost = 0;
 		c->first_lost = 0;
 	}
@@ -190,120 +420,120 @@ static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 }
 NOKPROBE_SYMBOL(ltt_open_block);
 
-/* Close the open block: BLOCK_END, length, WRITING -> READY. */
+/* Close the open block: [HEARTBEAT,] BLOCK_END, length, -> READY. */
 static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 {
-	struct ltt_record_header *h = ltt_hdr_at(c, 0);
-	struct ltt_block_start *bs = (struct ltt_block_start *)(h + 1);
+	struct ltt_block_start *bs = (struct ltt_block_start *)((u32 *)c->data + 2);
 	struct ltt_block_end be;
-	bool overdue;
+	u64 delta;
 
 	if (now < c->last)
 		now = c->last;
-	overdue = now - c->base > U32_MAX;
+	delta = now - c->last;
 	/*
-	 * ltt_fits() always keeps room for this heartbeat and BLOCK_END. If
-	 * that ever failed, end the block at the last time its deltas can
-	 * express rather than write past the buffer.
+	 * The room rule always keeps room for a heartbeat and BLOCK_END. If
+	 * that ever failed, drop the block rather than write past the buffer.
 	 */
-	if (WARN_ON_ONCE(c->off + LTT_END_REC + (overdue ? LTT_HB_REC : 0) >
+	if (WARN_ON_ONCE(c->off + LTT_HB_REC + LTT_END_REC >
 			 ltt_run.buffer_size)) {
-		if (overdue) {
-			now = c->base + U32_MAX;
-			overdue = false;
-		}
-		if (c->off + LTT_END_REC > ltt_run.buffer_size) {
-			/* No room even for BLOCK_END: drop the block. */
-			c->buf[c->wr].state = LTT_BUF_FREE;
-			c->wr = -1;
-			return;
-		}
+		WRITE_ONCE(c->buf[c->wr].state, LTT_BUF_FREE);
+		c->wr = -1;
+		return;
 	}
-	if (overdue) {
-		ltt_put(c, now, LTT_EV_HEARTBEAT, 0, &now, sizeof(now));
-		c->base = now;
+	if (delta > LTT_LONG_DELTA_MAX) {
+		ltt_put_hb(c->data + c->off, now);
+		c->off += LTT_HB_REC;
+		c->events++;
+		delta = 0;
 	}
 	be = (struct ltt_block_end){ .end_tsc = now, .events = c->events + 1 };
-	ltt_put(c, now, LTT_EV_BLOCK_END, 0, &be, sizeof(be));
+	ltt_put_ext(c->data + c->off, delta, LTT_EV_BLOCK_END, 0, &be,
+		    sizeof(be), LTT_END_REC);
+	c->off += LTT_END_REC;
+	c->last = now;
 	bs->length = c->off;
 	bs->flags = flags;
 	c->buf[c->wr].len = c->off;
-	c->buf[c->wr].state = LTT_BUF_READY;
-	c->nready++;
+	/* Release: the whole block is written before the reader sees it. */
+	smp_store_release(&c->buf[c->wr].state, LTT_BUF_READY);
 	c->wr = -1;
 }
 NOKPROBE_SYMBOL(ltt_close_block);
 
 /*
- * Does a record of @rsize bytes fit, with a heartbeat before it if one is
- * due (@overdue), and room left to close the block (a heartbeat and
- * BLOCK_END)? The room to close is kept after every record, heartbeats
- * included: a block whose last record is a heartbeat may still need
- * another one at its close, if the close comes 2^32 clock units later.
+ * The slow path of a write: no open block, a delta that needs a heartbeat
+ * first, or a record that does not fit. @task: the facility's task of the
+ * event (or NULL). Return true when the caller must notify the reader (a
+ * block became READY).
+ *
+ * It also notes the task current on the CPU after the event, for a FINAL
+ * block STOP may have to open on this CPU's behalf: that happens only when
+ * the CPU has no open block, and every event since its last block was
+ * closed took this path, so the fast path need not note it.
  */
-static __always_inline bool ltt_fits(struct ltt_cpu *c, u32 rsize,
-				     bool overdue)
+static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
+					    u8 event, u8 subtype,
+					    const void *details, u16 size,
+					    bool counted,
+					    struct task_struct *task)
 {
-	u32 need = rsize + LTT_HB_REC + LTT_END_REC;
-
-	if (overdue)
-		need += LTT_HB_REC;
-	return c->off + need <= ltt_run.buffer_size;
-}
-
-/*
- * Store one record with the lock held. @counted: a real event (counted as
- * recorded or lost), as opposed to a heartbeat. Return true when the
- * caller must notify the reader (a block became READY).
- */
-static bool notrace ltt_write_locked(struct ltt_cpu *c, u64 now, u8 event,
-				     u8 subtype, const void *details, u16 size,
-				     bool counted, s32 pid)
-{
-	bool heartbeat = event == LTT_EV_HEARTBEAT;
 	bool notify = false;
-	u32 rsize;
+	int tries;
 
-	/* A heartbeat's details are its own time, the new delta base. */
-	if (heartbeat) {
-		details = &now;
-		size = sizeof(now);
-	}
-	rsize = LTT_HDR_SIZE + ALIGN(size, LTT_RECORD_ALIGN);
-	if (c->wr < 0 && !ltt_open_block(c, now, pid))
+	/* CPUs past LTT_MAX_CPUS never open a block (c->wr stays -1). */
+	if (unlikely(c->cpu >= ltt_ncpus))
+		return false;
+	c->cur_pid = task_pid_nr(event == LTT_EV_SCHEDCHANGE && task ? task :
+								       current);
+	if (c->wr < 0 && !ltt_open_block(c, now, task_pid_nr(current)))
 		goto lost;
-	if (!ltt_fits(c, rsize, !heartbeat && now - c->base > U32_MAX)) {
+	for (tries = 0; tries < 2; tries++) {
+		u64 delta = now - c->last;
+		bool hb = event != LTT_EV_HEARTBEAT &&
+			  delta > LTT_LONG_DELTA_MAX;
+		u32 at = c->off, rec = at + (hb ? LTT_HB_REC : 0);
+		u32 *p = c->data + rec;
+		bool ext;
+		u32 rsize;
+
+		if (hb)
+			delta = 0;
+		rsize = ltt_encode(c, p, now, delta, event, subtype, details,
+				   size);
+		ext = !rsize;
+		if (ext)
+			rsize = LTT_EXT_HDR + ALIGN(size, LTT_V2_RECORD_ALIGN);
+		if (rec + rsize <= c->end) {
+			if (ext)
+				ltt_put_ext(p, delta, event, subtype, details,
+					    size, rsize);
+			if (hb) {
+				ltt_put_hb(c->data + at, now);
+				c->off += LTT_HB_REC;
+				c->events++;
+			}
+			ltt_commit(c, rsize, now, event, details, size, ext);
+			if (counted)
+				WRITE_ONCE(c->recorded, c->recorded + 1);
+			return notify;
+		}
 		ltt_close_block(c, now, 0);
 		notify = true;
-		if (!ltt_open_block(c, now, pid))
-			goto lost;
+		if (!ltt_open_block(c, now, task_pid_nr(current)))
+			break;
 	}
-	if (heartbeat) {
-		ltt_put(c, now, event, 0, details, size);
-		c->base = now;
-		return notify;
-	}
-	if (now - c->base > U32_MAX) {
-		ltt_put(c, now, LTT_EV_HEARTBEAT, 0, &now, sizeof(now));
-		c->base = now;
-	}
-	ltt_put(c, now, event, subtype, details, size);
-	if (counted)
-		c->recorded++;
-	return notify;
-
 lost:
 	if (counted) {
 		if (!c->lost)
 			c->first_lost = now;
 		c->lost++;
-		c->lost_total++;
+		WRITE_ONCE(c->lost_total, c->lost_total + 1);
 	}
 	return notify;
 }
-NOKPROBE_SYMBOL(ltt_write_locked);
+NOKPROBE_SYMBOL(ltt_write_slow);
 
-/* Count an event that cannot take the lock (NMI, recursion). */
+/* Count an event that cannot be written (NMI, recursion). */
 static void notrace ltt_drop(struct ltt_cpu *c)
 {
 	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock());
@@ -311,18 +541,23 @@ static void notrace ltt_drop(struct ltt_cpu *c)
 }
 NOKPROBE_SYMBOL(ltt_drop);
 
-static void notrace ltt_write(u8 event, u8 subtype, const void *details,
-			      u16 size, bool counted, s32 next_pid)
+/*
+ * Store one record on the current CPU. The fast path: an open block, a
+ * delta that fits 27 bits, a compact record (or an EXT one) that fits.
+ * A CPU that is not traced (id >= ltt_ncpus) has no open block: its
+ * events take the slow path, which ignores them.
+ */
+static __always_inline void ltt_write(u8 event, u8 subtype,
+				      const void *details, u16 size,
+				      bool counted,
+				      struct task_struct *task)
 {
-	unsigned int cpu = smp_processor_id();
-	struct ltt_cpu *c;
+	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
 	unsigned long flags;
-	bool notify;
-	u64 now;
+	bool notify = false;
+	u32 rsize, *p;
+	u64 now, delta;
 
-	if (unlikely(cpu >= ltt_ncpus))
-		return;
-	c = per_cpu_ptr(&ltt_cpus, cpu);
 	if (unlikely(in_nmi())) {
 		if (counted)
 			ltt_drop(c);
@@ -336,20 +571,41 @@ static void notrace ltt_write(u8 event, u8 subtype, const void *details,
 		return;
 	}
 	c->nesting = 1;
-	raw_spin_lock(&c->lock);
 	now = ltt_clock();
-	if (now < c->last)
+	if (unlikely(now < c->last))
 		now = c->last;
-	notify = ltt_write_locked(c, now, event, subtype, details, size,
-				  counted, task_pid_nr(current));
-	c->cur_pid = next_pid;
-	raw_spin_unlock(&c->lock);
+	delta = now - c->last;
+	if (unlikely(c->wr < 0 || delta > LTT_LONG_DELTA_MAX))
+		goto slow;
+	p = c->data + c->off;
+	rsize = ltt_encode(c, p, now, delta, event, subtype, details, size);
+	if (likely(rsize)) {
+		if (unlikely(c->off + rsize > c->end))
+			goto slow;
+		ltt_commit(c, rsize, now, event, details, size, false);
+	} else {
+		rsize = LTT_EXT_HDR + ALIGN(size, LTT_V2_RECORD_ALIGN);
+		if (unlikely(c->off + rsize > c->end))
+			goto slow;
+		ltt_put_ext(p, delta, event, subtype, details, size, rsize);
+		ltt_commit(c, rsize, now, event, details, size, true);
+	}
+	/*
+	 * A plain increment (one instruction): GET_LOST reads it from other
+	 * CPUs as a snapshot; a 64-bit store is never torn on x86-64.
+	 */
+	if (counted)
+		c->recorded++;
+	goto out;
+slow:
+	notify = ltt_write_slow(c, now, event, subtype, details, size, counted,
+				task);
+out:
 	c->nesting = 0;
 	local_irq_restore(flags);
-	if (notify)
+	if (unlikely(notify))
 		irq_work_queue(&ltt_notify);
 }
-NOKPROBE_SYMBOL(ltt_write);
 
 /**
  * ltt_log() - store one event on the current CPU
@@ -357,18 +613,46 @@ NOKPROBE_SYMBOL(ltt_write);
  * @subtype:  the event's subtype
  * @details:  detail bytes (may be NULL when @size is 0)
  * @size:     valid bytes at @details, at most LTT_DETAILS_MAX
- * @next_pid: the task current on this CPU after the event (the incoming
- *            task of a schedchange, else current's pid)
  *
  * Must be called with preemption disabled; any context, NMI included.
  * The event is recorded, or counted as lost: never both, never neither.
  */
-void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size,
-		     s32 next_pid)
+void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size)
 {
-	ltt_write(event, subtype, details, size, true, next_pid);
+	ltt_write(event, subtype, details, size, true, NULL);
 }
 NOKPROBE_SYMBOL(ltt_log);
+
+/**
+ * ltt_callback() - the facility's callback: mask, filter, store one event
+ * @event:   enum ltt_event_id
+ * @subtype: the event's subtype
+ * @details: the detail structure (NULL when @size is 0)
+ * @size:    valid bytes at @details
+ * @task:    the task the event concerns (docs/kernel-facility.md)
+ *
+ * Preemption disabled, any context. The writer is inlined here: this is
+ * the path every traced event takes.
+ */
+void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
+			  struct task_struct *task)
+{
+	/*
+	 * Pairs with START's release: ltt_run and the buffers are set up.
+	 * 0 when no trace runs; bits below LTT_EV_MAX only.
+	 */
+	u64 mask = smp_load_acquire(&ltt_live_mask);
+
+	if (event >= 64 || !(mask & BIT_ULL(event)))
+		return;
+	if (ltt_run.filters && !ltt_task_match(current) &&
+	    !(task && ltt_task_match(task)))
+		return;
+	if (size > ltt_run.size_max[event])
+		size = ltt_run.size_max[event];
+	ltt_write(event, subtype, details, size, true, task);
+}
+NOKPROBE_SYMBOL(ltt_callback);
 
 /**
  * ltt_log_trace_start() - write TRACE_START as the first record of the
@@ -380,8 +664,7 @@ NOKPROBE_SYMBOL(ltt_log);
  */
 void ltt_log_trace_start(const struct ltt_ev_trace_start *ts)
 {
-	ltt_write(LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false,
-		  task_pid_nr(current));
+	ltt_write(LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
 }
 
 /**
@@ -392,30 +675,28 @@ void ltt_log_trace_start(const struct ltt_ev_trace_start *ts)
  */
 void notrace ltt_log_heartbeat(void)
 {
-	ltt_write(LTT_EV_HEARTBEAT, 0, NULL, 0, false, task_pid_nr(current));
+	ltt_write(LTT_EV_HEARTBEAT, 0, NULL, 0, false, NULL);
 }
 NOKPROBE_SYMBOL(ltt_log_heartbeat);
 
 /**
- * ltt_test_age_base() - move the current CPU's delta base 2^32 units back
+ * ltt_test_age_base() - move the current CPU's prev 2^27 units back
  *
  * Test mode only: the CPU's next record, or the close of its open block,
- * then needs a heartbeat first, as after 2^32 clock units of idleness.
+ * then needs a heartbeat first, as after 2^27 clock units of idleness.
  * Must be called with preemption disabled.
  */
 void ltt_test_age_base(void)
 {
-	unsigned int cpu = smp_processor_id();
+	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
 	unsigned long flags;
-	struct ltt_cpu *c;
 
-	if (cpu >= ltt_ncpus)
+	if (c->cpu >= ltt_ncpus)
 		return;
-	c = per_cpu_ptr(&ltt_cpus, cpu);
-	raw_spin_lock_irqsave(&c->lock, flags);
-	if (c->wr >= 0 && c->base > U32_MAX)
-		c->base -= (u64)U32_MAX + 1;
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	local_irq_save(flags);
+	if (!c->nesting && c->wr >= 0 && c->last > LTT_LONG_DELTA_MAX + 1)
+		c->last -= LTT_LONG_DELTA_MAX + 1;
+	local_irq_restore(flags);
 }
 
 static enum hrtimer_restart notrace ltt_heartbeat_fn(struct hrtimer *t)
@@ -461,8 +742,11 @@ void ltt_heartbeat_stop(void)
 		hrtimer_cancel(&per_cpu_ptr(&ltt_cpus, cpu)->heartbeat);
 }
 
-/* Write a FINAL block for @c if a buffer is free; the lock is held. */
-static void ltt_finish_locked(struct ltt_cpu *c, u64 now)
+/*
+ * Write a FINAL block for @c if a buffer is free. No event path writes any
+ * more (STOP), and the reader is serialized by the device lock.
+ */
+static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
 {
 	if (now < c->last)
 		now = c->last;
@@ -493,51 +777,46 @@ void ltt_buffers_finish(u64 stop)
 	ltt_stop_time = stop;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
-		unsigned long flags;
 
-		if (!c)
-			continue;
-		raw_spin_lock_irqsave(&c->lock, flags);
-		ltt_finish_locked(c, stop);
-		raw_spin_unlock_irqrestore(&c->lock, flags);
+		if (c)
+			ltt_finish_cpu(c, stop);
 	}
 }
 
-/* Take the oldest READY block of @c. Return its index or -1. */
+/*
+ * Take the oldest READY block of @c (READY -> READING). Return its index
+ * or -1. The reader (device lock held) is the only one to leave READY.
+ */
 static int ltt_take_block(struct ltt_cpu *c, u32 *len)
 {
-	unsigned long flags;
+	/* Acquire: the writer wrote the whole block before READY. */
+	bool r0 = smp_load_acquire(&c->buf[0].state) == LTT_BUF_READY;
+	/* Acquire, as for r0. */
+	bool r1 = smp_load_acquire(&c->buf[1].state) == LTT_BUF_READY;
 	int idx = -1;
 
-	raw_spin_lock_irqsave(&c->lock, flags);
-	if (c->buf[0].state == LTT_BUF_READY)
+	if (r0)
 		idx = 0;
-	if (c->buf[1].state == LTT_BUF_READY &&
-	    (idx < 0 || c->buf[1].sequence < c->buf[0].sequence))
+	if (r1 && (idx < 0 || c->buf[1].sequence < c->buf[0].sequence))
 		idx = 1;
 	if (idx >= 0) {
-		c->buf[idx].state = LTT_BUF_READING;
+		WRITE_ONCE(c->buf[idx].state, LTT_BUF_READING);
 		*len = c->buf[idx].len;
 	}
-	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return idx;
 }
 
 /* Give a taken block back: consumed (FREE) or not (READY again). */
 static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&c->lock, flags);
-	if (consumed) {
-		c->buf[idx].state = LTT_BUF_FREE;
-		c->nready--;
-		if (c->final_pending)
-			ltt_finish_locked(c, ltt_stop_time);
-	} else {
-		c->buf[idx].state = LTT_BUF_READY;
+	if (!consumed) {
+		WRITE_ONCE(c->buf[idx].state, LTT_BUF_READY);
+		return;
 	}
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	/* Release: the copy is done before the writer reuses the buffer. */
+	smp_store_release(&c->buf[idx].state, LTT_BUF_FREE);
+	if (READ_ONCE(c->final_pending))
+		ltt_finish_cpu(c, ltt_stop_time);
 }
 
 /**
@@ -583,8 +862,8 @@ ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr)
 /**
  * ltt_buffers_ready() - is a block waiting for the reader?
  *
- * Return: true if some CPU has a READY block. Lockless: a hint for poll
- * and the read wait; read() itself decides under the locks.
+ * Return: true if some CPU has a READY block (or a FINAL block to write).
+ * A hint for poll and the read wait; read() itself takes the blocks.
  */
 bool ltt_buffers_ready(void)
 {
@@ -595,7 +874,9 @@ bool ltt_buffers_ready(void)
 
 		if (!c)
 			continue;
-		if (READ_ONCE(c->nready) || READ_ONCE(c->final_pending))
+		if (READ_ONCE(c->buf[0].state) == LTT_BUF_READY ||
+		    READ_ONCE(c->buf[1].state) == LTT_BUF_READY ||
+		    READ_ONCE(c->final_pending))
 			return true;
 	}
 	return false;
@@ -613,15 +894,13 @@ void ltt_buffers_lost(struct ltt_lost_counts *lc)
 	lc->total = 0;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
-		unsigned long flags;
 
 		if (!c)
 			continue;
-		raw_spin_lock_irqsave(&c->lock, flags);
-		lc->per_cpu[cpu] = c->lost_total +
+		/* While a trace runs, a snapshot; exact once it is stopped. */
+		lc->per_cpu[cpu] = READ_ONCE(c->lost_total) +
 				   atomic_long_read(&c->nmi_lost);
-		lc->recorded[cpu] = c->recorded;
-		raw_spin_unlock_irqrestore(&c->lock, flags);
+		lc->recorded[cpu] = READ_ONCE(c->recorded);
 		lc->total += lc->per_cpu[cpu];
 	}
 }
@@ -639,29 +918,27 @@ void ltt_buffers_reset(u64 start)
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
-		unsigned long flags;
 
 		if (!c)
 			continue;
-		raw_spin_lock_irqsave(&c->lock, flags);
 		c->buf[0].state = LTT_BUF_FREE;
 		c->buf[1].state = LTT_BUF_FREE;
 		c->wr = -1;
+		c->data = NULL;
 		c->off = 0;
+		c->end = ltt_run.buffer_size - LTT_HB_REC - LTT_END_REC;
 		c->events = 0;
-		c->base = start;
 		c->last = start;
+		c->last_ip = 0;
 		c->next_seq = 0;
 		c->lost = 0;
 		c->first_lost = 0;
 		c->lost_total = 0;
 		c->recorded = 0;
-		c->nready = 0;
 		c->cur_pid = 0;
 		c->final_pending = false;
 		atomic_long_set(&c->nmi_lost, 0);
 		atomic64_set(&c->nmi_first, 0);
-		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 }
 
@@ -769,7 +1046,6 @@ void ltt_buffer_init(void)
 	for_each_possible_cpu(cpu) {
 		struct ltt_cpu *c = ltt_cpu_state(cpu);
 
-		raw_spin_lock_init(&c->lock);
 		c->cpu = cpu;
 		c->wr = -1;
 		hrtimer_init(&c->heartbeat, CLOCK_MONOTONIC,

@@ -4,8 +4,9 @@
  *
  * The kernel's trace facility (<linux/ltt.h>, docs/kernel-facility.md)
  * hands every instrumented event to one callback. This module registers
- * that callback, timestamps and filters each event and stores it in
- * per-CPU double buffers (ltt_buffer.c), from which the trace daemon reads
+ * that callback (ltt_callback() in ltt_buffer.c, with the writer it
+ * inlines), which filters (ltt_task_match() here), timestamps and stores
+ * each event in per-CPU double buffers, from which the trace daemon reads
  * whole blocks. The records and blocks are specified in
  * docs/trace-format.md, the ioctls in include/ltt/abi.h.
  *
@@ -39,10 +40,11 @@
  *    unregisters it before the FINAL blocks are closed. So with the module
  *    loaded and no trace running the hooks are patched out (static key
  *    off, no SYSCALL_WORK_LTT), as with no module at all. STOP clears
- *    ltt_active, then unregisters, which waits for an RCU grace period:
- *    every writer (the facility's callers, test mode, user events) runs
- *    with preemption disabled and tests ltt_active first, so after it no
- *    event can touch the buffers. A START that cannot register (another
+ *    ltt_live_mask and ltt_active, then unregisters, which waits for an
+ *    RCU grace period: every writer runs with preemption disabled and
+ *    tests one of them first (the callback, and so user events, the
+ *    mask; test mode and the heartbeat ltt_active), so after it no event
+ *    can touch the buffers. A START that cannot register (another
  *    tracer holds the facility) fails with -EBUSY and leaves the device
  *    IDLE. The module cannot be unloaded while /dev/tracer is open.
  *  - Filters: an event passes when the task it happens in (current) is
@@ -95,6 +97,8 @@ MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
 struct ltt_run ltt_run __read_mostly;
 unsigned int ltt_ncpus __read_mostly;
 bool ltt_active __read_mostly;
+/* The callback's one test: set with ltt_active, cleared with it. */
+u64 ltt_live_mask __read_mostly;
 
 enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
 
@@ -156,7 +160,8 @@ bool ltt_dev_tracing(void)
 
 /* ---------------------------------------------------------------- events */
 
-static bool notrace ltt_task_match(struct task_struct *t)
+/* Does @t pass the task filters in effect? Part of the event path. */
+bool notrace ltt_task_match(struct task_struct *t)
 {
 	u32 f = ltt_run.filters;
 	bool ok = true;
@@ -181,34 +186,6 @@ static bool notrace ltt_task_match(struct task_struct *t)
 }
 NOKPROBE_SYMBOL(ltt_task_match);
 
-/*
- * The facility's callback: preemption disabled, any context. See
- * docs/kernel-facility.md for the arguments.
- */
-void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
-			  struct task_struct *task)
-{
-	s32 next;
-
-	/* Pairs with START's release: ltt_run and the buffers are set up. */
-	if (unlikely(!smp_load_acquire(&ltt_active)))
-		return;
-	if (event >= LTT_EV_MAX || !(ltt_run.event_mask & BIT_ULL(event)))
-		return;
-	if (ltt_run.filters && !ltt_task_match(current) &&
-	    !(task && ltt_task_match(task)))
-		return;
-	if (!(ltt_run.details_mask & BIT_ULL(event)))
-		size = 0;
-	else if (size > LTT_DETAILS_MAX)
-		size = LTT_DETAILS_MAX;
-	if (event == LTT_EV_SCHEDCHANGE && task)
-		next = task_pid_nr(task);
-	else
-		next = task_pid_nr(current);
-	ltt_log(event, subtype, details, size, next);
-}
-NOKPROBE_SYMBOL(ltt_callback);
 
 /* -------------------------------------------------------- start and stop */
 
@@ -272,7 +249,7 @@ static int ltt_start(void)
 	struct ltt_trace_info *info = &ltt_dev.info;
 	struct ltt_ev_trace_start ts;
 	unsigned long flags;
-	int ret;
+	int ret, i;
 
 	if (ltt_dev.state == LTT_TRACING)
 		return -EBUSY;
@@ -292,6 +269,9 @@ static int ltt_start(void)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	ltt_run.event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
 	ltt_run.details_mask = cfg->details_mask;
+	for (i = 0; i < LTT_EV_MAX; i++)
+		ltt_run.size_max[i] = ltt_run.details_mask & BIT_ULL(i) ?
+					      LTT_DETAILS_MAX : 0;
 	ltt_run.filters = cfg->filters;
 	ltt_run.pid = cfg->pid;
 	ltt_run.pgrp = cfg->pgrp;
@@ -324,7 +304,7 @@ static int ltt_start(void)
 				  cfg->syscall_range.upper);
 	/*
 	 * Patch the hooks in only now: everything the callback uses is set
-	 * up, and it still returns at once until ltt_active is set below.
+	 * up, and it still returns at once until ltt_live_mask is set below.
 	 */
 	ret = ltt_register_callback(ltt_callback);
 	if (ret) {
@@ -337,6 +317,8 @@ static int ltt_start(void)
 	ltt_dev.hooked = true;
 	/* Publish ltt_run and the buffers before any event can see them. */
 	smp_store_release(&ltt_active, true);
+	/* The callback's acquire of the mask pairs with this, as above. */
+	smp_store_release(&ltt_live_mask, ltt_run.event_mask);
 	if (heartbeat_ms)
 		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
 	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
@@ -353,12 +335,14 @@ static int ltt_stop(void)
 		return 0;
 	/* The trace ends now, however long the teardown below takes. */
 	stop = ltt_clock();
+	WRITE_ONCE(ltt_live_mask, 0);
 	WRITE_ONCE(ltt_active, false);
 	/*
 	 * Patch the hooks out. Unregistering waits for an RCU grace period,
 	 * and every writer runs preempt-disabled: after it no CPU is inside
-	 * the callback, and none of the writers that saw ltt_active set (test
-	 * mode, user events, heartbeats) is still writing.
+	 * the callback, and none of the writers that saw ltt_active or
+	 * ltt_live_mask set (test mode, user events, heartbeats) is still
+	 * writing.
 	 */
 	ltt_unhook();
 	ltt_heartbeat_stop();

@@ -16,8 +16,9 @@
  * event.
  *
  * Both need a running trace (-EINVAL otherwise). Every event is written
- * with preemption disabled after ltt_active was seen set, which STOP's
- * grace period relies on (ltt_main.c).
+ * with preemption disabled after ltt_active (test mode) or ltt_live_mask
+ * (the callback) was seen set, which STOP's grace period relies on
+ * (ltt_main.c).
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -65,7 +66,7 @@ static void ltt_emit_one(struct ltt_emitter *e, u64 i)
 	p = (struct ltt_test_payload *)e->ev->data;
 	p->seq = i;
 	p->cpu = smp_processor_id();
-	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size, task_pid_nr(current));
+	ltt_log(LTT_EV_CUSTOM, 0, e->ev, e->size);
 }
 
 static void ltt_emit_fn(struct work_struct *work)

@@ -17,15 +17,16 @@
 #include <linux/sched/clock.h>
 #include <asm/msr.h>
 #include <ltt/abi.h>
+#include <ltt/format.h>
 
 struct task_struct;
 
-/* Sizes of the structure records, header included. */
-#define LTT_HDR_SIZE ((u32)sizeof(struct ltt_record_header))
-#define LTT_START_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_block_start))
-#define LTT_END_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_block_end))
-#define LTT_LOST_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_ev_lost))
-#define LTT_HB_REC (LTT_HDR_SIZE + (u32)sizeof(struct ltt_ev_heartbeat))
+/* Sizes of the structure records (EXT records), header included. */
+#define LTT_EXT_HDR 8u /* header word and struct ltt_ext_header */
+#define LTT_START_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_block_start))
+#define LTT_END_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_block_end))
+#define LTT_LOST_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_ev_lost))
+#define LTT_HB_REC 12u /* LTT_CODE_HEARTBEAT: header word and u64 tsc */
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
 
@@ -34,7 +35,7 @@ enum ltt_buf_state {
 	LTT_BUF_FREE,    /* empty, may receive the next block */
 	LTT_BUF_WRITING, /* holds the CPU's open block */
 	LTT_BUF_READY,   /* holds a closed block waiting for read() */
-	LTT_BUF_READING, /* read() is copying it out, lock not held */
+	LTT_BUF_READING, /* read() is copying it out */
 };
 
 struct ltt_buf {
@@ -46,25 +47,32 @@ struct ltt_buf {
 
 /**
  * struct ltt_cpu - one CPU's buffer pair and counters
- * @lock:         protects every field below except the atomics; taken with
- *                interrupts off, for the copy of one record at most
+ *
+ * Written only by the CPU itself with interrupts off while a trace runs
+ * (the buffer states also by the reader, see ltt_buffer.c); by STOP and
+ * the reader once no event path runs any more.
+ *
  * @buf:          the double buffer
  * @wr:           index in @buf of the buffer holding the open block, or -1
+ * @data:         that buffer's data
  * @off:          write offset in the open block
+ * @end:          the largest offset a record may end at: the buffer size
+ *                less the room to close the block (a heartbeat, BLOCK_END)
  * @events:       records written in the open block so far
- * @base:         current delta base (block start or last heartbeat)
- * @last:         last timestamp written; later timestamps are clamped to it
+ * @last:         prev: the time of the last record written, the base of
+ *                the next delta; later timestamps are clamped to it
+ * @last_ip:      the ip of the last system call entry of the open block
  * @next_seq:     sequence number of the next block
  * @lost:         events lost since the last block was opened
  * @first_lost:   timestamp of the first of them
- * @lost_total:   events lost during the whole trace (locked path)
+ * @lost_total:   events lost during the whole trace (written path)
  * @recorded:     events stored during the whole trace
- * @nready:       READY or READING buffers, read locklessly by poll/read
- * @cur_pid:      task current on this CPU after the last event seen
+ * @cur_pid:      task current on this CPU after the last event that took
+ *                the slow path (see ltt_write_slow())
  * @final_pending: the FINAL block could not be written at stop (both
  *                buffers full); the reader writes it when it frees one
  * @nesting:      recursion guard, only touched with interrupts off
- * @nmi_lost:     events dropped without the lock (NMI, recursion),
+ * @nmi_lost:     events dropped without writing (NMI, recursion),
  *                folded into @lost when the next block opens
  * @nmi_first:    timestamp of the first of them (0: none)
  * @heartbeat:    periodic per-CPU heartbeat timer
@@ -73,19 +81,19 @@ struct ltt_buf {
  * @cpu:          the CPU this is
  */
 struct ltt_cpu {
-	raw_spinlock_t lock;
 	struct ltt_buf buf[2];
 	int wr;
+	void *data;
 	u32 off;
+	u32 end;
 	u32 events;
-	u64 base;
 	u64 last;
+	u64 last_ip;
 	u32 next_seq;
 	u64 lost;
 	u64 first_lost;
 	u64 lost_total;
 	u64 recorded;
-	int nready;
 	s32 cur_pid;
 	bool final_pending;
 	int nesting;
@@ -107,6 +115,8 @@ struct ltt_cpu {
  * @gid:          tracked effective GID
  * @buffer_size:  bytes of each buffer
  * @fallback:     timestamps come from local_clock() instead of the TSC
+ * @size_max:     detail bytes stored of each event: 0 when its details are
+ *                masked, else LTT_DETAILS_MAX
  */
 struct ltt_run {
 	u64 event_mask;
@@ -118,11 +128,13 @@ struct ltt_run {
 	kgid_t gid;
 	u32 buffer_size;
 	bool fallback;
+	u16 size_max[LTT_EV_MAX];
 };
 
 extern struct ltt_run ltt_run;
 extern unsigned int ltt_ncpus;
 extern bool ltt_active;            /* tracing: the event path may write */
+extern u64 ltt_live_mask;          /* ltt_run.event_mask while tracing, else 0 */
 extern struct irq_work ltt_notify; /* wakes readers, raises SIGIO */
 
 /* ltt_buffer.c */
@@ -130,8 +142,7 @@ int ltt_buffers_alloc(u32 size);
 void ltt_buffers_free(void);
 void ltt_buffers_reset(u64 start);
 void ltt_buffer_init(void);
-void ltt_log(u8 event, u8 subtype, const void *details, u16 size,
-	     s32 next_pid);
+void ltt_log(u8 event, u8 subtype, const void *details, u16 size);
 void ltt_log_trace_start(const struct ltt_ev_trace_start *ts);
 void ltt_log_heartbeat(void);
 void ltt_test_age_base(void);
@@ -142,9 +153,11 @@ ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
 bool ltt_buffers_ready(void);
 void ltt_buffers_lost(struct ltt_lost_counts *lc);
 
-/* ltt_main.c */
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		  struct task_struct *task);
+
+/* ltt_main.c */
+bool ltt_task_match(struct task_struct *t);
 void ltt_dev_lock(void);
 void ltt_dev_unlock(void);
 bool ltt_dev_tracing(void);

@@ -43,7 +43,7 @@
  * additions old readers can ignore. LTT_IOC_GET_ABI_VERSION returns
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
-#define LTT_ABI_MAJOR 1
+#define LTT_ABI_MAJOR 2
 #define LTT_ABI_MINOR 0
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 

@@ -43,11 +43,10 @@ if [ "$mode" = idle ]; then
 fi
 
 # The event path can be neither function-traced nor kprobed (it would
-# re-enter the tracer with a buffer lock held); other module functions can,
+# re-enter the writer in the middle of a record); other module functions can,
 # which shows the checks could fail.
-hotpath="ltt_callback ltt_task_match ltt_log ltt_write ltt_write_locked ltt_put
-ltt_open_block ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat
-ltt_heartbeat_fn"
+hotpath="ltt_callback ltt_task_match ltt_log ltt_write_slow ltt_open_block
+ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat ltt_heartbeat_fn"
 check_untraceable() {
 	tr=/sys/kernel/tracing
 	if [ ! -r $tr/available_filter_functions ] || [ ! -w $tr/kprobe_events ]; then

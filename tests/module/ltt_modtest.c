@@ -25,8 +25,8 @@
  *   ltt_modtest count FILE test-mode events and lost events in a trace
  *                          file tracedaemon wrote (whole blocks must be
  *                          valid; a cut last block is reported)
- *   ltt_modtest one CHECK  one hardening check of `check` on its own:
- *                          close-idle, start-enomem or open-policy
+ *   ltt_modtest one CHECK  one check of `check` on its own: close-idle,
+ *                          start-enomem, open-policy or v2-records
  *
  * No check depends on how long something takes: waits have generous
  * timeouts only so a broken module cannot hang the suite.
@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -52,6 +53,7 @@
 #include <unistd.h>
 
 #include <ltt/abi.h>
+#include <ltt/format.h>
 #include <libltt/block_codec.h>
 
 static const char *dev = "/dev/tracer";
@@ -183,17 +185,17 @@ static void on_test_record(const struct ltt_checked_record *r, void *arg)
 	const struct ltt_ev_custom *c = r->details;
 	const struct ltt_test_payload *p;
 
-	if (r->hdr->event != LTT_EV_CUSTOM) {
-		if (r->hdr->event != LTT_EV_TRACE_START)
+	if (r->event != LTT_EV_CUSTOM) {
+		if (r->event != LTT_EV_TRACE_START)
 			s->other++;
 		return;
 	}
-	if (r->hdr->size < 8 + 8 + 16 || c->id != LTT_TEST_EVENT_ID) {
+	if (r->size < 8 + 8 + 16 || c->id != LTT_TEST_EVENT_ID) {
 		s->other++;
 		return;
 	}
 	if (c->length != s->payload ||
-	    r->hdr->size != 16 + ((s->payload + 7) & ~7u))
+	    r->stored != 16 + ((s->payload + 3) & ~3u))
 		s->bad_size++;
 	p = (const void *)c->data;
 	if (p->cpu != r->cpu)
@@ -482,7 +484,7 @@ static void check_ioctls(int fd)
 		struct test_seen s;
 
 		test_seen_init(&s, 16);
-		int pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+		int pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 					  t.info.anchor_tsc, 0, on_test_record,
 					  &s, &res);
 		uint64_t total = test_seen_total(&s);
@@ -556,8 +558,8 @@ static void check_emit(int fd, const char *name, uint64_t n, uint32_t bufsz,
 	r = r || emit(fd, n, 0, payload);
 	r = r || stop_and_collect(fd, &t);
 	r = r || xioctl(fd, LTT_IOC_GET_LOST, &lc);
-	pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, 0,
-			      on_test_record, &s, &res);
+	pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+			      t.info.anchor_tsc, 0, on_test_record, &s, &res);
 	snprintf(nm, sizeof(nm), "%s: blocks valid", name);
 	check(!r && !pr, nm, "r %d parse '%s'", r, res.error);
 	recorded = test_seen_total(&s);
@@ -652,8 +654,8 @@ static void check_emit_with_reader(int fd)
 	r = r ? r : rr;
 	close(pipefd[0]);
 	waitpid(pid, &st, 0);
-	pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc, 0,
-			      on_test_record, &s, &res);
+	pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+			      t.info.anchor_tsc, 0, on_test_record, &s, &res);
 	recorded = test_seen_total(&s);
 	note("concurrent reader: %llu recorded, %llu lost, %llu blocks",
 	     (unsigned long long)recorded, (unsigned long long)res.lost_total,
@@ -710,7 +712,7 @@ static void check_stop_during_emit(int fd)
 		if (!mode) {
 			r = read_all(fd, &t) || xioctl(fd, LTT_IOC_GET_LOST, &lc);
 			if (!r)
-				pr = ltt_blocks_check(t.buf, t.len,
+				pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2,
 						      t.info.ncpus,
 						      t.info.anchor_tsc, 0,
 						      on_test_record, &s, &res);
@@ -813,16 +815,16 @@ static void on_filter_record(const struct ltt_checked_record *r, void *arg)
 	struct filter_seen *f = arg;
 	const struct ltt_ev_custom *c = r->details;
 
-	if (r->hdr->event != LTT_EV_CUSTOM)
+	if (r->event != LTT_EV_CUSTOM)
 		return;
-	if (r->hdr->size == 8) {
+	if (r->size == 8) {
 		f->size8++;
 		return;
 	}
 	if (c->id < 8)
 		f->by_id[c->id]++;
 	if (c->length != 5 || memcmp(c->data, "hello", 5) ||
-	    r->hdr->size != 8 + 8 + 8 || c->data[5] || c->data[6] || c->data[7])
+	    r->size != 8 + 8 + 8 || c->data[5] || c->data[6] || c->data[7])
 		f->bad_payload++;
 }
 
@@ -871,7 +873,7 @@ static int filter_run(int fd, int child_flags, uint64_t events, uint64_t details
 	r = r || user_event(fd, 2, "hello", 5);
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+	if (!r && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 				   t.info.anchor_tsc, 0, on_filter_record, f,
 				   &res))
 		r = -EPROTO;
@@ -978,7 +980,7 @@ struct kernel_seen {
 static void on_kernel_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct kernel_seen *k = arg;
-	const struct ltt_record_header *h = r->hdr;
+	const struct ltt_checked_record *h = r;
 
 	if (h->event == LTT_EV_TRACE_START)
 		return;
@@ -1048,7 +1050,7 @@ static int kernel_run(int fd, uint64_t events, uint64_t details, bool filter,
 		syscall(SYS_getppid); /* the parent's own: filtered out */
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+	if (!r && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 				   t.info.anchor_tsc, 0, on_kernel_record, k,
 				   &res)) {
 		note("parse: %s", res.error);
@@ -1134,7 +1136,7 @@ static void on_ip_record(const struct ltt_checked_record *r, void *arg)
 	struct ip_seen *s = arg;
 	const struct ltt_ev_syscall_entry *e = r->details;
 
-	if (r->hdr->event != LTT_EV_SYSCALL_ENTRY || r->hdr->size < 24 ||
+	if (r->event != LTT_EV_SYSCALL_ENTRY || r->size < 24 ||
 	    r->pid != s->child || e->nr != SYS_getppid)
 		return;
 	if (!e->ip)
@@ -1180,7 +1182,7 @@ static int ip_run(int fd, uint32_t depth, bool range, struct ip_seen *s)
 	read(to_parent[0], &c, 1);
 	waitpid(pid, &st, 0);
 	r = r || stop_and_collect(fd, &t);
-	if (!r && ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+	if (!r && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 				   t.info.anchor_tsc, 0, on_ip_record, s, &res))
 		r = -EPROTO;
 	trace_free(&t);
@@ -1214,6 +1216,210 @@ static void check_syscall_ip(int fd)
 	      (unsigned long long)s.in_section);
 }
 
+/* -------------------------------------------- format version 2 records */
+
+static void syscall_loop(long n);
+
+/* What a mixed trace shows: the codes, and values against the hook's. */
+struct v2_seen {
+	pid_t self;
+	long ppid;
+	int in_getppid;          /* the last entry of self was getppid */
+	uint64_t codes[32];      /* records by code */
+	uint64_t getppid_exits, getppid_bad, read_ok, read_bad, sys_bytes,
+		sys_records;
+	int64_t read_fd;
+	uint64_t far_lo, far_hi;  /* the far system call stub's page */
+	uint64_t far_ok, far_bad; /* its entries: ip in the page, nr right */
+};
+
+/* A system call instruction far (> 2^31 bytes) from the program's. */
+#define V2_FAR_STUB 0x7e0000000000ull
+#define V2_NR_HIGH 600 /* no such system call: -ENOSYS; nr >= 512 */
+
+static void on_v2_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct v2_seen *v = arg;
+
+	v->codes[r->code & 31]++;
+	if (r->event == LTT_EV_SYSCALL_ENTRY || r->event == LTT_EV_SYSCALL_EXIT) {
+		v->sys_bytes += r->stored;
+		v->sys_records++;
+	}
+	if (r->pid != v->self)
+		return;
+	if (r->event == LTT_EV_SYSCALL_ENTRY && r->size >= 24) {
+		const struct ltt_ev_syscall_entry *e = r->details;
+
+		v->in_getppid = e->nr == SYS_getppid;
+		if (e->ip >= v->far_lo && e->ip < v->far_hi) {
+			if (e->nr == V2_NR_HIGH || e->nr == SYS_getppid)
+				v->far_ok++;
+			else
+				v->far_bad++;
+		}
+	} else if (r->event == LTT_EV_SYSCALL_EXIT && r->size >= 16 &&
+		   v->in_getppid) {
+		v->getppid_exits++;
+		v->getppid_bad +=
+			((const struct ltt_ev_syscall_exit *)r->details)->ret !=
+			v->ppid;
+		v->in_getppid = 0;
+	} else if (r->event == LTT_EV_FILE_SYSTEM && r->subtype == LTT_FS_READ &&
+		   r->size >= 8 + LTT_EV_FS_FIXED) {
+		const struct ltt_ev_file_system *f = r->details;
+
+		if (f->fd == v->read_fd) {
+			if (f->arg == 300 && !f->aux)
+				v->read_ok++;
+			else
+				v->read_bad++;
+		}
+	}
+}
+
+/*
+ * A trace of every event with a getppid() loop, reads of 300 bytes, page
+ * faults, a fork and sleeps: every compact code the kernel's events reach
+ * here appears, the values decoded from them are the hook's (getppid()'s
+ * return, read()'s byte count), and the system calls of the loop take at
+ * most 8 bytes per event (LTTng's 10.1 is the bar).
+ */
+static void check_v2_records(int fd)
+{
+	static const uint8_t want[] = { LTT_CODE_EXT, LTT_CODE_HEARTBEAT,
+		LTT_CODE_SYS_ENTRY, LTT_CODE_SYS_ENTRY_NEAR,
+		LTT_CODE_SYS_ENTRY_SAME, LTT_CODE_SYS_ENTRY_SHORT,
+		LTT_CODE_SYS_EXIT, LTT_CODE_SYS_EXIT_MID,
+		LTT_CODE_SYS_EXIT_SHORT, LTT_CODE_TRAP_ENTRY,
+		LTT_CODE_TRAP_EXIT, LTT_CODE_IRQ_ENTRY, LTT_CODE_IRQ_EXIT,
+		LTT_CODE_SCHED, LTT_CODE_KERNEL_TIMER,
+		LTT_CODE_SOFTIRQ_ENTRY, LTT_CODE_SOFTIRQ_EXIT,
+		LTT_CODE_WAKEUP, LTT_CODE_FS_READ, LTT_CODE_FS_WRITE,
+		LTT_CODE_FS_CLOSE, LTT_CODE_PAGE_ALLOC, LTT_CODE_PAGE_FREE };
+	struct v2_seen v = { .self = getpid(), .ppid = getppid() };
+	struct ltt_blocks_result res = { 0 };
+	struct ltt_test_emit te = { .count = 3, .flags = LTT_TEST_F_HEARTBEAT };
+	struct trace t = { 0 };
+	char missing[200] = "", buf[300];
+	int r, pr = -1, tmp;
+	double per_event = 0;
+
+	r = configure(fd, LTT_EV_MASK_ALL, LTT_EV_MASK_ALL, 1 << 20);
+	r = r || start(fd, &t);
+	tmp = open("/proc/self/exe", O_RDONLY);
+	v.read_fd = tmp;
+	for (int i = 0; !r && i < 20; i++) {
+		char *m = malloc(1 << 20);
+
+		if (read(tmp, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			r = -EIO;
+		if (write(1, "", 0) < 0)
+			r = -EIO;
+		if (m)
+			memset(m, i, 1 << 20); /* page faults, page allocations */
+		free(m);
+		syscall_loop(1000);
+		if (fork() == 0)
+			_exit(0);
+		wait(NULL);
+		usleep(1000);
+	}
+	close(tmp);
+	/*
+	 * System calls from a stub mapped far away: the first from there
+	 * needs the full ip (SYS_ENTRY), and so does the next from the
+	 * program; a number >= 512 from the stub's ip right after takes
+	 * SYS_ENTRY_SAME.
+	 */
+	if (!r) {
+		static const uint8_t stub[] = { 0x48, 0x89, 0xf8, /* mov %rdi,%rax */
+						0x0f, 0x05,       /* syscall */
+						0xc3 };           /* ret */
+		void *m = mmap((void *)(uintptr_t)V2_FAR_STUB, 4096,
+			       PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			       -1, 0);
+
+		if (m == MAP_FAILED) {
+			r = -errno;
+		} else {
+			long (*far)(long) = (long (*)(long))m;
+
+			memcpy(m, stub, sizeof(stub));
+			v.far_lo = (uintptr_t)m;
+			v.far_hi = v.far_lo + sizeof(stub);
+			for (int i = 0; i < 10; i++) {
+				far(SYS_getppid);
+				far(V2_NR_HIGH);
+				syscall(SYS_getppid);
+			}
+			munmap(m, 4096);
+		}
+	}
+	r = r || xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+	r = r || stop_and_collect(fd, &t);
+	if (!r)
+		pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				      t.info.anchor_tsc, LTT_CHECK_ALL_RECORDS,
+				      on_v2_record, &v, &res);
+	for (size_t i = 0; i < sizeof(want); i++)
+		if (!v.codes[want[i]])
+			snprintf(missing + strlen(missing),
+				 sizeof(missing) - strlen(missing), " %u",
+				 want[i]);
+	check(!r && !pr && !missing[0],
+	      "v2: every compact code the module writes here appears",
+	      "r %d parse '%s' missing:%s", r, pr ? res.error : "", missing);
+	check(!pr && v.getppid_exits >= 20000 && !v.getppid_bad,
+	      "v2: getppid() returns decode to the hook's value",
+	      "%llu exits, %llu wrong", (unsigned long long)v.getppid_exits,
+	      (unsigned long long)v.getppid_bad);
+	check(!pr && v.read_ok == 20 && !v.read_bad,
+	      "v2: read() records decode to the hook's fd and byte count",
+	      "%llu right, %llu wrong", (unsigned long long)v.read_ok,
+	      (unsigned long long)v.read_bad);
+	check(!pr && v.far_ok == 20 && !v.far_bad,
+	      "v2: far, same-ip and high-number entries decode to the hook's ip and number",
+	      "%llu right, %llu wrong", (unsigned long long)v.far_ok,
+	      (unsigned long long)v.far_bad);
+	note("v2 mixed trace: %zu bytes, %llu records, %.2f bytes/record",
+	     t.len, (unsigned long long)res.records,
+	     res.records ? (double)t.len / res.records : 0.0);
+	trace_free(&t);
+
+	/* The getppid() loop alone: system call records only. */
+	memset(&v, 0, sizeof(v));
+	v.self = getpid();
+	v.ppid = getppid();
+	memset(&res, 0, sizeof(res));
+	r = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+				  LTT_EV_BIT(LTT_EV_SYSCALL_EXIT),
+		      LTT_EV_MASK_ALL, 1 << 20);
+	r = r || set_s32(fd, LTT_IOC_TRACK_PID, getpid());
+	r = r || start(fd, &t);
+	if (!r)
+		syscall_loop(100000);
+	r = r || stop_and_collect(fd, &t);
+	pr = -1;
+	if (!r)
+		pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				      t.info.anchor_tsc, 0, on_v2_record, &v,
+				      &res);
+	if (v.sys_records)
+		per_event = (double)v.sys_bytes / v.sys_records;
+	note("v2 getppid loop: %llu system call records, %.2f bytes/event, whole trace %.2f bytes/event",
+	     (unsigned long long)v.sys_records, per_event,
+	     v.sys_records ? (double)t.len / v.sys_records : 0.0);
+	check(!r && !pr && v.sys_records >= 200000 && per_event <= 8,
+	      "v2: getppid loop takes <= 8 bytes per event",
+	      "r %d parse '%s' %llu records, %.2f bytes/event", r,
+	      pr ? res.error : "", (unsigned long long)v.sys_records,
+	      per_event);
+	trace_free(&t);
+	xioctl(fd, LTT_IOC_RESET, NULL);
+}
+
 /* A trace left idle shows heartbeats on every online CPU. */
 static void check_heartbeat(int fd)
 {
@@ -1226,7 +1432,8 @@ static void check_heartbeat(int fd)
 	r = r || start(fd, &t);
 	sleep(3); /* the default heartbeat is 250 ms */
 	r = r || stop_and_collect(fd, &t);
-	r = r || ltt_blocks_check(t.buf, t.len, t.info.ncpus, t.info.anchor_tsc,
+	r = r || ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2,
+				  t.info.ncpus, t.info.anchor_tsc,
 				  0, NULL, NULL, &res);
 	for (unsigned int c = 0; c < ncpus_online; c++)
 		if (!res.heartbeats[c])
@@ -1279,7 +1486,7 @@ static void check_sigkill(void)
 				       65536);
 		r = r || start(fd, &t) || emit(fd, 1000, 0, 16) ||
 		    stop_and_collect(fd, &t);
-		r = r || ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+		r = r || ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 					  t.info.anchor_tsc, 0, on_test_record,
 					  &s, &res);
 		uint64_t total = test_seen_total(&s);
@@ -1313,7 +1520,7 @@ struct close_seen {
 static void on_close_record(const struct ltt_checked_record *r, void *arg)
 {
 	struct close_seen *s = arg;
-	uint8_t ev = r->hdr->event;
+	uint8_t ev = r->event;
 
 	if (ev == LTT_EV_BLOCK_START) {
 		if (r->block_length > s->max_len)
@@ -1339,6 +1546,7 @@ static void on_close_record(const struct ltt_checked_record *r, void *arg)
 static void check_close_after_idle(int fd)
 {
 	unsigned int target = ncpus_online > 1 ? 1 : 0;
+	/* Room left after the last 12-byte heartbeat: 4 and 0 bytes. */
 	const uint32_t sizes[] = { LTT_BUFFER_MIN, LTT_BUFFER_MIN + 8 };
 	unsigned int runs = 0, failures = 0, hb_closes = 0, full = 0;
 	uint32_t worst = 0, worst_size = 0;
@@ -1352,7 +1560,7 @@ static void check_close_after_idle(int fd)
 	sched_setaffinity(0, sizeof(set), &set);
 	for (unsigned int k = 0; k < 2; k++) {
 		uint32_t b = sizes[k];
-		uint32_t nfull = (b - 8 - sizeof(struct ltt_block_start)) / 16;
+		uint32_t nfull = (b - 8 - sizeof(struct ltt_block_start)) / 12;
 
 		for (uint32_t n = nfull - 6; n <= nfull + 2; n++) {
 			struct ltt_test_emit te = { .count = n,
@@ -1369,7 +1577,7 @@ static void check_close_after_idle(int fd)
 			r = r || xioctl(fd, LTT_IOC_TEST_EMIT, &te);
 			r = r || stop_and_collect(fd, &t);
 			if (!r)
-				pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+				pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 						      t.info.anchor_tsc,
 						      LTT_CHECK_ALL_RECORDS,
 						      on_close_record, &s, &res);
@@ -1379,7 +1587,7 @@ static void check_close_after_idle(int fd)
 				worst_size = b;
 			}
 			hb_closes += s.hb_closes > 0;
-			full += s.cpu_max_len + 16 >= b;
+			full += s.cpu_max_len + 24 >= b;
 			if (r || pr || s.max_len > b) {
 				if (!failures++)
 					snprintf(why, sizeof(why),
@@ -1505,7 +1713,7 @@ static void check_start_enomem(void)
 	    emit(fd, 100, 0, 16) || stop_and_collect(fd, &t);
 	test_seen_init(&s, 16);
 	if (!r)
-		pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+		pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 				      t.info.anchor_tsc, 0, on_test_record, &s,
 				      &res);
 	check(!r && !pr && test_seen_total(&s) == 100 * ncpus_online,
@@ -1591,7 +1799,7 @@ static int mode_gap(void)
 	r = r || user_event(fd, 2, "hello", 5) || stop_and_collect(fd, &t);
 	memset(&f, 0, sizeof(f));
 	if (!r)
-		pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+		pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 				      t.info.anchor_tsc, 0, on_filter_record,
 				      &f, &res);
 	check(!r && !pr && (t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK),
@@ -1652,6 +1860,7 @@ static int mode_check(void)
 	check_filters(fd);
 	if (check_kernel_events(fd))
 		check_syscall_ip(fd);
+	check_v2_records(fd);
 	check_heartbeat(fd);
 	check_close_after_idle(fd);
 	close(fd);
@@ -2118,7 +2327,7 @@ static void check_cpu_hotplug(int fd)
 		r = r || on || xioctl(fd, LTT_IOC_GET_LOST, &lc);
 		test_seen_init(&s, 16);
 		if (!r)
-			pr = ltt_blocks_check(t.buf, t.len, t.info.ncpus,
+			pr = ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
 					      t.info.anchor_tsc, 0,
 					      on_test_record, &s, &res);
 		/* Each TEST_EMIT numbers its events from 0: no order check. */
@@ -2198,10 +2407,11 @@ static int mode_count(const char *path)
 	}
 	/* The whole blocks: those whose length stays inside the file. */
 	whole = fh.header_size +
-		ltt_blocks_whole(buf + fh.header_size, len - fh.header_size);
+		ltt_blocks_whole(buf + fh.header_size, len - fh.header_size,
+				 fh.version);
 	test_seen_init(&s, 16);
 	pr = ltt_blocks_check(buf + fh.header_size, whole - fh.header_size,
-			      fh.ncpus, fh.anchor_tsc, 0, on_test_record, &s,
+			      fh.version, fh.ncpus, fh.anchor_tsc, 0, on_test_record, &s,
 			      &res);
 	if (pr) {
 		fprintf(stderr, "count: %s: %s\n", path, res.error);
@@ -2229,8 +2439,12 @@ static int mode_one(const char *name)
 		check_start_enomem();
 	} else if (!strcmp(name, "open-policy")) {
 		check_open_policy();
+	} else if (!strcmp(name, "v2-records")) {
+		fd = open_dev();
+		if (fd >= 0)
+			check_v2_records(fd);
 	} else {
-		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy)\n",
+		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records)\n",
 			name);
 		return 2;
 	}
