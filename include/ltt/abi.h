@@ -20,11 +20,18 @@
  *            record*
  *            BLOCK_END record (struct ltt_block_end)
  *
- *   record := struct ltt_record_header, then `size - 8` bytes of details
- *             (details absent when the event's bit is clear in the details
- *             mask), size a multiple of 8.
+ *   record := version 2 (what the module writes): a 32-bit header word
+ *             (code and delta, include/ltt/format.h), then the fields
+ *             the code fixes; LTT_CODE_EXT records carry the event, its
+ *             subtype, their size and the event's detail structure as in
+ *             version 1 (details absent when the event's bit is clear in
+ *             the details mask); 4-byte aligned.
+ *             version 1 (older files): struct ltt_record_header, then
+ *             `size - 8` bytes of details, size a multiple of 8.
  *
- * The time of a record is base + delta, where base is the block's start_tsc
+ * Version 2: the time of a record is the previous record's time plus its
+ * delta (BLOCK_START's start_tsc for the first); a HEARTBEAT carries its
+ * time whole. Version 1: base + delta, where base is the block's start_tsc
  * until a HEARTBEAT record sets a new base (its tsc field).
  */
 #ifndef LTT_ABI_H
@@ -120,10 +127,11 @@ struct ltt_lost_counts {
  *
  * With LTT_TEST_F_HEARTBEAT the CPUs write `count` HEARTBEAT records
  * through the periodic heartbeat's own path instead (payload must be 0).
- * With LTT_TEST_F_AGE each selected CPU then moves its delta base 2^32
- * clock units back, as if it had been idle that long, so that the next
- * record or the block's close needs a heartbeat first: the tests reach
- * the long-idle path without waiting for it.
+ * With LTT_TEST_F_AGE each selected CPU then moves the time of its last
+ * record 2^27 clock units back, as if it had been idle that long, so that
+ * the next record's delta does not fit and it, or the block's close, needs
+ * a heartbeat first: the tests reach the long-idle path without waiting
+ * for it.
  */
 #define LTT_TEST_EVENT_ID 0x7e57
 #define LTT_TEST_F_HEARTBEAT 0x1u
