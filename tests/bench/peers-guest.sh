@@ -20,12 +20,12 @@
 #   traces/       the ltt and lttng traces of every run but the first of
 #                 each series, for the host to count their events
 #   results.txt   "FAIL - ..." lines when a tracer could not be set up
-# usage: peers-guest.sh RUNS ITERS FTRACE_KB LTT_BUFFER LTTNG_SUBBUF LTTNG_NSUBBUF
+# usage: peers-guest.sh RUNS ITERS FTRACE_KB LTT_BUFFER LTTNG_SUBBUF LTTNG_NSUBBUF LTT_CLOCK
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
-[ $# -eq 6 ] || { echo "usage: peers-guest.sh RUNS ITERS FTRACE_KB LTT_BUFFER LTTNG_SUBBUF LTTNG_NSUBBUF" >&2; exit 2; }
-runs=$1 iters=$2 ftrace_kb=$3 ltt_buf=$4 subbuf=$5 nsubbuf=$6
+[ $# -eq 7 ] || { echo "usage: peers-guest.sh RUNS ITERS FTRACE_KB LTT_BUFFER LTTNG_SUBBUF LTTNG_NSUBBUF LTT_CLOCK" >&2; exit 2; }
+runs=$1 iters=$2 ftrace_kb=$3 ltt_buf=$4 subbuf=$5 nsubbuf=$6 ltt_clock=$7
 R=$out/runs.txt
 TR=$out/traces
 T=/sys/kernel/tracing
@@ -172,7 +172,8 @@ i=0
 while [ "$(cat $cs)" = tsc-early ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 note "kernel $(uname -r), $(nproc) CPUs, clocksource $(cat $cs), $runs runs per series, getppid loop of $iters"
 series none plain_run
-if ltt_load_first; then
+if ltt_load_first "clock=$ltt_clock"; then
+	note "ltt: clock=$ltt_clock: $(dmesg | grep -c 'ltt_tracer: TSC not usable') fallback message(s)"
 	series ltt_idle plain_run
 	series ltt ltt_run
 	rmmod ltt_tracer || fail "rmmod ltt_tracer" "refused"
