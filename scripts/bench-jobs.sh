@@ -18,6 +18,9 @@
 #   figures move with the host's load (compare medians).
 # BENCH_MODE=both: an icount boot, then a wall boot, one table.
 #
+# ltt's clock: clock=tsc in icount mode (one vCPU), clock=auto in wall
+# mode; LTT_CLOCK overrides it. scripts/bench-peers.sh says why.
+#
 # Environment: BENCH_REPS timed runs per job and configuration (default 5
 # in icount mode, where runs agree to ~0.01 %, and 7 in wall mode),
 # BENCH_SCALE the jobs' size in percent (default 100), BENCH_BUFFER the
@@ -67,17 +70,17 @@ fi
 boot() {
 	local m=$1 dir=$top/$1 t name rc=0 reps
 	case $m in
-	icount) reps=${BENCH_REPS:-5} vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg "shift=0,sleep=off") ;;
-	wall) reps=${BENCH_REPS:-7} vm_qemu=(--smp 2) ;;
+	icount) reps=${BENCH_REPS:-5} vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg "shift=0,sleep=off") clock=${LTT_CLOCK:-tsc} ;;
+	wall) reps=${BENCH_REPS:-7} vm_qemu=(--smp 2) clock=${LTT_CLOCK:-auto} ;;
 	esac
 	vm_qemu+=(--mem 1G --timeout 3000)
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	echo "$m: $reps runs per cell, BENCH_SCALE=$scale BENCH_BUFFER=$buffer, at $(git describe --always --dirty 2>/dev/null || echo '?')" >"$dir/about.txt"
+	echo "$m: $reps runs per cell, BENCH_SCALE=$scale BENCH_BUFFER=$buffer, ltt clock=$clock, at $(git describe --always --dirty 2>/dev/null || echo '?')" >"$dir/about.txt"
 	echo "bench-jobs: $m mode, $reps runs of each job in each configuration, one boot..." >&2
 	local t0=$SECONDS
 	# shellcheck disable=SC2086 # the job list is a word list
-	vm_boot "$dir" tests/bench/jobs-guest.sh "$reps" "$scale" "$buffer" $jobs >"$dir/guest.log" 2>&1 || rc=$?
+	vm_boot "$dir" tests/bench/jobs-guest.sh "$reps" "$scale" "$buffer" "$clock" $jobs >"$dir/guest.log" 2>&1 || rc=$?
 	echo "bench-jobs: $m boot took $((SECONDS - t0)) s (status $rc)" >&2
 	if ((rc != 0)) || grep -q '^FAIL' "$dir/results.txt" 2>/dev/null || [[ ! -s $dir/runs.txt ]]; then
 		echo "bench-jobs: the $m run failed (status $rc); $dir/guest.log, $dir/console.log:" >&2

@@ -23,15 +23,15 @@ set -u
 reps=${1:-3}
 scale=${2:-100}
 buffer=${3:-1M}
-shift 3 2>/dev/null || shift $#
+clock=${4:-auto}
+shift 4 2>/dev/null || shift $#
 jobs=${*:-compress findgrep sort forks pingpong}
 W=$LTT/workloads
 tree=/tmp/tree
 runs=$out/runs.txt
 : >"$runs"
 
-# shellcheck disable=SC2119 # no module parameters
-ltt_load_first || { fail "/dev/tracer" "not created"; ltt_finish; exit 1; }
+ltt_load_first "clock=$clock" || { fail "/dev/tracer" "not created"; ltt_finish; exit 1; }
 
 # The file tree: 8 directories of 40 C-like text files, each 300 lines of
 # words drawn from a fixed vocabulary with a fixed seed (about 3 MB in all
