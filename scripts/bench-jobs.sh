@@ -73,6 +73,10 @@ boot() {
 	icount) reps=${BENCH_REPS:-5} vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg "shift=0,sleep=off") clock=${LTT_CLOCK:-tsc} ;;
 	wall) reps=${BENCH_REPS:-7} vm_qemu=(--smp 2) clock=${LTT_CLOCK:-auto} ;;
 	esac
+	case $clock in
+	auto | tsc | local) ;;
+	*) echo "bench-jobs.sh: LTT_CLOCK is auto, tsc or local, not '$clock'" >&2; exit 2 ;;
+	esac
 	vm_qemu+=(--mem 1G --timeout 3000)
 	rm -rf "$dir"
 	mkdir -p "$dir"

@@ -4,7 +4,7 @@
 # interleaved within this boot. The layout is tests/lib/vm-guest.sh's:
 # tracedaemon and jobtime in /opt/ltt/bin, wl_pingpong in
 # /opt/ltt/workloads.
-# usage: jobs-guest.sh REPS SCALE BUFFER [JOB...]
+# usage: jobs-guest.sh REPS SCALE BUFFER CLOCK [JOB...]  (CLOCK: the module's clock= parameter)
 #   REPS    timed runs of each job in each configuration
 #   SCALE   the jobs' size in percent (100: the sizes below)
 #   BUFFER  tracedaemon -b (the module's per-CPU buffers)
