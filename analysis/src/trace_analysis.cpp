@@ -488,8 +488,8 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         cur.name = baseName(x.name, len);
 }
 
-template <bool InRun>
-[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const Event& e) {
+template <bool InRun, class E>
+[[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const E& e) {
     // The run step (InRun) leaves out what only these barriers need.
     static_assert(isBarrier({0, LTT_EV_BLOCK_START, 0, 8}) &&
                   isBarrier({0, LTT_EV_SCHEDCHANGE, 0, 8}) && isBarrier({0, LTT_EV_PROCESS, 0, 8}));
@@ -682,12 +682,14 @@ std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* 
 // current on two CPUs at once (lost or masked schedchanges, clocks that
 // disagree), the two CPUs' events touch it both: then every event must come
 // in merged order (kInOrder).
-[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::dependsOn(const Event& e) const {
+template <class E>
+[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::dependsOn(const E& e) const {
     const std::uint32_t need = cpusDependedOn(e);
     return need || shared_m ? need | TraceCursor::kInOrder : 0;
 }
 
-[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::cpusDependedOn(const Event& e) const {
+template <class E>
+[[gnu::always_inline]] inline std::uint32_t TraceAnalysis::cpusDependedOn(const E& e) const {
     const CpuState& s = state_m[e.cpu];
     auto find = [&](std::int32_t pid) -> const Process* {
         const std::uint32_t i = findLive(pid);
@@ -772,15 +774,15 @@ bool TraceAnalysis::run(const std::function<bool(double)>& progress) {
     TraceCursor c = reader_m.begin();
     try {
         c.forEachByCpu(
-            [this](const Event& e)
+            [this](const auto& e)
                 __attribute__((always_inline)) { step<false>(state_m[e.cpu], e); },
             [this](std::uint16_t cpu) __attribute__((always_inline)) {
-                return [ this, &s = state_m[cpu] ](const Event& e) __attribute__((always_inline)) {
+                return [ this, &s = state_m[cpu] ](const auto& e) __attribute__((always_inline)) {
                     step<true>(s, e);
                 };
             },
             [](const ltt_record_header& h) { return isBarrier(h); },
-            [this](const Event& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
+            [this](const auto& e) __attribute__((always_inline)) { return dependsOn(e); }, kTick,
             [&] {
                 // Memory must not grow with the trace: give back the pages
                 // every CPU has moved past.

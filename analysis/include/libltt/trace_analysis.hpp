@@ -236,8 +236,9 @@ private:
         std::array<std::uint64_t, 256> counts{}; // by event id, unknown ids too
     };
     // add(), inlined into run()'s walk. InRun: `event` is no barrier
-    // (isBarrier()), so its CPU's first block has started.
-    template <bool InRun> void step(CpuState& s, const Event& event); // s: the event's CPU's
+    // (isBarrier()), so its CPU's first block has started. E: Event, or
+    // the walk's EventOf<V>, whose copyDetails() knows the format.
+    template <bool InRun, class E> void step(CpuState& s, const E& event); // s: the event's CPU's
     // run() walks with TraceCursor::forEachByCpu: these are its barriers
     // (the events that touch more than their CPU and its current task) and
     // the CPUs each one depends on.
@@ -245,8 +246,8 @@ private:
         return h.event == LTT_EV_SCHEDCHANGE || h.event == LTT_EV_PROCESS ||
                h.event == LTT_EV_BLOCK_START;
     }
-    std::uint32_t dependsOn(const Event& e) const;
-    std::uint32_t cpusDependedOn(const Event& e) const;
+    template <class E> std::uint32_t dependsOn(const E& e) const;
+    template <class E> std::uint32_t cpusDependedOn(const E& e) const;
     std::uint32_t runningElsewhere(std::uint16_t cpu, const Process* a, const Process* b) const;
     // Every change of a CPU's current task goes through here, which counts
     // the tasks (the idle task aside) current on more than one CPU at once.

@@ -66,18 +66,37 @@ struct Event {
     }
     // Copies the details into `out` (zero-filling what the record lacks:
     // masked details, older producers) and returns the bytes copied.
-    template <class T> std::size_t copyDetails(T& out) const {
+    template <class T> std::size_t copyDetails(T& out) const { return copyDetailsAs<0>(out); }
+    // True when the record carries the whole detail structure T.
+    template <class T> bool detailsAs(T& out) const { return copyDetails(out) == sizeof out; }
+
+protected:
+    // copyDetails() for a record of format V (0: either).
+    template <unsigned V, class T> [[gnu::always_inline]] std::size_t copyDetailsAs(T& out) const {
         const std::size_t have = std::size_t(size) - sizeof(ltt_record_header);
+        const std::byte* from =
+            V == LTT_FORMAT_V1 ? record + sizeof(ltt_record_header) : detailData();
         if (have >= sizeof out) [[likely]] {
-            std::memcpy(&out, detailData(), sizeof out);
+            std::memcpy(&out, from, sizeof out);
             return sizeof out;
         }
         std::memset(&out, 0, sizeof out);
-        std::memcpy(&out, detailData(), have);
+        std::memcpy(&out, from, have);
         return have;
     }
-    // True when the record carries the whole detail structure T.
-    template <class T> bool detailsAs(T& out) const { return copyDetails(out) == sizeof out; }
+};
+
+// An Event as the walks (TraceCursor::forEach, forEachByCpu) hand it to a
+// consumer that takes `const auto&`: the same record, known to be of format
+// V, so that copyDetails() is compiled for that format alone (version 1:
+// the details are always in the record, with no test of the code).
+template <unsigned V> struct EventOf : Event {
+    template <class T> [[gnu::always_inline]] std::size_t copyDetails(T& out) const {
+        return copyDetailsAs<V>(out);
+    }
+    template <class T> [[gnu::always_inline]] bool detailsAs(T& out) const {
+        return copyDetails(out) == sizeof out;
+    }
 };
 
 // TSC -> nanoseconds without a division per event. With r = 1e6/khz =

@@ -152,10 +152,10 @@ struct CursorCore {
     // `tsc`) of CPU `cpu`, decoded; `pid` and `lastIp` are its stream's, and
     // move past it (a schedchange sets the pid, a syscall entry the ip).
     template <unsigned V>
-    [[gnu::always_inline]] static Event
+    [[gnu::always_inline]] static EventOf<V>
     makeEvent(const std::byte* p, std::uint64_t off, std::uint64_t tsc, const ltt_record_header& h,
               std::int32_t& pid, std::uint64_t& lastIp, std::uint16_t cpu) {
-        Event e;
+        EventOf<V> e;
         e.record = p;
         e.offset = off;
         e.tsc = tsc;
@@ -181,7 +181,7 @@ struct CursorCore {
     // Takes stream s's head record, of time tsc, as an Event and moves the
     // stream past it: version 1, a heartbeat sets the delta base; version
     // 2, every record does. Every walk goes through here.
-    template <unsigned V> Event take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
+    template <unsigned V> EventOf<V> take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
         const ltt_record_header h = s.next;
         const std::uint64_t off = s.blockOffset + s.offset;
         if constexpr (V != LTT_FORMAT_V1)

@@ -128,7 +128,7 @@ template <int N, unsigned V, class F, class T>
         const int cpu = static_cast<int>(m & (N - 1));
         const std::uint64_t tsc = (m >> S) + t0;
         Stream& s = streams[cpu];
-        const Event e = take<V>(s, static_cast<std::uint16_t>(cpu), tsc);
+        const auto e = take<V>(s, static_cast<std::uint16_t>(cpu), tsc);
         const Ahead& a = ahead[cpu];
         if (a.h.size != 0) [[likely]] {
             // The next record was decoded: it is the new head (an ordinary
@@ -295,8 +295,8 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
                     break;
                 m = k;
             }
-            const Event e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
-                                         static_cast<std::uint16_t>(c));
+            const auto e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
+                                        static_cast<std::uint16_t>(c));
             o += h.size;
             ++records;
             h = recordHead<V>(blk + o); // at most the barrier: in the block
@@ -334,7 +334,7 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
         run.template operator()<false>(g, barOff[g], 0);
         Stream& s = streams[g];
         const ltt_record_header h = s.next;
-        const Event e = take<V>(s, static_cast<std::uint16_t>(g), s.nextTsc);
+        const auto e = take<V>(s, static_cast<std::uint16_t>(g), s.nextTsc);
         fed[g] = key;
         std::uint32_t need = 0;
         if (!barSlow[g]) [[likely]] {
