@@ -38,7 +38,7 @@ bool BlockStats::scan(std::span<const std::byte> data) {
     while (off < data.size()) {
         BlockInfo b;
         FrameRules rules;
-        rules.version = kModuleFormat;
+        rules.version = LTT_FILE_VERSION;
         const FrameFault fault = parseFrame(data.subspan(off), rules, b);
         if (fault.kind != FrameFault::None) {
             ++malformed_m;

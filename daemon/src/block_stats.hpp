@@ -17,12 +17,6 @@
 
 namespace ltt::daemon {
 
-// The record format (docs/trace-format.md §2.2) of the blocks a module of
-// the ABI major this daemon accepts returns: major 1 wrote version 1
-// records, major 2 writes version 2. The daemon checks blocks and writes
-// the file header's version by it.
-inline constexpr unsigned kModuleFormat = LTT_ABI_MAJOR >= 2 ? 2 : 1;
-
 struct CpuBlockStats {
     std::uint64_t blocks = 0;
     std::uint64_t bytes = 0;

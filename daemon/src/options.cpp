@@ -4,8 +4,6 @@
 // messages cannot say what a valid value looks like.
 #include "options.hpp"
 
-#include "block_stats.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -532,7 +530,7 @@ Example: tracedaemon -ts30 out.trace out.proc
 
 std::string versionText() {
     return "tracedaemon " LTT_DAEMON_VERSION " (ltt ABI " + std::to_string(LTT_ABI_MAJOR) + "." +
-           std::to_string(LTT_ABI_MINOR) + ", trace format " + std::to_string(kModuleFormat) +
+           std::to_string(LTT_ABI_MINOR) + ", trace format " + std::to_string(LTT_FILE_VERSION) +
            ")\n";
 }
 

@@ -455,7 +455,7 @@ SessionSummary Session::run() {
         maxBlock_m = info_m.max_block ? info_m.max_block : config_m.buffer_size;
         writer_m = std::make_unique<TraceWriter>(
             std::move(traceFd_m), o_m.traceFile,
-            makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION, kModuleFormat));
+            makeFileHeader(info_m, "tracedaemon " LTT_DAEMON_VERSION, LTT_FILE_VERSION));
         std::size_t capacity =
             o_m.daemonBuffer ? *o_m.daemonBuffer : std::max<std::size_t>(4u << 20, maxBlock_m);
         if (capacity < maxBlock_m) {

@@ -148,7 +148,7 @@ TEST(CommitBuffer, CommitsWholeHalvesInOrder) {
     info.tsc_khz = 1000000;
     Bytes expect;
     {
-        TraceWriter w(path, makeFileHeader(info, "test", kModuleFormat));
+        TraceWriter w(path, makeFileHeader(info, "test", LTT_FILE_VERSION));
         CommitBuffer buf(w, 1024);
         for (unsigned i = 0; i < 50; ++i) {
             Bytes b = makeBlock(0, i, i % 5);
@@ -179,7 +179,7 @@ TEST(CommitBuffer, WriteErrorSurfacesOnTheNextRotate) {
     info.abi_version = LTT_ABI_VERSION;
     info.ncpus = 1;
     info.tsc_khz = 1000000;
-    TraceWriter w(UniqueFd(p[1]), "pipe", makeFileHeader(info, "test", kModuleFormat));
+    TraceWriter w(UniqueFd(p[1]), "pipe", makeFileHeader(info, "test", LTT_FILE_VERSION));
     ::close(p[0]);
     CommitBuffer buf(w, 4096);
     Bytes b = makeBlock(0, 0, 3);

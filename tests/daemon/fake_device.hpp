@@ -29,7 +29,7 @@ using Bytes = std::vector<std::byte>;
 // bytes (test payload: seq, cpu), BLOCK_END.
 inline Bytes makeBlock(unsigned cpu, unsigned sequence, unsigned events, std::uint64_t lost = 0,
                        std::uint64_t startTsc = 1000, bool final = false) {
-    BlockBuilder b(kModuleFormat); // as the module the daemon accepts writes them
+    BlockBuilder b(LTT_FILE_VERSION); // as the module the daemon accepts writes them
     b.start(static_cast<std::uint16_t>(cpu), sequence, startTsc, 0, lost, startTsc);
     for (unsigned i = 0; i < events; ++i)
         b.record(startTsc + i + 1, LTT_EV_CUSTOM, 0, ltt_test_payload{i, cpu, 0});

@@ -147,7 +147,7 @@ std::pair<std::size_t, std::size_t> wholeBlocks(const Bytes& file) {
     while (off < whole) {
         BlockInfo b;
         FrameRules rules;
-        rules.version = kModuleFormat;
+        rules.version = LTT_FILE_VERSION;
         const FrameFault f = parseFrame(blocks.subspan(off, whole - off), rules, b);
         if (f.kind != FrameFault::None) {
             ADD_FAILURE() << f.message() << " at offset " << sizeof(ltt_file_header) + off;
