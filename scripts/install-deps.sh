@@ -9,9 +9,11 @@ packages=(
 	# user space build and tests
 	build-essential cmake ninja-build pkg-config clang clang-format
 	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
-	libelf-dev jq python3
+	libelf-dev jq python3 protobuf-compiler
 	# GUI and its headless tests
 	libgtkmm-4.0-dev xvfb xauth
+	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test
+	libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev libtraceevent-dev kernelshark imagemagick
 	# kernel build and the QEMU guest
 	linux-source-6.1 flex bison bc cpio xz-utils kmod libssl-dev dwarves
 	rsync qemu-system-x86 busybox-static strace
