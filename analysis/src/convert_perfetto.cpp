@@ -33,11 +33,13 @@
 #include <cerrno>
 #include <cstring>
 #include <libltt/convert.hpp>
+#include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -153,10 +155,21 @@ struct CpuBundle {
 
 class OutputFile {
 public:
+    // Created private to its owner, never through a link
+    // (libltt/private_file.hpp): the output holds what the trace holds.
     explicit OutputFile(const std::string& path) : path_m(path) {
-        file_m = std::fopen(path.c_str(), "wb");
+        UniqueFd fd;
+        try {
+            fd = openPrivateFile(path, "Perfetto output");
+        } catch (const std::exception& e) {
+            throw Error(e.what());
+        }
+        if (::ftruncate(fd.get(), 0) != 0)
+            throw Error("cannot truncate " + path + ": " + std::strerror(errno));
+        file_m = ::fdopen(fd.get(), "wb");
         if (!file_m)
-            throw Error("cannot create " + path + ": " + std::strerror(errno));
+            throw Error("cannot write " + path + ": " + std::strerror(errno));
+        fd.release(); // the FILE owns it now
         std::setvbuf(file_m, nullptr, _IOFBF, 1 << 20);
     }
     ~OutputFile() {
@@ -576,32 +589,38 @@ Result toPerfetto(const std::string& tracePath, const std::string& procPath,
         if (!snapshot)
             throw Error(perr.str());
         if (cut && options.log)
-            std::fprintf(options.log, "warning: %s\n", cut->str().c_str());
+            std::fprintf(options.log, "traceconvert: warning: %s\n", cut->str().c_str());
     }
     const bool truncated = reader->truncation().has_value();
     if (options.log) {
         if (reader->truncation())
-            std::fprintf(options.log, "warning: %s\n", reader->truncation()->str().c_str());
+            std::fprintf(options.log, "traceconvert: warning: %s\n",
+                         reader->truncation()->str().c_str());
         if (reader->unfinished())
-            std::fprintf(options.log, "warning: %s\n", reader->unfinished()->str().c_str());
+            std::fprintf(options.log, "traceconvert: warning: %s\n",
+                         reader->unfinished()->str().c_str());
     }
 
     OutputFile out(outFile);
     PerfettoConverter conv(*reader, snapshot ? &*snapshot : nullptr, out);
     conv.writeHeader();
     reader->adviseSequential();
-    constexpr std::uint64_t kTick = 0xfffff;
+    constexpr std::uint64_t kTick = 0xffff;
     const std::uint64_t total = std::max<std::uint64_t>(reader->claimedEvents(), 1);
     std::uint64_t ticks = 0;
     TraceCursor c = reader->begin();
     c.forEach([&conv](const auto& e) { conv.event(e); }, kTick,
               [&] {
                   reader->releaseBefore(c.lowestOffset());
+                  // One line rewritten in place (the CLI asks for it on a
+                  // terminal only), ended before anything else is printed.
                   if (options.progress && options.log)
-                      std::fprintf(options.log, "converting: %3d%%\n",
+                      std::fprintf(options.log, "\rtraceconvert: %3d%%",
                                    static_cast<int>(std::min<std::uint64_t>(
                                        100, ++ticks * (kTick + 1) * 100 / total)));
               });
+    if (ticks && options.progress && options.log)
+        std::fputc('\n', options.log);
     if (c.error())
         throw Error(c.error()->str());
     conv.finish();
