@@ -190,7 +190,11 @@ private:
     std::vector<Comm> swapper_m;
     PidTable taskIndex_m; // pid -> index in tasks_m + 1
     std::vector<Task> tasks_m;
-    PidTable openSyscall_m;              // pid -> nr + 1 of the call it is in, 0: none
+    // pid -> the call it is in: (gen_m << 16 | nr) + 1, 0: none. A call
+    // opened before a loss (on any CPU) is not matched after it: its exit
+    // may be among the lost events, and the next exit another call's.
+    PidTable openSyscall_m;
+    std::uint32_t gen_m = 0;             // bumped at every loss, 15 bits
     std::vector<std::string> irqNames_m; // by irq number, from the .proc
     std::vector<bool> used_m = std::vector<bool>(kIdLimit, false);
     std::uint32_t syscalls_m = 0;
@@ -430,7 +434,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             p = put(p, std::int32_t(d.nr));
         s.end(p);
         use(id);
-        openSyscall_m.set(e.pid, d.nr + 1);
+        openSyscall_m.set(e.pid, (gen_m << 16 | std::min(d.nr, 0xffffu - 1)) + 1);
         ++result_m.eventsWritten;
         return;
     }
@@ -439,7 +443,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         if (!e.detailsAs(d))
             break;
         const std::uint32_t open = openSyscall_m.find(e.pid);
-        if (!open) {
+        if (!open || (open - 1) >> 16 != gen_m) {
             // The call began before the trace (or in lost events): an exit
             // without its entry is what Trace Compass's state system
             // cannot place, and its name is unknown.
@@ -447,7 +451,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             return;
         }
         openSyscall_m.set(e.pid, 0);
-        const std::uint32_t nr = open - 1;
+        const std::uint32_t nr = (open - 1) & 0xffff;
         std::uint16_t id = kSyscallExitUnknown;
         if (nr < syscalls_m && !syscallName(nr).empty())
             id = static_cast<std::uint16_t>(kSysExit + nr);
@@ -653,6 +657,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             cpu.depth = 0;
             cpu.started = true;
             if (bs.lost) {
+                gen_m = (gen_m + 1) & 0x7fff;
                 s.lost(bs.lost, ns);
                 result_m.lost += bs.lost;
             }
@@ -944,8 +949,10 @@ void CtfConverter::writeMetadata() {
 // (never through a symbolic link) made 0700. What an earlier conversion
 // left there (metadata, channel0_N) is replaced; anything else is refused,
 // because readers take every file in the directory for a stream.
-void prepareDirectory(const std::string& dir) {
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+// Returns whether it created the directory.
+bool prepareDirectory(const std::string& dir) {
+    const bool created = ::mkdir(dir.c_str(), 0700) == 0;
+    if (!created && errno != EEXIST)
         throw systemError("cannot create " + dir, errno);
     UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd) {
@@ -988,6 +995,17 @@ void prepareDirectory(const std::string& dir) {
     for (const std::string& n : stale)
         if (::unlinkat(fd.get(), n.c_str(), 0) != 0)
             throw systemError("cannot replace " + dir + "/" + n, errno);
+    return created;
+}
+
+// After a failed conversion: removes what it wrote (a directory without
+// its metadata is no trace), and the directory if it made it.
+void removeOutput(const std::string& dir, std::uint32_t ncpus, bool created) {
+    ::unlink((dir + "/metadata").c_str());
+    for (std::uint32_t cpu = 0; cpu < ncpus; ++cpu)
+        ::unlink((dir + "/channel0_" + std::to_string(cpu)).c_str());
+    if (created)
+        ::rmdir(dir.c_str());
 }
 
 } // namespace
@@ -1018,11 +1036,16 @@ Result toCtf(const std::string& trace, const std::string& proc, const std::strin
     if (reader->ncpus() == 0)
         throw Error(trace + ": the trace has no CPUs");
 
-    prepareDirectory(outDir);
-    CtfConverter conv(*reader, *snap, outDir, options);
-    Result r = conv.run();
-    r.truncated = truncation.truncated;
-    return r;
+    const bool created = prepareDirectory(outDir);
+    try {
+        CtfConverter conv(*reader, *snap, outDir, options);
+        Result r = conv.run();
+        r.truncated = truncation.truncated;
+        return r;
+    } catch (...) {
+        removeOutput(outDir, reader->ncpus(), created);
+        throw;
+    }
 }
 
 } // namespace ltt::convert

@@ -55,13 +55,18 @@ void CtfStream::closePacket(std::uint64_t endNs) {
     used_m = 0;
 }
 
+// The loss gets a packet of its own, with no events, from the last event
+// before it to `ns`: readers report the events discarded between the end
+// of the packet before and the end of this one, the gap itself.
 void CtfStream::lost(std::uint64_t count, std::uint64_t ns) {
     if (ns < lastNs_m)
         ns = lastNs_m;
     if (open_m)
-        closePacket(ns);
+        closePacket(lastNs_m);
     discarded_m += count;
-    startPacket(ns);
+    startPacket(lastNs_m);
+    closePacket(ns);
+    lastNs_m = ns;
 }
 
 void CtfStream::finish(std::uint64_t endNs) {

@@ -11,8 +11,10 @@
 // integers are little-endian and byte-aligned (the metadata says so).
 //
 // events_discarded is, as in LTTng, the stream's running total of lost
-// events: a loss closes the packet before it, so readers (babeltrace2,
-// Trace Compass) place it between the two packets.
+// events, which readers (babeltrace2, Trace Compass) report between the
+// end of a packet and the end of the next one whose total is higher: a
+// loss closes the current packet and gets an empty packet of its own that
+// spans the gap.
 #pragma once
 
 #include <cstddef>
@@ -62,8 +64,8 @@ public:
     }
     void end(std::byte* p) { used_m = static_cast<std::size_t>(p - buf_m.get()); }
 
-    // `count` events were lost before `ns`: ends the current packet and
-    // starts one whose events_discarded includes them.
+    // `count` events were lost before `ns` (the first event after them):
+    // ends the current packet and writes an empty one for the gap.
     void lost(std::uint64_t count, std::uint64_t ns);
     // Writes the last packet (an empty one for a stream with no events, so
     // every CPU's stream file exists with its cpu_id and loss count) and
