@@ -30,6 +30,7 @@
 #include "convert_perfetto_proto.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <libltt/convert.hpp>
@@ -143,13 +144,18 @@ struct Task {
     std::string cmdline; // the file exec-ed, for tasks the trace created
     std::int32_t tgid = 0;
     std::int32_t ppid = -1;
-    std::int64_t syscall = -1; // the system call it is in (for sys_exit's id)
-    bool created = false;      // by a FORK or KTHREAD event of the trace
+    std::int64_t syscall = -1;    // the system call it is in (for sys_exit's id)
+    std::uint64_t syscallTsc = 0; // its entry's time and CPU
+    std::uint16_t syscallCpu = 0;
+    bool created = false; // by a FORK or KTHREAD event of the trace
 };
 
 struct CpuBundle {
     ProtoWriter events; // encoded FtraceEvent fields (bundle field 2)
     bool lostBefore = false;
+    bool lossSeen = false;
+    std::uint64_t lossTsc = 0; // time of the CPU's last loss (its BLOCK_START)
+    bool lostSince(std::uint64_t tsc) const { return lossSeen && lossTsc >= tsc; }
     std::vector<std::int32_t> irqs; // IRQ_ENTRY numbers not yet exited
 };
 
@@ -285,7 +291,7 @@ public:
     void event(const Event& e) {
         ++result_m.eventsRead;
         if (e.cpu >= cpus_m.size()) { // the reader checks this; never trust it twice
-            ++result_m.eventsDropped;
+            ++droppedById_m[e.id];
             return;
         }
         CpuBundle& b = cpus_m[e.cpu];
@@ -301,6 +307,11 @@ public:
                 if (!b.events.empty())
                     flush();
                 b.lostBefore = true;
+                // A system call's entry or exit may be among the lost: no
+                // exit on this CPU, nor of a call entered on it, takes its
+                // number from an entry before this point.
+                b.lossTsc = e.tsc;
+                b.lossSeen = true;
                 lostPerCpu_m.resize(cpus_m.size());
                 lostPerCpu_m[e.cpu] += bs.lost;
                 result_m.lost += bs.lost;
@@ -326,7 +337,10 @@ public:
                 break;
             kind = ftrace::kSysEnter;
             body_m.signedVarint(syscall::kId, d.nr);
-            tasks_m[e.pid].syscall = d.nr;
+            Task& t = tasks_m[e.pid];
+            t.syscall = d.nr;
+            t.syscallTsc = e.tsc;
+            t.syscallCpu = e.cpu;
             break;
         }
         case LTT_EV_SYSCALL_EXIT: {
@@ -336,7 +350,9 @@ public:
             kind = ftrace::kSysExit;
             auto it = tasks_m.find(e.pid);
             if (it != tasks_m.end() && it->second.syscall >= 0) {
-                body_m.signedVarint(syscall::kId, it->second.syscall);
+                const Task& t = it->second;
+                if (!b.lostSince(t.syscallTsc) && !cpus_m[t.syscallCpu].lostSince(t.syscallTsc))
+                    body_m.signedVarint(syscall::kId, t.syscall);
                 it->second.syscall = -1;
             }
             body_m.signedVarint(syscall::kRet, d.ret);
@@ -386,7 +402,7 @@ public:
             break;
         }
         if (!kind) {
-            ++result_m.eventsDropped;
+            ++droppedById_m[e.id];
             return;
         }
         event_m.clear();
@@ -435,7 +451,13 @@ public:
         writeStats(stats::kEndOfTrace);
     }
 
-    Result& result() { return result_m; }
+    Result result() const {
+        Result r = result_m;
+        for (const std::uint64_t n : droppedById_m)
+            r.eventsDropped += n;
+        r.droppedByEvent.assign(droppedById_m.begin(), droppedById_m.end());
+        return r;
+    }
 
 private:
     std::uint64_t ns(std::uint64_t tsc) const {
@@ -569,6 +591,7 @@ private:
     std::unordered_map<std::int32_t, std::string> irqNames_m;
     std::uint64_t monotonicAnchor_m = 0;
     std::uint64_t pending_m = 0;
+    std::array<std::uint64_t, 256> droppedById_m{};
     ProtoWriter body_m, event_m, bundle_m, packet_m;
     Result result_m;
 };
