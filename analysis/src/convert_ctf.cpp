@@ -178,7 +178,7 @@ private:
     void writeMetadata();
     Task& task(std::int32_t pid);
     const Comm& comm(std::int32_t pid, std::uint16_t cpu);
-    void use(std::uint16_t id) { used_m[id] = true; }
+    void use(std::uint16_t id) { used_m[id] = 1; }
 
     const TraceReader& reader_m;
     const ProcSnapshot& snap_m;
@@ -196,8 +196,12 @@ private:
     PidTable openSyscall_m;
     std::uint32_t gen_m = 0;             // bumped at every loss, 15 bits
     std::vector<std::string> irqNames_m; // by irq number, from the .proc
-    std::vector<bool> used_m = std::vector<bool>(kIdLimit, false);
+    std::vector<std::uint8_t> used_m = std::vector<std::uint8_t>(kIdLimit, 0);
     std::uint32_t syscalls_m = 0;
+    // Looked up per event, so computed once: which syscall numbers have a
+    // name, which ltt events have subtypes.
+    std::vector<std::uint8_t> syscallNamed_m;
+    std::array<bool, LTT_EV_MAX> hasSubtype_m{};
     Result result_m;
     std::array<std::uint64_t, 256> droppedById_m{};
 };
@@ -236,6 +240,10 @@ CtfConverter::CtfConverter(const TraceReader& reader, const ProcSnapshot& snap,
         streams_m.emplace_back(std::move(fd), path, cpu, uuid_m);
         swapper_m.push_back(commOf("swapper/" + std::to_string(cpu)));
     }
+    for (std::uint32_t nr = 0; nr < syscalls_m; ++nr)
+        syscallNamed_m.push_back(!syscallName(nr).empty());
+    for (unsigned id = 0; id < LTT_EV_MAX; ++id)
+        hasSubtype_m[id] = !subtypeName(id, 0).empty();
     tasks_m.reserve(snap.tasks.size() + 64);
     for (const ProcTask& t : snap.tasks) {
         if (t.pid == 0)
@@ -339,8 +347,7 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
     const std::uint16_t id =
         e.id < LTT_EV_MAX ? std::uint16_t(kLtt + e.id) : std::uint16_t(kLttUnknown);
     std::byte* p = streams_m[e.cpu].begin(id, ns);
-    const bool hasSubtype = e.id < LTT_EV_MAX && !subtypeName(e.id, 0).empty();
-    if (hasSubtype)
+    if (e.id < LTT_EV_MAX && hasSubtype_m[e.id])
         p = put(p, e.subtype);
     const std::span<const std::byte> d = e.details();
     switch (e.id) {
@@ -427,7 +434,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         if (e.copyDetails(d) < 12)
             break; // no number: ltt_syscall_entry
         std::uint16_t id = kSyscallEntryUnknown;
-        if (d.nr < syscalls_m && !syscallName(d.nr).empty())
+        if (d.nr < syscalls_m && syscallNamed_m[d.nr])
             id = static_cast<std::uint16_t>(kSysEntry + d.nr);
         std::byte* p = s.begin(id, ns);
         if (id == kSyscallEntryUnknown)
@@ -453,7 +460,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         openSyscall_m.set(e.pid, 0);
         const std::uint32_t nr = (open - 1) & 0xffff;
         std::uint16_t id = kSyscallExitUnknown;
-        if (nr < syscalls_m && !syscallName(nr).empty())
+        if (nr < syscalls_m && syscallNamed_m[nr])
             id = static_cast<std::uint16_t>(kSysExit + nr);
         std::byte* p = s.begin(id, ns);
         if (id == kSyscallExitUnknown)
