@@ -33,7 +33,6 @@
 #include <libltt/convert.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/pid_table.hpp>
-#include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <string>
@@ -148,6 +147,11 @@ Comm commOf(std::string_view name) {
     return c;
 }
 
+std::byte* putComm(std::byte* p, const Comm& c) {
+    std::memcpy(p, c.data(), c.size());
+    return p + c.size();
+}
+
 // What the walk knows of a task: its name, thread group, and the last CPU
 // it ran on (sched_wakeup's target_cpu).
 struct Task {
@@ -179,6 +183,12 @@ private:
     Task& task(std::int32_t pid);
     const Comm& comm(std::int32_t pid, std::uint16_t cpu);
     void use(std::uint16_t id) { used_m[id] = 1; }
+    // Ends event `id` at `p` in stream `s` and counts it.
+    void written(CtfStream& s, std::byte* p, std::uint16_t id) {
+        s.end(p);
+        use(id);
+        ++result_m.eventsWritten;
+    }
 
     const TraceReader& reader_m;
     const ProcSnapshot& snap_m;
@@ -229,15 +239,7 @@ CtfConverter::CtfConverter(const TraceReader& reader, const ProcSnapshot& snap,
 
     for (std::uint32_t cpu = 0; cpu < reader.ncpus(); ++cpu) {
         const std::string path = dir_m + "/channel0_" + std::to_string(cpu);
-        UniqueFd fd;
-        try {
-            fd = openPrivateFile(path, "CTF stream");
-        } catch (const std::exception& e) {
-            throw Error(e.what());
-        }
-        if (::ftruncate(fd.get(), 0) != 0)
-            throw systemError("cannot write " + path, errno);
-        streams_m.emplace_back(std::move(fd), path, cpu, uuid_m);
+        streams_m.emplace_back(createOutputFile(path, "CTF stream"), path, cpu, uuid_m);
         swapper_m.push_back(commOf("swapper/" + std::to_string(cpu)));
     }
     for (std::uint32_t nr = 0; nr < syscalls_m; ++nr)
@@ -291,8 +293,7 @@ void CtfConverter::statedump(std::uint64_t ns) {
         p = put(p, std::int32_t(t.tgid ? t.tgid : t.pid));
         p = put(p, std::int32_t(t.ppid));
         const Comm c = t.pid == 0 ? swapper_m[0] : commOf(t.name);
-        std::memcpy(p, c.data(), c.size());
-        p += c.size();
+        p = putComm(p, c);
         p = put(p, std::int32_t(t.kthread ? kKernelThread : kUserThread));
         p = put(p, std::int32_t(t.kthread ? kModeUnknown : kModeUser));
         p = put(p, std::int32_t(0)); // submode: none
@@ -439,10 +440,8 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         std::byte* p = s.begin(id, ns);
         if (id == kSyscallEntryUnknown)
             p = put(p, std::int32_t(d.nr));
-        s.end(p);
-        use(id);
+        written(s, p, id);
         openSyscall_m.set(e.pid, (gen_m << 16 | std::min(d.nr, 0xffffu - 1)) + 1);
-        ++result_m.eventsWritten;
         return;
     }
     case LTT_EV_SYSCALL_EXIT: {
@@ -466,9 +465,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         if (id == kSyscallExitUnknown)
             p = put(p, std::int32_t(nr));
         p = put(p, std::int64_t(d.ret));
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_SCHEDCHANGE: {
@@ -477,21 +474,17 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             break;
         std::byte* p = s.begin(kSchedSwitch, ns);
         const Comm& prev = comm(d.out, cpuNo);
-        std::memcpy(p, prev.data(), prev.size());
-        p += prev.size();
+        p = putComm(p, prev);
         p = put(p, std::int32_t(d.out));
         p = put(p, kPrio);
         p = put(p, std::int64_t(d.out_state));
         const Comm& next = comm(d.in, cpuNo);
-        std::memcpy(p, next.data(), next.size());
-        p += next.size();
+        p = putComm(p, next);
         p = put(p, std::int32_t(d.in));
         p = put(p, kPrio);
-        s.end(p);
+        written(s, p, kSchedSwitch);
         if (d.in != 0)
             task(d.in).cpu = cpuNo;
-        use(kSchedSwitch);
-        ++result_m.eventsWritten;
         return;
     }
     case LTT_EV_IRQ_ENTRY: {
@@ -519,9 +512,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             }
             p = putString(p, name, 1024);
         }
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_IRQ_EXIT: {
@@ -545,9 +536,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             p = put(s.begin(id, ns), std::int32_t(top & 0xffff));
             p = put(p, std::int32_t(1)); // ret: IRQ_HANDLED
         }
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_SOFT_IRQ: {
@@ -559,9 +548,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         const auto vec = static_cast<std::uint8_t>(d.id);
         p = put(p, vec);
         p = put(p, vec);
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_PROCESS: {
@@ -580,21 +567,17 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             child.tgid =
                 (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parentTgid : d.pid;
             std::byte* p = s.begin(kProcessFork, ns);
-            std::memcpy(p, parent.data(), parent.size());
-            p += parent.size();
+            p = putComm(p, parent);
             p = put(p, std::int32_t(e.pid));
             p = put(p, parentTgid);
             p = put(p, std::uint32_t(0)); // parent_ns_inum: unknown
-            std::memcpy(p, parent.data(), parent.size());
-            p += parent.size();
+            p = putComm(p, parent);
             p = put(p, std::int32_t(d.pid));
             p = put(p, std::uint8_t(1)); // vtids: the root namespace's only
             p = put(p, std::int32_t(d.pid));
             p = put(p, child.tgid);
             p = put(p, std::uint32_t(0)); // child_ns_inum
-            s.end(p);
-            use(kProcessFork);
-            ++result_m.eventsWritten;
+            written(s, p, kProcessFork);
             return;
         }
         case LTT_PROCESS_EXIT:
@@ -603,27 +586,21 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             // exit: the task that exits; wait: the waiter, as in LTTng.
             const Comm& c = comm(e.subtype == LTT_PROCESS_EXIT ? d.pid : e.pid, cpuNo);
             std::byte* p = s.begin(id, ns);
-            std::memcpy(p, c.data(), c.size());
-            p += c.size();
+            p = putComm(p, c);
             p = put(p, std::int32_t(d.pid));
             p = put(p, kPrio);
-            s.end(p);
-            use(id);
-            ++result_m.eventsWritten;
+            written(s, p, id);
             return;
         }
         case LTT_PROCESS_WAKEUP: {
             Task& t = task(d.pid);
             std::byte* p = s.begin(kSchedWakeup, ns);
             const Comm& c = d.pid == 0 ? swapper_m[cpuNo] : t.comm;
-            std::memcpy(p, c.data(), c.size());
-            p += c.size();
+            p = putComm(p, c);
             p = put(p, std::int32_t(d.pid));
             p = put(p, kPrio);
             p = put(p, std::int32_t(t.cpu >= 0 ? t.cpu : cpuNo));
-            s.end(p);
-            use(kSchedWakeup);
-            ++result_m.eventsWritten;
+            written(s, p, kSchedWakeup);
             return;
         }
         default:
@@ -651,9 +628,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         p = putString(p, path, LTT_NAME_MAX - 1);
         p = put(p, std::int32_t(e.pid));
         p = put(p, std::int32_t(e.pid));
-        s.end(p);
-        use(kProcessExec);
-        ++result_m.eventsWritten;
+        written(s, p, kProcessExec);
         return;
     }
     case LTT_EV_BLOCK_START: {
@@ -929,25 +904,8 @@ void CtfConverter::writeMetadata() {
     }
 
     const std::string path = dir_m + "/metadata";
-    UniqueFd fd;
-    try {
-        fd = openPrivateFile(path, "CTF metadata");
-    } catch (const std::exception& e) {
-        throw Error(e.what());
-    }
-    if (::ftruncate(fd.get(), 0) != 0)
-        throw systemError("cannot write " + path, errno);
-    const char* data = m.data();
-    std::size_t n = m.size();
-    while (n) {
-        const ssize_t w = ::write(fd.get(), data, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            throw systemError("cannot write " + path, errno);
-        data += w;
-        n -= static_cast<std::size_t>(w);
-    }
+    UniqueFd fd = createOutputFile(path, "CTF metadata");
+    writeFully(fd.get(), path, m.data(), m.size());
     if (::close(fd.release()) != 0)
         throw systemError("cannot write " + path, errno);
 }
