@@ -139,6 +139,19 @@ std::byte* putString(std::byte* p, std::string_view s, std::size_t max) {
     return p + n + 1;
 }
 
+// The first N bytes of an event's details, zero-filled where the record
+// has fewer (details masked out at trace time).
+template <std::size_t N>
+[[gnu::always_inline]] inline std::byte* putDetails(std::byte* p, std::span<const std::byte> d) {
+    if (d.size() >= N) [[likely]] {
+        std::memcpy(p, d.data(), N);
+    } else {
+        std::memset(p, 0, N);
+        std::memcpy(p, d.data(), d.size());
+    }
+    return p + N;
+}
+
 using Comm = std::array<char, 16>; // TASK_COMM_LEN, NUL-padded
 
 Comm commOf(std::string_view name) {
@@ -353,10 +366,7 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
     const std::span<const std::byte> d = e.details();
     switch (e.id) {
     case LTT_EV_FILE_SYSTEM: {
-        std::byte fixed[LTT_EV_FS_FIXED]{};
-        std::memcpy(fixed, d.data(), std::min(d.size(), sizeof fixed));
-        std::memcpy(p, fixed, sizeof fixed);
-        p += sizeof fixed;
+        p = putDetails<LTT_EV_FS_FIXED>(p, d);
         std::string_view name;
         if (d.size() > LTT_EV_FS_FIXED)
             name = {reinterpret_cast<const char*>(d.data()) + LTT_EV_FS_FIXED,
@@ -376,30 +386,47 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
         p += len;
         break;
     }
-    default: {
-        // The fixed-size detail structures: written whole, zero-filled.
-        static constexpr std::uint16_t kSize[LTT_EV_MAX] = {sizeof(ltt_ev_trace_start),
-                                                            sizeof(ltt_ev_syscall_entry),
-                                                            sizeof(ltt_ev_syscall_exit),
-                                                            sizeof(ltt_ev_trap_entry),
-                                                            0,
-                                                            sizeof(ltt_ev_irq_entry),
-                                                            0,
-                                                            sizeof(ltt_ev_schedchange),
-                                                            0,
-                                                            sizeof(ltt_ev_soft_irq),
-                                                            sizeof(ltt_ev_process),
-                                                            0,
-                                                            sizeof(ltt_ev_timer),
-                                                            sizeof(ltt_ev_memory),
-                                                            sizeof(ltt_ev_socket),
-                                                            sizeof(ltt_ev_ipc),
-                                                            sizeof(ltt_ev_network),
-                                                            0,
-                                                            0,
-                                                            0,
-                                                            0,
-                                                            0};
+    // The fixed-size detail structures: written whole, zero-filled.
+    case LTT_EV_TRACE_START:
+        p = putDetails<sizeof(ltt_ev_trace_start)>(p, d);
+        break;
+    case LTT_EV_SYSCALL_ENTRY:
+        p = putDetails<sizeof(ltt_ev_syscall_entry)>(p, d);
+        break;
+    case LTT_EV_SYSCALL_EXIT:
+        p = putDetails<sizeof(ltt_ev_syscall_exit)>(p, d);
+        break;
+    case LTT_EV_TRAP_ENTRY:
+        p = putDetails<sizeof(ltt_ev_trap_entry)>(p, d);
+        break;
+    case LTT_EV_IRQ_ENTRY:
+        p = putDetails<sizeof(ltt_ev_irq_entry)>(p, d);
+        break;
+    case LTT_EV_SCHEDCHANGE:
+        p = putDetails<sizeof(ltt_ev_schedchange)>(p, d);
+        break;
+    case LTT_EV_SOFT_IRQ:
+        p = putDetails<sizeof(ltt_ev_soft_irq)>(p, d);
+        break;
+    case LTT_EV_PROCESS:
+        p = putDetails<sizeof(ltt_ev_process)>(p, d);
+        break;
+    case LTT_EV_TIMER:
+        p = putDetails<sizeof(ltt_ev_timer)>(p, d);
+        break;
+    case LTT_EV_MEMORY:
+        p = putDetails<sizeof(ltt_ev_memory)>(p, d);
+        break;
+    case LTT_EV_SOCKET:
+        p = putDetails<sizeof(ltt_ev_socket)>(p, d);
+        break;
+    case LTT_EV_IPC:
+        p = putDetails<sizeof(ltt_ev_ipc)>(p, d);
+        break;
+    case LTT_EV_NETWORK:
+        p = putDetails<sizeof(ltt_ev_network)>(p, d);
+        break;
+    default:
         if (e.id >= LTT_EV_MAX) {
             const auto n = static_cast<std::uint16_t>(std::min<std::size_t>(d.size(), 2048));
             p = put(p, e.id);
@@ -407,14 +434,8 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
             p = put(p, n);
             std::memcpy(p, d.data(), n);
             p += n;
-            break;
         }
-        const std::size_t n = kSize[e.id];
-        std::memset(p, 0, n);
-        std::memcpy(p, d.data(), std::min(d.size(), n));
-        p += n;
-        break;
-    }
+        break; // the events without details
     }
     streams_m[e.cpu].end(p);
     use(id);
