@@ -33,7 +33,6 @@
 #include <libltt/convert.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/pid_table.hpp>
-#include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <string>
@@ -140,12 +139,30 @@ std::byte* putString(std::byte* p, std::string_view s, std::size_t max) {
     return p + n + 1;
 }
 
+// The first N bytes of an event's details, zero-filled where the record
+// has fewer (details masked out at trace time).
+template <std::size_t N>
+[[gnu::always_inline]] inline std::byte* putDetails(std::byte* p, std::span<const std::byte> d) {
+    if (d.size() >= N) [[likely]] {
+        std::memcpy(p, d.data(), N);
+    } else {
+        std::memset(p, 0, N);
+        std::memcpy(p, d.data(), d.size());
+    }
+    return p + N;
+}
+
 using Comm = std::array<char, 16>; // TASK_COMM_LEN, NUL-padded
 
 Comm commOf(std::string_view name) {
     Comm c{};
     std::memcpy(c.data(), name.data(), std::min(name.size(), c.size() - 1));
     return c;
+}
+
+std::byte* putComm(std::byte* p, const Comm& c) {
+    std::memcpy(p, c.data(), c.size());
+    return p + c.size();
 }
 
 // What the walk knows of a task: its name, thread group, and the last CPU
@@ -178,7 +195,13 @@ private:
     void writeMetadata();
     Task& task(std::int32_t pid);
     const Comm& comm(std::int32_t pid, std::uint16_t cpu);
-    void use(std::uint16_t id) { used_m[id] = true; }
+    void use(std::uint16_t id) { used_m[id] = 1; }
+    // Ends event `id` at `p` in stream `s` and counts it.
+    void written(CtfStream& s, std::byte* p, std::uint16_t id) {
+        s.end(p);
+        use(id);
+        ++result_m.eventsWritten;
+    }
 
     const TraceReader& reader_m;
     const ProcSnapshot& snap_m;
@@ -196,8 +219,12 @@ private:
     PidTable openSyscall_m;
     std::uint32_t gen_m = 0;             // bumped at every loss, 15 bits
     std::vector<std::string> irqNames_m; // by irq number, from the .proc
-    std::vector<bool> used_m = std::vector<bool>(kIdLimit, false);
+    std::vector<std::uint8_t> used_m = std::vector<std::uint8_t>(kIdLimit, 0);
     std::uint32_t syscalls_m = 0;
+    // Looked up per event, so computed once: which syscall numbers have a
+    // name, which ltt events have subtypes.
+    std::vector<std::uint8_t> syscallNamed_m;
+    std::array<bool, LTT_EV_MAX> hasSubtype_m{};
     Result result_m;
     std::array<std::uint64_t, 256> droppedById_m{};
 };
@@ -225,17 +252,13 @@ CtfConverter::CtfConverter(const TraceReader& reader, const ProcSnapshot& snap,
 
     for (std::uint32_t cpu = 0; cpu < reader.ncpus(); ++cpu) {
         const std::string path = dir_m + "/channel0_" + std::to_string(cpu);
-        UniqueFd fd;
-        try {
-            fd = openPrivateFile(path, "CTF stream");
-        } catch (const std::exception& e) {
-            throw Error(e.what());
-        }
-        if (::ftruncate(fd.get(), 0) != 0)
-            throw systemError("cannot write " + path, errno);
-        streams_m.emplace_back(std::move(fd), path, cpu, uuid_m);
+        streams_m.emplace_back(createOutputFile(path, "CTF stream"), path, cpu, uuid_m);
         swapper_m.push_back(commOf("swapper/" + std::to_string(cpu)));
     }
+    for (std::uint32_t nr = 0; nr < syscalls_m; ++nr)
+        syscallNamed_m.push_back(!syscallName(nr).empty());
+    for (unsigned id = 0; id < LTT_EV_MAX; ++id)
+        hasSubtype_m[id] = !subtypeName(id, 0).empty();
     tasks_m.reserve(snap.tasks.size() + 64);
     for (const ProcTask& t : snap.tasks) {
         if (t.pid == 0)
@@ -283,8 +306,7 @@ void CtfConverter::statedump(std::uint64_t ns) {
         p = put(p, std::int32_t(t.tgid ? t.tgid : t.pid));
         p = put(p, std::int32_t(t.ppid));
         const Comm c = t.pid == 0 ? swapper_m[0] : commOf(t.name);
-        std::memcpy(p, c.data(), c.size());
-        p += c.size();
+        p = putComm(p, c);
         p = put(p, std::int32_t(t.kthread ? kKernelThread : kUserThread));
         p = put(p, std::int32_t(t.kthread ? kModeUnknown : kModeUser));
         p = put(p, std::int32_t(0)); // submode: none
@@ -339,16 +361,12 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
     const std::uint16_t id =
         e.id < LTT_EV_MAX ? std::uint16_t(kLtt + e.id) : std::uint16_t(kLttUnknown);
     std::byte* p = streams_m[e.cpu].begin(id, ns);
-    const bool hasSubtype = e.id < LTT_EV_MAX && !subtypeName(e.id, 0).empty();
-    if (hasSubtype)
+    if (e.id < LTT_EV_MAX && hasSubtype_m[e.id])
         p = put(p, e.subtype);
     const std::span<const std::byte> d = e.details();
     switch (e.id) {
     case LTT_EV_FILE_SYSTEM: {
-        std::byte fixed[LTT_EV_FS_FIXED]{};
-        std::memcpy(fixed, d.data(), std::min(d.size(), sizeof fixed));
-        std::memcpy(p, fixed, sizeof fixed);
-        p += sizeof fixed;
+        p = putDetails<LTT_EV_FS_FIXED>(p, d);
         std::string_view name;
         if (d.size() > LTT_EV_FS_FIXED)
             name = {reinterpret_cast<const char*>(d.data()) + LTT_EV_FS_FIXED,
@@ -368,30 +386,47 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
         p += len;
         break;
     }
-    default: {
-        // The fixed-size detail structures: written whole, zero-filled.
-        static constexpr std::uint16_t kSize[LTT_EV_MAX] = {sizeof(ltt_ev_trace_start),
-                                                            sizeof(ltt_ev_syscall_entry),
-                                                            sizeof(ltt_ev_syscall_exit),
-                                                            sizeof(ltt_ev_trap_entry),
-                                                            0,
-                                                            sizeof(ltt_ev_irq_entry),
-                                                            0,
-                                                            sizeof(ltt_ev_schedchange),
-                                                            0,
-                                                            sizeof(ltt_ev_soft_irq),
-                                                            sizeof(ltt_ev_process),
-                                                            0,
-                                                            sizeof(ltt_ev_timer),
-                                                            sizeof(ltt_ev_memory),
-                                                            sizeof(ltt_ev_socket),
-                                                            sizeof(ltt_ev_ipc),
-                                                            sizeof(ltt_ev_network),
-                                                            0,
-                                                            0,
-                                                            0,
-                                                            0,
-                                                            0};
+    // The fixed-size detail structures: written whole, zero-filled.
+    case LTT_EV_TRACE_START:
+        p = putDetails<sizeof(ltt_ev_trace_start)>(p, d);
+        break;
+    case LTT_EV_SYSCALL_ENTRY:
+        p = putDetails<sizeof(ltt_ev_syscall_entry)>(p, d);
+        break;
+    case LTT_EV_SYSCALL_EXIT:
+        p = putDetails<sizeof(ltt_ev_syscall_exit)>(p, d);
+        break;
+    case LTT_EV_TRAP_ENTRY:
+        p = putDetails<sizeof(ltt_ev_trap_entry)>(p, d);
+        break;
+    case LTT_EV_IRQ_ENTRY:
+        p = putDetails<sizeof(ltt_ev_irq_entry)>(p, d);
+        break;
+    case LTT_EV_SCHEDCHANGE:
+        p = putDetails<sizeof(ltt_ev_schedchange)>(p, d);
+        break;
+    case LTT_EV_SOFT_IRQ:
+        p = putDetails<sizeof(ltt_ev_soft_irq)>(p, d);
+        break;
+    case LTT_EV_PROCESS:
+        p = putDetails<sizeof(ltt_ev_process)>(p, d);
+        break;
+    case LTT_EV_TIMER:
+        p = putDetails<sizeof(ltt_ev_timer)>(p, d);
+        break;
+    case LTT_EV_MEMORY:
+        p = putDetails<sizeof(ltt_ev_memory)>(p, d);
+        break;
+    case LTT_EV_SOCKET:
+        p = putDetails<sizeof(ltt_ev_socket)>(p, d);
+        break;
+    case LTT_EV_IPC:
+        p = putDetails<sizeof(ltt_ev_ipc)>(p, d);
+        break;
+    case LTT_EV_NETWORK:
+        p = putDetails<sizeof(ltt_ev_network)>(p, d);
+        break;
+    default:
         if (e.id >= LTT_EV_MAX) {
             const auto n = static_cast<std::uint16_t>(std::min<std::size_t>(d.size(), 2048));
             p = put(p, e.id);
@@ -399,14 +434,8 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
             p = put(p, n);
             std::memcpy(p, d.data(), n);
             p += n;
-            break;
         }
-        const std::size_t n = kSize[e.id];
-        std::memset(p, 0, n);
-        std::memcpy(p, d.data(), std::min(d.size(), n));
-        p += n;
-        break;
-    }
+        break; // the events without details
     }
     streams_m[e.cpu].end(p);
     use(id);
@@ -427,15 +456,13 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         if (e.copyDetails(d) < 12)
             break; // no number: ltt_syscall_entry
         std::uint16_t id = kSyscallEntryUnknown;
-        if (d.nr < syscalls_m && !syscallName(d.nr).empty())
+        if (d.nr < syscalls_m && syscallNamed_m[d.nr])
             id = static_cast<std::uint16_t>(kSysEntry + d.nr);
         std::byte* p = s.begin(id, ns);
         if (id == kSyscallEntryUnknown)
             p = put(p, std::int32_t(d.nr));
-        s.end(p);
-        use(id);
+        written(s, p, id);
         openSyscall_m.set(e.pid, (gen_m << 16 | std::min(d.nr, 0xffffu - 1)) + 1);
-        ++result_m.eventsWritten;
         return;
     }
     case LTT_EV_SYSCALL_EXIT: {
@@ -453,15 +480,13 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         openSyscall_m.set(e.pid, 0);
         const std::uint32_t nr = (open - 1) & 0xffff;
         std::uint16_t id = kSyscallExitUnknown;
-        if (nr < syscalls_m && !syscallName(nr).empty())
+        if (nr < syscalls_m && syscallNamed_m[nr])
             id = static_cast<std::uint16_t>(kSysExit + nr);
         std::byte* p = s.begin(id, ns);
         if (id == kSyscallExitUnknown)
             p = put(p, std::int32_t(nr));
         p = put(p, std::int64_t(d.ret));
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_SCHEDCHANGE: {
@@ -470,21 +495,17 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             break;
         std::byte* p = s.begin(kSchedSwitch, ns);
         const Comm& prev = comm(d.out, cpuNo);
-        std::memcpy(p, prev.data(), prev.size());
-        p += prev.size();
+        p = putComm(p, prev);
         p = put(p, std::int32_t(d.out));
         p = put(p, kPrio);
         p = put(p, std::int64_t(d.out_state));
         const Comm& next = comm(d.in, cpuNo);
-        std::memcpy(p, next.data(), next.size());
-        p += next.size();
+        p = putComm(p, next);
         p = put(p, std::int32_t(d.in));
         p = put(p, kPrio);
-        s.end(p);
+        written(s, p, kSchedSwitch);
         if (d.in != 0)
             task(d.in).cpu = cpuNo;
-        use(kSchedSwitch);
-        ++result_m.eventsWritten;
         return;
     }
     case LTT_EV_IRQ_ENTRY: {
@@ -512,9 +533,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             }
             p = putString(p, name, 1024);
         }
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_IRQ_EXIT: {
@@ -538,9 +557,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             p = put(s.begin(id, ns), std::int32_t(top & 0xffff));
             p = put(p, std::int32_t(1)); // ret: IRQ_HANDLED
         }
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_SOFT_IRQ: {
@@ -552,9 +569,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         const auto vec = static_cast<std::uint8_t>(d.id);
         p = put(p, vec);
         p = put(p, vec);
-        s.end(p);
-        use(id);
-        ++result_m.eventsWritten;
+        written(s, p, id);
         return;
     }
     case LTT_EV_PROCESS: {
@@ -573,21 +588,17 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             child.tgid =
                 (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parentTgid : d.pid;
             std::byte* p = s.begin(kProcessFork, ns);
-            std::memcpy(p, parent.data(), parent.size());
-            p += parent.size();
+            p = putComm(p, parent);
             p = put(p, std::int32_t(e.pid));
             p = put(p, parentTgid);
             p = put(p, std::uint32_t(0)); // parent_ns_inum: unknown
-            std::memcpy(p, parent.data(), parent.size());
-            p += parent.size();
+            p = putComm(p, parent);
             p = put(p, std::int32_t(d.pid));
             p = put(p, std::uint8_t(1)); // vtids: the root namespace's only
             p = put(p, std::int32_t(d.pid));
             p = put(p, child.tgid);
             p = put(p, std::uint32_t(0)); // child_ns_inum
-            s.end(p);
-            use(kProcessFork);
-            ++result_m.eventsWritten;
+            written(s, p, kProcessFork);
             return;
         }
         case LTT_PROCESS_EXIT:
@@ -596,27 +607,21 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             // exit: the task that exits; wait: the waiter, as in LTTng.
             const Comm& c = comm(e.subtype == LTT_PROCESS_EXIT ? d.pid : e.pid, cpuNo);
             std::byte* p = s.begin(id, ns);
-            std::memcpy(p, c.data(), c.size());
-            p += c.size();
+            p = putComm(p, c);
             p = put(p, std::int32_t(d.pid));
             p = put(p, kPrio);
-            s.end(p);
-            use(id);
-            ++result_m.eventsWritten;
+            written(s, p, id);
             return;
         }
         case LTT_PROCESS_WAKEUP: {
             Task& t = task(d.pid);
             std::byte* p = s.begin(kSchedWakeup, ns);
             const Comm& c = d.pid == 0 ? swapper_m[cpuNo] : t.comm;
-            std::memcpy(p, c.data(), c.size());
-            p += c.size();
+            p = putComm(p, c);
             p = put(p, std::int32_t(d.pid));
             p = put(p, kPrio);
             p = put(p, std::int32_t(t.cpu >= 0 ? t.cpu : cpuNo));
-            s.end(p);
-            use(kSchedWakeup);
-            ++result_m.eventsWritten;
+            written(s, p, kSchedWakeup);
             return;
         }
         default:
@@ -644,9 +649,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         p = putString(p, path, LTT_NAME_MAX - 1);
         p = put(p, std::int32_t(e.pid));
         p = put(p, std::int32_t(e.pid));
-        s.end(p);
-        use(kProcessExec);
-        ++result_m.eventsWritten;
+        written(s, p, kProcessExec);
         return;
     }
     case LTT_EV_BLOCK_START: {
@@ -922,25 +925,8 @@ void CtfConverter::writeMetadata() {
     }
 
     const std::string path = dir_m + "/metadata";
-    UniqueFd fd;
-    try {
-        fd = openPrivateFile(path, "CTF metadata");
-    } catch (const std::exception& e) {
-        throw Error(e.what());
-    }
-    if (::ftruncate(fd.get(), 0) != 0)
-        throw systemError("cannot write " + path, errno);
-    const char* data = m.data();
-    std::size_t n = m.size();
-    while (n) {
-        const ssize_t w = ::write(fd.get(), data, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            throw systemError("cannot write " + path, errno);
-        data += w;
-        n -= static_cast<std::size_t>(w);
-    }
+    UniqueFd fd = createOutputFile(path, "CTF metadata");
+    writeFully(fd.get(), path, m.data(), m.size());
     if (::close(fd.release()) != 0)
         throw systemError("cannot write " + path, errno);
 }

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <libltt/convert.hpp>
+#include <libltt/private_file.hpp>
 #include <system_error>
 #include <unistd.h>
 
@@ -16,6 +17,32 @@ template <class T> std::byte* put(std::byte* p, T v) {
 }
 
 } // namespace
+
+UniqueFd createOutputFile(const std::string& path, const std::string& what) {
+    UniqueFd fd;
+    try {
+        fd = openPrivateFile(path, what);
+    } catch (const std::exception& e) {
+        throw Error(e.what());
+    }
+    if (::ftruncate(fd.get(), 0) != 0)
+        throw Error("cannot write " + path + ": " + std::generic_category().message(errno));
+    return fd;
+}
+
+void writeFully(int fd, const std::string& path, const void* data, std::size_t n) {
+    const auto* p = static_cast<const std::byte*>(data);
+    while (n) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            throw Error("cannot write " + path + ": " + std::generic_category().message(errno));
+        }
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
 
 CtfStream::CtfStream(UniqueFd fd, std::string path, std::uint32_t cpu,
                      const std::uint8_t (&uuid)[16])
@@ -50,7 +77,7 @@ void CtfStream::closePacket(std::uint64_t endNs) {
     p = put(p, seq_m++);
     p = put(p, discarded_m);
     put(p, cpu_m);
-    writeAll(buf_m.get(), used_m);
+    writeFully(fd_m.get(), path_m, buf_m.get(), used_m);
     open_m = false;
     used_m = 0;
 }
@@ -75,19 +102,6 @@ void CtfStream::finish(std::uint64_t endNs) {
     closePacket(endNs < lastNs_m ? lastNs_m : endNs);
     if (::close(fd_m.release()) != 0)
         throw Error("cannot write " + path_m + ": " + std::generic_category().message(errno));
-}
-
-void CtfStream::writeAll(const std::byte* data, std::size_t n) {
-    while (n) {
-        const ssize_t w = ::write(fd_m.get(), data, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            throw Error("cannot write " + path_m + ": " + std::generic_category().message(errno));
-        }
-        data += w;
-        n -= static_cast<std::size_t>(w);
-    }
 }
 
 } // namespace ltt::convert

@@ -26,6 +26,13 @@
 
 namespace ltt::convert {
 
+// Creates (or truncates) one output file, private as the trace files are
+// (openPrivateFile: 0600, never through a symbolic link). `what` names it
+// in messages ("CTF stream"). Throws Error.
+UniqueFd createOutputFile(const std::string& path, const std::string& what);
+// write(2) until all `n` bytes are written; throws Error naming `path`.
+void writeFully(int fd, const std::string& path, const void* data, std::size_t n);
+
 class CtfStream {
 public:
     static constexpr std::uint32_t kMagic = 0xC1FC1FC1;
@@ -76,7 +83,6 @@ public:
 private:
     void startPacket(std::uint64_t ns);
     void closePacket(std::uint64_t endNs);
-    void writeAll(const std::byte* data, std::size_t n);
 
     UniqueFd fd_m;
     std::string path_m;

@@ -172,6 +172,33 @@ printf 'PID: x\n' >"$tmp/bad.proc"
 t_run_expect "bad PROC: exit 1 naming file and line" 1 "^traceconvert: $tmp/bad.proc:1: " \
 	"$tc" --to ctf "$data/tiny.trace" "$tmp/bad.proc" "$tmp/o-badproc"
 
+# Progress: on a terminal only (script(1) gives one), for a long trace, and
+# not with --no-progress.
+# no_progress NAME CMD...: passes when CMD exits 0 and prints no progress.
+no_progress() {
+	local name=$1 out rc; shift
+	out=$("$@" 2>&1); rc=$?
+	if ((rc != 0)); then
+		t_fail "$name" "exit status $rc: $(head -c 300 <<<"$out")"
+	elif grep -q '%' <<<"$out"; then
+		t_fail "$name" "a progress line: $(tr '\r' '\n' <<<"$out" | grep -m1 '%')"
+	else
+		t_pass "$name"
+	fi
+}
+"$synth" --events 4500000 --cpus 2 --processes 8 --seed 8 -o "$tmp/long" >/dev/null
+if command -v script >/dev/null; then
+	t_run_expect "progress line on a terminal" 0 "traceconvert: +[0-9]+%" \
+		script -qec "'$tc' --to ctf '$tmp/long.trace' '$tmp/long.proc' '$tmp/long1'" /dev/null
+	no_progress "no progress line with --no-progress" \
+		script -qec "'$tc' --no-progress --to ctf '$tmp/long.trace' '$tmp/long.proc' '$tmp/long2'" /dev/null
+else
+	t_fail "script(1) installed (util-linux)" "needed to give traceconvert a terminal"
+fi
+no_progress "no progress line when stderr is not a terminal" \
+	"$tc" --to ctf "$tmp/long.trace" "$tmp/long.proc" "$tmp/long3"
+rm -rf "$tmp"/long*
+
 # Existing output: refused unless --force; --force replaces a converted
 # trace (stale streams of more CPUs removed) but never writes into a
 # directory of other files, through a symbolic link, or over a file.
