@@ -27,6 +27,7 @@
 // out together every kWindowEvents events, so memory is bounded by the
 // window and the number of tasks, never by the number of events; the
 // trace's mapping is released behind the walk.
+#include "convert_ctf_stream.hpp" // createOutputFile()
 #include "convert_perfetto_proto.hpp"
 
 #include <algorithm>
@@ -34,7 +35,6 @@
 #include <cerrno>
 #include <cstring>
 #include <libltt/convert.hpp>
-#include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <memory>
@@ -161,17 +161,10 @@ struct CpuBundle {
 
 class OutputFile {
 public:
-    // Created private to its owner, never through a link
-    // (libltt/private_file.hpp): the output holds what the trace holds.
+    // Created private to its owner, never through a link (the same rule as
+    // the CTF output's files): the output holds what the trace holds.
     explicit OutputFile(const std::string& path) : path_m(path) {
-        UniqueFd fd;
-        try {
-            fd = openPrivateFile(path, "Perfetto output");
-        } catch (const std::exception& e) {
-            throw Error(e.what());
-        }
-        if (::ftruncate(fd.get(), 0) != 0)
-            throw Error("cannot truncate " + path + ": " + std::strerror(errno));
+        UniqueFd fd = createOutputFile(path, "Perfetto output");
         file_m = ::fdopen(fd.get(), "wb");
         if (!file_m)
             throw Error("cannot write " + path + ": " + std::strerror(errno));
