@@ -139,7 +139,8 @@ mkdir -p "$tmp/kscache"
 printf '[General]\nnoRootWarn=true\n' >"$tmp/kscache/setting.ini"
 cat >"$tmp/gui.sh" <<EOF
 KS_USER_CACHE_DIR='$tmp/kscache' XDG_RUNTIME_DIR='$tmp' \\
-	kernelshark -p '$plugin' -i '$tmp/small.trace.d/t.trace' --pid 100,101 >'$tmp/ks.log' 2>&1 &
+	kernelshark -geometry 1200x780+0+0 -p '$plugin' -i '$tmp/small.trace.d/t.trace' \\
+	--cpu 0,1 --pid 100,101 >'$tmp/ks.log' 2>&1 &
 pid=\$!
 # Screenshots until the graphs are there (or 60 s).
 for _ in \$(seq 60); do
