@@ -6,7 +6,10 @@
 # traceanalyze: the number of ftrace events of each kind, the accounting of
 # the summary line (read = written + dropped, lost carried into the bundles'
 # lost_events flag and ftrace_stats' overrun), per-CPU time order, no field
-# outside the schema; exact values on tiny.trace; bad input and output.
+# outside the schema; the whole output of a hand-built trace
+# (tests/convert/perfetto/hand-trace.py, hand.expect) and exact values on
+# tiny.trace; system calls not matched across a loss; bad input and output;
+# flat peak memory.
 # protoc missing is a failure: without it nothing here is checked.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
@@ -217,6 +220,27 @@ if ((small_kib > 0 && large_kib > 0 && large_kib - small_kib < 3072)); then
 	t_pass "peak memory flat: ${small_kib} KiB at 50k events, ${large_kib} KiB at 1M"
 else
 	t_fail "peak memory flat" "${small_kib} KiB at 50k events, ${large_kib} KiB at 1M (-1: failed)"
+fi
+
+# The hand-built trace (tests/convert/perfetto/hand-trace.py lists its
+# records): the whole decoded output is hand.expect, every field of every
+# packet: timestamps (7 s + TSC - 1000 ns), the pids and comms of each
+# switch, prev_state (S 1, dead 0x10, preempted 0x100), the read()'s
+# sys_exit id 0 and ret -11, the fork of a process and of a thread (tgid
+# 200), the exec (task_rename, cmdline), the IRQ named from the .proc, the
+# softirq, the wakeup, the exit, the .proc's processes.
+if python3 "$protos/hand-trace.py" "$tmp/hand"; then
+	check hand.trace "$tmp/hand.trace" "$tmp/hand.proc"
+	if diff "$protos/hand.expect" "$tmp/hand.trace.flat" >"$tmp/hand.diff"; then
+		t_pass "hand.trace: the decoded output is hand.expect ($(grep -c '^event ' "$protos/hand.expect") events)"
+	else
+		t_fail "hand.trace: the decoded output is hand.expect" "$(head -n 10 "$tmp/hand.diff" | tr '\n' ' ')"
+	fi
+	t_run_expect "hand.trace: the summary names what was dropped" 0 \
+		'^traceconvert: 18 events read, 14 written, 4 dropped by rule \(trap_entry 1, trap_exit 1, block_start 1, block_end 1\), 0 lost by the tracer' \
+		"$tc" --to perfetto --force "$tmp/hand.trace" "$tmp/hand.proc" "$tmp/hand.pf"
+else
+	t_fail "hand-trace.py writes the hand-built trace"
 fi
 
 # Exact values on tiny.trace (tests/data/tiny.dump.txt shows them): the
