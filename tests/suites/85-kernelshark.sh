@@ -17,12 +17,7 @@ plugin=$build/lib/libkshark-input-ltt.so load=$build/bin/ltt-kshark-load
 ta=$build/bin/traceanalyze synth=$build/bin/ltt-synth
 data=$root/tests/data
 tmp=$(mktemp -d)
-ks_pid=
-cleanup() {
-	[[ -n $ks_pid ]] && kill "$ks_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'rm -rf "$tmp"' EXIT
 
 if ! pkg-config --exists libkshark 2>/dev/null; then
 	t_skip "KernelShark input plugin" \
