@@ -67,6 +67,9 @@ check small.trace "$data/small.trace" "$data/small.proc"
 check tiny.trace "$data/tiny.trace" "$data/tiny.proc"
 check lost.trace "$data/lost.trace" "$data/lost.proc"
 check vm-sh.trace "$data/vm-sh.trace" "$data/vm-sh.proc"
+# The trace built record by record (two blocks, a loss between them).
+python3 "$root/tests/convert/perfetto/hand-trace.py" "$tmp/hand" &&
+	check hand.trace "$tmp/hand.trace" "$tmp/hand.proc"
 for v in 1 2; do
 	"$synth" --events 20000 --cpus 4 --processes 6 --seed 4 --format $v -o "$tmp/synth-v$v" >/dev/null 2>&1
 	check "synth-v$v" "$tmp/synth-v$v.trace" "$tmp/synth-v$v.proc"
