@@ -12,17 +12,22 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 DOCDIR ?= $(PREFIX)/share/doc/ltt
 
-.PHONY: install install-daemon install-tools install-docs bench-daemon
+.PHONY: programs install install-daemon install-tools install-docs bench-daemon
 
 install: install-daemon install-tools install-man install-docs
 
-install-daemon: all
+# The installed programs only, not the tests: what install and make deb need.
+# traceview is a target only where gtkmm-4.0 is installed (gui/CMakeLists.txt).
+programs: configure
+	cmake --build $(BUILD) -j$$(nproc) --target tracedaemon traceanalyze \
+		$$(ninja -C $(BUILD) -t query traceview >/dev/null 2>&1 && echo traceview)
+
+install-daemon: programs
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/bin/tracedaemon $(DESTDIR)$(PREFIX)/bin/tracedaemon
 	install -m 0755 scripts/trace scripts/tracecore scripts/tracecpuid $(DESTDIR)$(PREFIX)/bin/
 
-# traceview is built only where gtkmm-4.0 is installed (gui/CMakeLists.txt).
-install-tools: all
+install-tools: programs
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/bin/traceanalyze $(DESTDIR)$(PREFIX)/bin/traceanalyze
 	@if [ -x $(BUILD)/bin/traceview ]; then \
