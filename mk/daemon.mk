@@ -1,7 +1,7 @@
 # Installing the user-facing programs, and the daemon's in-guest benchmark.
 #   make install [PREFIX=/usr/local] [DESTDIR=] [DOCDIR=]
-#       tracedaemon, trace, tracecore, tracecpuid, traceanalyze, traceview
-#       (when the GUI was built), the manual pages (mk/man.mk) and
+#       tracedaemon, trace, tracecore, tracecpuid, traceanalyze, traceconvert,
+#       traceview (when the GUI was built), the manual pages (mk/man.mk) and
 #       docs/trace-format.md; needs no root with a DESTDIR of one's own
 #   make bench-daemon                             sustained event rate with zero loss (QEMU)
 # `install` has no recipe of its own: what it installs comes from its
@@ -19,7 +19,7 @@ install: install-daemon install-tools install-man install-docs
 # The installed programs only, not the tests: what install and make deb need.
 # traceview is a target only where gtkmm-4.0 is installed (gui/CMakeLists.txt).
 programs: configure
-	cmake --build $(BUILD) -j$$(nproc) --target tracedaemon traceanalyze \
+	cmake --build $(BUILD) -j$$(nproc) --target tracedaemon traceanalyze traceconvert \
 		$$(ninja -C $(BUILD) -t query traceview >/dev/null 2>&1 && echo traceview)
 
 install-daemon: programs
@@ -29,7 +29,7 @@ install-daemon: programs
 
 install-tools: programs
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BUILD)/bin/traceanalyze $(DESTDIR)$(PREFIX)/bin/traceanalyze
+	install -m 0755 $(BUILD)/bin/traceanalyze $(BUILD)/bin/traceconvert $(DESTDIR)$(PREFIX)/bin/
 	@if [ -x $(BUILD)/bin/traceview ]; then \
 		echo "install -m 0755 $(BUILD)/bin/traceview $(DESTDIR)$(PREFIX)/bin/traceview"; \
 		install -m 0755 $(BUILD)/bin/traceview $(DESTDIR)$(PREFIX)/bin/traceview; \

@@ -24,6 +24,7 @@ programs=(
 	"tracedaemon.8   $bin/tracedaemon --help"
 	"traceanalyze.1  $bin/traceanalyze --help"
 	"traceview.1     $bin/traceview --help"
+	"traceconvert.1  $bin/traceconvert --help"
 	"trace.1         $root/scripts/trace --help"
 	"trace.1         $root/scripts/tracecore"
 	"trace.1         $root/scripts/tracecpuid"
@@ -129,7 +130,7 @@ done
 dest=$tmp/dest
 if make -s -C "$root" install BUILD="$build" PREFIX=/usr DESTDIR="$dest" >"$tmp/install.log" 2>&1; then
 	t_pass "make install DESTDIR=... PREFIX=/usr"
-	installed=(tracedaemon trace tracecore tracecpuid traceanalyze)
+	installed=(tracedaemon trace tracecore tracecpuid traceanalyze traceconvert)
 	[[ -x $bin/traceview ]] && installed+=(traceview)
 	for p in "${installed[@]}"; do
 		t_check "installed: /usr/bin/$p" test -x "$dest/usr/bin/$p"

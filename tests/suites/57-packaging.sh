@@ -78,7 +78,7 @@ if [[ -f ${pkg[ltt-dkms]} ]]; then
 		grep -q '/usr/lib/dkms/common.postinst' "$tmp/dkms-control/postinst"
 fi
 [[ -f ${pkg[ltt-tools]} ]] && has ltt-tools /usr/bin/tracedaemon /usr/bin/trace /usr/bin/tracecore \
-	/usr/bin/tracecpuid /usr/bin/traceanalyze /usr/share/doc/ltt-tools/trace-format.md.gz \
+	/usr/bin/tracecpuid /usr/bin/traceanalyze /usr/bin/traceconvert /usr/share/doc/ltt-tools/trace-format.md.gz \
 	/usr/share/man/man5/ltt-trace.5.gz
 [[ -f ${pkg[traceview]} ]] && has traceview /usr/bin/traceview
 # Every program has its manual page, in the same package.
