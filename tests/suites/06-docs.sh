@@ -151,4 +151,21 @@ else
 	t_fail "make install DESTDIR=... PREFIX=/usr" "$(tail -n 5 "$tmp/install.log")"
 fi
 
+# The same as an unprivileged user (nobody) from the tree built above, when
+# this runs as root: install needs no root with a DESTDIR of one's own.
+if [[ $(id -u) == 0 ]] && command -v runuser >/dev/null; then
+	user_tmp=$(mktemp -d)
+	chmod 0755 "$user_tmp"
+	install -d -o nobody "$user_tmp/dest"
+	if runuser -u nobody -- make -s -C "$root" -o programs -o man install BUILD="$build" \
+		DESTDIR="$user_tmp/dest" >"$tmp/install-user.log" 2>&1; then
+		t_check "make install DESTDIR=... as user nobody: tracedaemon and its page" \
+			test -x "$user_tmp/dest/usr/local/bin/tracedaemon" -a \
+			-f "$user_tmp/dest/usr/local/share/man/man8/tracedaemon.8"
+	else
+		t_fail "make install DESTDIR=... as user nobody" "$(tail -n 5 "$tmp/install-user.log")"
+	fi
+	rm -rf "$user_tmp"
+fi
+
 t_summary
