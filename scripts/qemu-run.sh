@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Boot the ltt kernel in QEMU (TCG), run one command inside, bring /out back.
+# Boot the ltt kernel (or Debian's stock kernel) in QEMU (TCG), run one
+# command inside, bring /out back.
 set -uo pipefail
 
 usage() {
@@ -14,10 +15,18 @@ guest's second serial port); the kernel console is saved to a log file.
 Default COMMAND: uname -a.
 
 Options:
-  --kernel PATH     a bzImage, or a build dir holding arch/x86/boot/bzImage
+  --kernel PATH     a bzImage, an ELF vmlinux with a PVH entry point, or a
+                    build dir holding arch/x86/boot/bzImage
                     (default: the cached build, scripts/build-kernel.sh
                     --print-dir; with --debug the debug build)
   --debug           use the cached debug kernel (lockdep, KASAN, ...)
+  --stock           use Debian's stock kernel unpacked in the cache
+                    (scripts/stock-kernel.sh --print-dir; its vmlinux, else
+                    its vmlinuz) with its modules (--modules)
+  --modules DIR     the kernel's lib/modules/RELEASE directory: for a kernel
+                    that builds its virtio drivers as modules, the initramfs
+                    gets virtio_pci, virtio_blk and what they need, and the
+                    guest's init loads them first (scripts/mkinitramfs.sh)
   --add HOST:GUEST  put HOST (file or directory, mode kept) at GUEST in the
                     guest; repeatable. GUEST ending in / keeps the name.
                     E.g. --add module/ltt.ko:/lib/ --add ./prog:/bin/prog
@@ -51,7 +60,8 @@ Exit status:
           lockdep, RCU stall or hung-task report (message on stderr)
   201     timeout
   202     the guest never reported COMMAND's status (crash, no boot)
-  203     usage or setup error (no kernel, no QEMU, ...)
+  203     usage or setup error (no kernel, no QEMU, a --modules module
+          that the guest could not load, ...)
   204     /out could not be brought back
 
 Inside the guest: proc, sysfs, devtmpfs, debugfs (/sys/kernel/debug),
@@ -61,7 +71,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel= debug=0 out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
+kernel= debug=0 stock=0 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
 append= allow_warn=0 print_accel=0
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
@@ -70,6 +80,8 @@ while (($#)); do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
 	--debug) debug=1 ;;
+	--stock) stock=1 ;;
+	--modules) moddir=$2; shift ;;
 	--add) adds+=(--add "$2"); shift ;;
 	--out) out=$2; shift ;;
 	--out-size) out_size=$2; shift ;;
@@ -102,7 +114,15 @@ if ((print_accel)); then
 	exit 0
 fi
 
-if [[ -z $kernel ]]; then
+if [[ -z $kernel ]] && ((stock)); then
+	sdir=$("$here/stock-kernel.sh" --print-dir) ||
+		fail 203 "the stock kernel is not unpacked: run scripts/stock-kernel.sh first"
+	# The decompressed kernel when there is one (scripts/stock-kernel.sh:
+	# PVH boot, no decompression under emulation), else the bzImage.
+	kernel=$sdir/boot/vmlinux-$(basename "$sdir")
+	[[ -f $kernel ]] || kernel=$sdir/boot/vmlinuz-$(basename "$sdir")
+	[[ -n $moddir ]] || moddir=$sdir/lib/modules/$(basename "$sdir")
+elif [[ -z $kernel ]]; then
 	flags=()
 	((debug)) && flags=(--debug)
 	kernel=$("$here/build-kernel.sh" --print-dir "${flags[@]}") ||
@@ -133,7 +153,9 @@ mkdir -p "$(dirname "$log")"
 : >"$log" || fail 203 "cannot write $log"
 
 printf '%s\n' "$cmd" >"$work/cmd.sh"
-"$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --cmd-file "$work/cmd.sh" "${adds[@]}" ||
+modargs=()
+[[ -n $moddir ]] && modargs=(--modules "$moddir")
+"$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --cmd-file "$work/cmd.sh" "${adds[@]}" "${modargs[@]}" ||
 	fail 203 "initramfs build failed"
 truncate -s "$out_size" "$work/out.img" || fail 203 "bad --out-size $out_size"
 drives=(-drive "file=$work/out.img,if=virtio,format=raw,cache=unsafe")
@@ -173,6 +195,12 @@ if ((!allow_warn)) && grep -Eq "$pattern" "$log"; then
 	echo "qemu-run.sh: kernel problem reported in the console (log: $log):" >&2
 	grep -En -m 20 -A 3 "$pattern" "$log" >&2
 	exit 200
+fi
+
+if grep -aq LTT-GUEST-INSMOD-FAILED "$log"; then
+	echo "qemu-run.sh: the guest could not load a module of --modules (log: $log):" >&2
+	grep -a -B 3 LTT-GUEST-INSMOD-FAILED "$log" >&2
+	exit 203
 fi
 
 status=$(grep -ao 'LTT-GUEST-EXIT [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
