@@ -7,9 +7,9 @@
 # --sourcetree, --installtree, signing key in the scratch tree, no depmod:
 # the host's /var/lib/dkms and /lib/modules are never written) against the
 # newest installed stock Debian 6.1 headers and the cached patched kernel.
-# Last, a guest booted on that stock kernel loads the module DKMS built and
-# traces a second with it.
-# LTT_SKIP_VM=1 skips the guest run only.
+# Last, a guest booted on that stock kernel (scripts/stock-kernel.sh
+# downloads and unpacks its image into the cache) loads the module DKMS
+# built and traces a second with it. LTT_SKIP_VM=1 skips the guest only.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -106,6 +106,15 @@ else
 fi
 grep -E '^[WE]:' "$tmp/lintian.log" | sed 's/^/       lintian /'
 
+# The stock kernel for the guest: scripts/stock-kernel.sh downloads and
+# unpacks the image (never installed on the host) and installs its headers
+# when they are missing.
+vm_rc=$VM_SKIP
+if ! vm_skip_requested; then
+	vm_kernel stock >"$tmp/vm-kernel.log" 2>&1
+	vm_rc=$?
+fi
+
 # DKMS in a scratch tree. The host's trees are listed before and after.
 host_state() { find /var/lib/dkms /lib/modules -maxdepth 3 -newer "$tmp/stamp" 2>/dev/null; }
 touch "$tmp/stamp"
@@ -141,7 +150,8 @@ else
 		t_run_expect "the installed module is for $kver" 0 "^$kver " /sbin/modinfo -F vermagic "$ko"
 	}
 
-	# The newest installed stock Debian 6.1 headers (linux-headers-6.1.0-N-amd64).
+	# The newest installed stock Debian 6.1 headers (linux-headers-6.1.0-N-amd64;
+	# vm_kernel stock above installed those of the image the guest boots).
 	stock=$(ls -d /lib/modules/6.1.0-*-amd64/build 2>/dev/null | sort -V | tail -n 1)
 	if [[ -z $stock ]]; then
 		t_skip "dkms build against stock Debian 6.1 headers" \
@@ -175,8 +185,8 @@ else
 	log=$tmp/vm.log out=$build/test-results/packaging-vm
 	rm -rf "$out"
 	mkdir -p "$out"
-	vm_kernel stock --no-build >"$log" 2>&1
-	rc=$?
+	cp "$tmp/vm-kernel.log" "$log"
+	rc=$vm_rc
 	if ((rc == 0)); then
 		vm_ko=$stock_ko
 		vm_bins=("$build/bin/tracedaemon")
