@@ -53,3 +53,30 @@ awk -v ev="$ev" -v wall="$wall" -v cpu="$cpu" -v rss="$rss" -v size="$size" \
 		rss / 1024, size / 1048576, rss1 / 1024, ev1
 	printf "  target: >= 50 M events/s on one core; memory not growing with events\n"
 }'
+
+# traceconvert --to ctf on the same traces: events/s (best of 3) and peak
+# RSS (worst of 3), the CTF directory written beside them.
+measure_convert() { # NAME -> prints "wall cpu rss_kb"
+	local name=$1 line wall user sys rss bw=999999 bc=999999 br=0
+	local args=(--to ctf --force --no-progress "$dir/$name.trace" "$dir/$name.proc" "$dir/$name.ctf")
+	for _ in 1 2 3; do
+		line=$({ TIMEFORMAT='%3R %3U %3S'; time "$bin/traceconvert" "${args[@]}" 2>/dev/null; } 2>&1)
+		read -r wall user sys <<<"$line"
+		rss=$(/usr/bin/time -f "%M" "$bin/traceconvert" "${args[@]}" 2>&1 >/dev/null | tail -n 1)
+		read -r bw bc br < <(awk -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
+			-v bw="$bw" -v bc="$bc" -v br="$br" 'BEGIN {
+			c = u + s; printf "%.3f %.3f %d\n", (w < bw ? w : bw), (c < bc ? c : bc), (r > br ? r : br) }')
+	done
+	echo "$bw $bc $br"
+}
+read -r cwall ccpu crss < <(measure_convert synth10m)
+read -r _ _ crss1 < <(measure_convert synth1m)
+csize=$(du -sk "$dir/synth10m.ctf" | cut -f1)
+awk -v ev="$ev" -v wall="$cwall" -v cpu="$ccpu" -v rss="$crss" -v rss1="$crss1" -v ev1="$ev1" \
+	-v csize="$csize" 'BEGIN {
+	printf "traceconvert --to ctf on the same %d events (%.0f MB of CTF written):\n", ev, csize / 1024
+	printf "  events/s:    %.1f M/s (wall %.3f s)   %.1f M/s per CPU second (%.3f s)\n",
+		ev / wall / 1e6, wall, ev / (cpu > 0 ? cpu : 0.01) / 1e6, cpu
+	printf "  peak memory: %.1f MB RSS; %.1f MB on a %d-event trace\n", rss / 1024, rss1 / 1024, ev1
+	printf "  target: >= 20 M events/s; memory not growing with events\n"
+}'

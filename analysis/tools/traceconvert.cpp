@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <libltt/convert.hpp>
+#include <libltt/event_format.hpp>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -164,10 +165,20 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s%s\n", prefix, e.what());
         return 1;
     }
+    // One line: the figures, which rule dropped what (by ltt event key),
+    // and what the format's state dump added from PROC.
+    std::string dropped;
+    for (std::size_t id = 0; id < r.droppedByEvent.size(); ++id)
+        if (r.droppedByEvent[id])
+            dropped += (dropped.empty() ? " (" : ", ") + std::string(ltt::eventKey(unsigned(id))) +
+                       " " + std::to_string(r.droppedByEvent[id]);
+    if (!dropped.empty())
+        dropped += ")";
     std::fprintf(stderr,
                  "traceconvert: %" PRIu64 " events read, %" PRIu64 " written, %" PRIu64
-                 " dropped by rule, %" PRIu64 " lost by the tracer%s\n",
-                 r.eventsRead, r.eventsWritten, r.eventsDropped, r.lost,
-                 r.truncated ? " (trace cut short)" : "");
+                 " dropped by rule%s, %" PRIu64 " lost by the tracer; %" PRIu64
+                 " state-dump events added from PROC%s\n",
+                 r.eventsRead, r.eventsWritten, r.eventsDropped, dropped.c_str(), r.lost,
+                 r.eventsAdded, r.truncated ? " (trace cut short)" : "");
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ltt::convert {
 
@@ -28,6 +29,11 @@ struct Result {
     std::uint64_t eventsDropped = 0; // read but left out by a documented rule
     std::uint64_t lost = 0;          // events the tracer lost, carried into the output
     bool truncated = false;          // the trace ends in a partial block (warned on `log`)
+    // Events written that the trace does not hold as events: the .proc
+    // snapshot as the format's state-dump events (CTF: lttng_statedump_*).
+    std::uint64_t eventsAdded = 0;
+    // eventsDropped by ltt event id (the index; empty when not counted).
+    std::vector<std::uint64_t> droppedByEvent;
 };
 
 // CTF 1.8: writes the directory outDir (metadata and one stream per CPU).

@@ -1,0 +1,279 @@
+// toCtf on hand-built traces, checked byte by byte against the layout
+// docs/convert.md gives (packet header and context, LTTng's large event
+// header, the fields), where the suite's traces cannot reach: a gap too
+// long for the compact header's 32-bit timestamp, a loss's empty packet,
+// exits whose entries are unknown, an existing output directory.
+#include "trace_builder.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <iterator>
+#include <libltt/convert.hpp>
+#include <libltt/proc_file.hpp>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+using ltt::test::TraceBuilder;
+namespace fs = std::filesystem;
+
+// A fresh directory for one test's files.
+std::string testDir(const std::string& name) {
+    const std::string d = ::testing::TempDir() + "/convert_ctf_" + name;
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+// Writes the trace and a .proc naming task 100 "worker"; returns the
+// trace's path (the .proc is beside it).
+std::string writeTrace(const std::string& dir, const TraceBuilder& b) {
+    const auto bytes = b.bytes();
+    std::ofstream(dir + "/t.trace", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    ltt::ProcSnapshot snap;
+    ltt::ProcTask t;
+    t.pid = t.tgid = 100;
+    t.ppid = 1;
+    t.state = 'S';
+    t.name = "worker";
+    snap.tasks.push_back(t);
+    ltt::writeProcFile(dir + "/t.proc", snap);
+    return dir + "/t.trace";
+}
+
+ltt::convert::Result convert(const std::string& dir, const std::string& out) {
+    ltt::convert::Options o;
+    o.log = nullptr;
+    return ltt::convert::toCtf(dir + "/t.trace", dir + "/t.proc", out, o);
+}
+
+// A little-endian reader over one stream file.
+struct Bytes {
+    std::vector<unsigned char> b;
+    std::size_t at = 0;
+    explicit Bytes(const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        b.assign(std::istreambuf_iterator<char>(f), {});
+    }
+    template <class T> T get() {
+        T v{};
+        EXPECT_LE(at + sizeof v, b.size());
+        if (at + sizeof v <= b.size())
+            std::memcpy(&v, b.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+};
+
+struct PacketContext {
+    std::uint64_t begin, end, contentBits, packetBits, seq, discarded;
+    std::uint32_t cpu;
+};
+
+// Reads a packet header (checking magic and stream) and its context.
+PacketContext packet(Bytes& s, std::uint32_t cpu) {
+    EXPECT_EQ(s.get<std::uint32_t>(), 0xC1FC1FC1u);
+    s.at += 16;                             // uuid
+    EXPECT_EQ(s.get<std::uint32_t>(), 0u);  // stream_id
+    EXPECT_EQ(s.get<std::uint64_t>(), cpu); // stream_instance_id
+    PacketContext c{};
+    c.begin = s.get<std::uint64_t>();
+    c.end = s.get<std::uint64_t>();
+    c.contentBits = s.get<std::uint64_t>();
+    c.packetBits = s.get<std::uint64_t>();
+    c.seq = s.get<std::uint64_t>();
+    c.discarded = s.get<std::uint64_t>();
+    c.cpu = s.get<std::uint32_t>();
+    EXPECT_EQ(c.cpu, cpu);
+    EXPECT_EQ(c.contentBits, c.packetBits);
+    return c;
+}
+
+// An event header: the id, and the timestamp as the reader rebuilds it
+// from `clock` (the stream's previous timestamp).
+struct Header {
+    std::uint32_t id;
+    std::uint64_t ns;
+    bool extended;
+};
+Header header(Bytes& s, std::uint64_t clock) {
+    Header h{};
+    const auto id = s.get<std::uint16_t>();
+    if (id == 65535) {
+        h.id = s.get<std::uint32_t>();
+        h.ns = s.get<std::uint64_t>();
+        h.extended = true;
+        return h;
+    }
+    h.id = id;
+    const auto low = s.get<std::uint32_t>();
+    h.ns = (clock & ~0xffffffffull) | low;
+    if (low < (clock & 0xffffffffull))
+        h.ns += 1ull << 32;
+    return h;
+}
+
+// The statedump at the start of CPU 0's stream: start, worker's
+// process_state, end, all at `ns`.
+void skipStatedump(Bytes& s, std::uint64_t ns) {
+    Header h = header(s, ns);
+    EXPECT_EQ(h.id, 12u); // lttng_statedump_start
+    h = header(s, ns);
+    EXPECT_EQ(h.id, 14u); // lttng_statedump_process_state
+    EXPECT_EQ(s.get<std::int32_t>(), 100);
+    s.at += 4 + 4; // pid, ppid
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(s.b.data() + s.at)), "worker");
+    s.at += 16 + 4 * 4 + 4 + 8;
+    h = header(s, ns);
+    EXPECT_EQ(h.id, 13u); // lttng_statedump_end
+}
+
+constexpr std::uint32_t kSysEntry = 1000, kSysExit = 2000, kLtt = 64;
+constexpr std::uint32_t kNrRead = 0;
+
+TEST(ConvertCtf, GapBeyond32BitsTakesTheExtendedHeader) {
+    const std::string dir = testDir("gap");
+    // 1 tick = 1 ns, anchor at tick 1000: ns = tick - 1000.
+    TraceBuilder b(1);
+    const std::uint64_t far = 6000002000ull; // 6 s on: more than 2^32 ns
+    ltt_ev_syscall_entry entry{0x401000, kNrRead, 0};
+    ltt_ev_syscall_exit exit{7};
+    b.block(0, 1000, 100)
+        .ev(2000, LTT_EV_SYSCALL_ENTRY, 0, entry)
+        .heartbeat(far)
+        .ev(far + 500, LTT_EV_SYSCALL_EXIT, 0, exit)
+        .ev(far + 1000, LTT_EV_TRAP_EXIT)
+        .end(far + 2000);
+    writeTrace(dir, b);
+    const auto r = convert(dir, dir + "/out");
+    EXPECT_EQ(r.eventsRead, 6u); // block start and end, heartbeat, three events
+    EXPECT_EQ(r.eventsWritten, 3u);
+    EXPECT_EQ(r.eventsDropped, 3u);
+    EXPECT_EQ(r.eventsAdded, 3u);
+    EXPECT_EQ(r.lost, 0u);
+    ASSERT_GT(r.droppedByEvent.size(), std::size_t(LTT_EV_HEARTBEAT));
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_HEARTBEAT], 1u);
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_BLOCK_START], 1u);
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_BLOCK_END], 1u);
+
+    Bytes s(dir + "/out/channel0_0");
+    const PacketContext c = packet(s, 0);
+    EXPECT_EQ(c.begin, 0u);
+    EXPECT_EQ(c.end, far + 2000 - 1000); // the block's end
+    EXPECT_EQ(c.seq, 0u);
+    EXPECT_EQ(c.discarded, 0u);
+    EXPECT_EQ(c.contentBits, s.b.size() * 8);
+    skipStatedump(s, 0);
+    Header h = header(s, 0);
+    EXPECT_EQ(h.id, kSysEntry + kNrRead);
+    EXPECT_EQ(h.ns, 1000u);
+    EXPECT_FALSE(h.extended);
+    h = header(s, h.ns);
+    EXPECT_EQ(h.id, kSysExit + kNrRead);
+    EXPECT_EQ(h.ns, far + 500 - 1000);
+    EXPECT_TRUE(h.extended);
+    EXPECT_EQ(s.get<std::int64_t>(), 7);
+    h = header(s, h.ns);
+    EXPECT_EQ(h.id, kLtt + LTT_EV_TRAP_EXIT);
+    EXPECT_EQ(h.ns, far + 1000 - 1000);
+    EXPECT_FALSE(h.extended);
+    EXPECT_EQ(s.at, s.b.size());
+}
+
+TEST(ConvertCtf, LossGetsAnEmptyPacketAndUnmatchedExitsAreDropped) {
+    const std::string dir = testDir("lost");
+    TraceBuilder b(2);
+    ltt_ev_syscall_entry entry{0x401000, kNrRead, 0};
+    ltt_ev_syscall_exit exit{3};
+    ltt_ev_irq_entry irq{14, 0};
+    b.block(0, 1000, 100)
+        .ev(1500, LTT_EV_IRQ_EXIT) // its entry came before the trace
+        .ev(2000, LTT_EV_SYSCALL_ENTRY, 0, entry)
+        .end(3000);
+    // CPU 1 loses 5 events; then the exit of the call opened before the
+    // loss is not trusted: it may be another call's.
+    b.block(1, 2500, 0).ev(2600, LTT_EV_IRQ_ENTRY, 0, irq).ev(2700, LTT_EV_IRQ_EXIT).end(2800);
+    b.block(0, 9000, 100, 5).ev(9100, LTT_EV_SYSCALL_EXIT, 0, exit).end(9500);
+    writeTrace(dir, b);
+    const auto r = convert(dir, dir + "/out");
+    EXPECT_EQ(r.lost, 5u);
+    ASSERT_GT(r.droppedByEvent.size(), std::size_t(LTT_EV_LOST));
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_SYSCALL_EXIT], 1u);
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_IRQ_EXIT], 1u);
+    EXPECT_EQ(r.droppedByEvent[LTT_EV_LOST], 1u);
+    EXPECT_EQ(r.eventsWritten + r.eventsDropped, r.eventsRead);
+
+    Bytes s(dir + "/out/channel0_0");
+    PacketContext c = packet(s, 0);
+    EXPECT_EQ(c.discarded, 0u);
+    skipStatedump(s, 0);
+    Header h = header(s, c.begin);
+    EXPECT_EQ(h.id, kSysEntry + kNrRead);
+    EXPECT_EQ(h.ns, 1000u);
+    EXPECT_EQ(c.end, 1000u); // the packet ends with the last event before the loss
+    EXPECT_EQ(s.at * 8, c.contentBits);
+    // The loss: an empty packet from that event to the block after it.
+    c = packet(s, 0);
+    EXPECT_EQ(c.seq, 1u);
+    EXPECT_EQ(c.discarded, 5u);
+    EXPECT_EQ(c.begin, 1000u);
+    EXPECT_EQ(c.end, 8000u);
+    EXPECT_EQ(c.contentBits, (32u + 52u) * 8);
+    // Then the rest, with the running total; the exit was dropped.
+    c = packet(s, 0);
+    EXPECT_EQ(c.seq, 2u);
+    EXPECT_EQ(c.discarded, 5u);
+    EXPECT_EQ(c.end, 8500u);
+    EXPECT_EQ(s.at, s.b.size());
+
+    Bytes s1(dir + "/out/channel0_1");
+    c = packet(s1, 1);
+    h = header(s1, c.begin);
+    EXPECT_EQ(h.id, 6u); // irq_handler_entry
+    EXPECT_EQ(s1.get<std::int32_t>(), 14);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(s1.b.data() + s1.at)), "irq 14");
+    s1.at += 7;
+    h = header(s1, h.ns);
+    EXPECT_EQ(h.id, 7u); // irq_handler_exit, with its entry's number
+    EXPECT_EQ(s1.get<std::int32_t>(), 14);
+    EXPECT_EQ(s1.get<std::int32_t>(), 1);
+    EXPECT_EQ(s1.at, s1.b.size());
+}
+
+TEST(ConvertCtf, OutputIsPrivateAndForeignFilesAreRefused) {
+    const std::string dir = testDir("out");
+    TraceBuilder b(1);
+    b.block(0, 1000, 100).ev(2000, LTT_EV_KERNEL_TIMER).end(3000);
+    writeTrace(dir, b);
+    const mode_t old = ::umask(0);
+    convert(dir, dir + "/out");
+    ::umask(old);
+    struct stat st;
+    ASSERT_EQ(::stat((dir + "/out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+    for (const char* f : {"metadata", "channel0_0"}) {
+        ASSERT_EQ(::stat((dir + "/out/" + f).c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, 0600u) << f;
+    }
+    std::ofstream(dir + "/out/notes.txt") << "x";
+    try {
+        convert(dir, dir + "/out");
+        ADD_FAILURE() << "a directory holding other files was written";
+    } catch (const ltt::convert::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("it holds notes.txt"), std::string::npos) << e.what();
+    }
+    try {
+        convert(dir, dir + "/t.proc");
+        ADD_FAILURE() << "a regular file was taken for the output directory";
+    } catch (const ltt::convert::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not a directory"), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
