@@ -26,6 +26,31 @@ dmesg | grep -q "kernel has no tracepoint" &&
 	note "$(dmesg | grep 'kernel has no tracepoint' | tr '\n' ' ')"
 cd "$out" || exit 1
 
+# The event path (the probes and what they call) can be neither
+# function-traced nor kprobed, as on the patched kernel (tests/module/
+# guest.sh); ltt_ioctl can, which shows the check could fail.
+tr=/sys/kernel/tracing
+hotpath="ltt_callback ltt_task_match ltt_log ltt_write_slow ltt_tp_sys_enter
+ltt_tp_sys_exit ltt_sys_derive_entry ltt_sys_derive_exit ltt_user_name
+ltt_tp_sched_switch ltt_tp_page_fault ltt_tp_irq_entry ltt_tp_vector_entry
+ltt_tp_fork ltt_tp_waking ltt_tp_hrtimer_expire ltt_tp_page_alloc"
+if grep -q '^ltt_ioctl \[ltt_tracer\]' $tr/available_filter_functions; then
+	traced= probed=
+	for f in $hotpath; do
+		grep -q "^$f \[ltt_tracer\]" $tr/available_filter_functions && traced="$traced $f"
+		if echo "p:ltt_probe_$f ltt_tracer:$f" >>$tr/kprobe_events 2>/dev/null; then
+			probed="$probed $f"
+			echo "-:ltt_probe_$f" >>$tr/kprobe_events
+		fi
+	done
+	if [ -z "$traced" ]; then ok "probes not function-traceable"
+	else fail "probes not function-traceable" "traceable:$traced"; fi
+	if [ -z "$probed" ]; then ok "probes refuse kprobes"
+	else fail "probes refuse kprobes" "probed:$probed"; fi
+else
+	fail "function tracer sees the module" "ltt_ioctl not in available_filter_functions"
+fi
+
 # 1. A workload traced by tracedaemon: processes, files, a pipe, signals.
 "$td" w.trace w.proc -- sh -c '
 	i=0
