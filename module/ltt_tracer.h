@@ -171,6 +171,11 @@ extern const u32 ltt_backend;
 int ltt_backend_attach(const struct ltt_config *cfg);
 void ltt_backend_detach(void);
 
+/* ltt_tp_sys.c: events the tracepoint backend derives from system calls */
+struct pt_regs;
+void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
+void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
+
 /* ltt_main.c */
 bool ltt_task_match(struct task_struct *t);
 void ltt_dev_lock(void);
