@@ -26,6 +26,7 @@ last line becomes "N passed, N failed, N skipped".
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 from collections import Counter
@@ -96,6 +97,22 @@ def read(path):
         return f.read()
 
 
+LTT_FILE_MAGIC, LTT_ENDIAN_MARK = b"LTTRACE\x01", 0x01020304  # include/ltt/abi.h
+LTT_TRACE_F_TRACEPOINTS = 0x4
+
+
+def header_flags(trace):
+    """The flags of a trace's struct ltt_file_header (include/ltt/abi.h:
+    magic[8], endian, version, header_size, abi_version, ncpus, then four
+    u64 and the u32 flags at offset 56), or None when it is not one."""
+    with open(trace, "rb") as f:
+        head = f.read(60)
+    if len(head) < 60 or head[:8] != LTT_FILE_MAGIC:
+        return None
+    endian = "<" if struct.unpack_from("<I", head, 8)[0] == LTT_ENDIAN_MARK else ">"
+    return struct.unpack_from(endian + "I", head, 56)[0]
+
+
 def analyze(scn):
     """traceanalyze --json of a scenario, or None (a failed check) on error."""
     trace, proc = (os.path.join(OUT, f"{scn}.{ext}") for ext in ("trace", "proc"))
@@ -112,6 +129,9 @@ def analyze(scn):
         kernel = rep["trace"]["kernel"]
         check(f"stock: {scn}: the trace names the kernel {STOCK}",
               kernel == STOCK and not kernel.endswith("-ltt"), f"trace header: {kernel!r}")
+        flags = header_flags(trace)
+        check(f"stock: {scn}: the file header says the tracepoint backend wrote it",
+              flags is not None and flags & LTT_TRACE_F_TRACEPOINTS, f"flags {flags}")
     # Every comparison below assumes nothing was lost; a loss makes the
     # scenario invalid, which is a failure to report, not to hide.
     check(f"{scn}: no lost events", rep["trace"]["lost_events"] == 0,
