@@ -126,7 +126,7 @@ done
 # modules.dep lists, per module, every module it needs (paths relative to
 # DIR): load those first, depth first, each once.
 if [[ -n $moddir ]]; then
-	declare -A dep=() path=() done=()
+	declare -A dep=() path=() seen=()
 	while IFS= read -r line; do
 		m=${line%%:*}
 		n=$(basename "$m")
@@ -139,9 +139,9 @@ if [[ -n $moddir ]]; then
 	order=()
 	want() {
 		local n=${1//-/_} d
-		[[ -n ${done[$n]:-} ]] && return 0
+		[[ -n ${seen[$n]:-} ]] && return 0
 		[[ -n ${path[$n]:-} ]] || { echo "mkinitramfs.sh: --load: no module $1 in $moddir/modules.dep" >&2; exit 1; }
-		done[$n]=1
+		seen[$n]=1
 		for d in ${dep[$n]}; do want "$(basename "${d%%.ko*}")"; done
 		order+=("$n")
 	}

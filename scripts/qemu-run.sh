@@ -48,6 +48,10 @@ Options:
                     always gets pci=noacpi: ACPI's PCI routing is too slow
                     to interpret under TCG with lockdep and KASAN)
   --allow-warnings  do not fail on kernel warnings in the console
+  --check-console LOG
+                    only judge the console log LOG as a run's would be
+                    judged: exit 0 when clean, 200 (and the findings on
+                    stderr) when it shows a kernel problem
   --qemu-arg ARG    pass ARG to qemu-system-x86_64; repeatable
                     (e.g. --qemu-arg -icount --qemu-arg shift=0, with
                     --smp 1: under -icount a second vCPU hangs the boot
@@ -72,7 +76,7 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= debug=0 stock=0 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
-append= allow_warn=0 print_accel=0
+append= allow_warn=0 print_accel=0 check_console=
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
 
@@ -92,6 +96,7 @@ while (($#)); do
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
 	--allow-warnings) allow_warn=1 ;;
+	--check-console) check_console=$2; shift ;;
 	--qemu-arg) qemu_args+=("$2"); shift ;;
 	--print-accel) print_accel=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -102,6 +107,25 @@ while (($#)); do
 	shift || fail 203 "option needs an argument"
 done
 cmd=${*:-uname -a}
+
+# Kernel problems anywhere in the console fail the run. Messages that only
+# taint the kernel (an out-of-tree or unsigned module: "loading out-of-tree
+# module taints kernel", "module verification failed: signature and/or
+# required key missing - tainting kernel") are none of these.
+pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|INFO: (rcu|task .* blocked)|rcu_(sched|preempt) (self-)?detected stall|Call Trace:'
+# console_verdict LOG: status 200 with the findings on stderr, else 0.
+console_verdict() {
+	if ((!allow_warn)) && grep -Eq "$pattern" "$1"; then
+		echo "qemu-run.sh: kernel problem reported in the console (log: $1):" >&2
+		grep -En -m 20 -A 3 "$pattern" "$1" >&2
+		return 200
+	fi
+}
+if [[ -n $check_console ]]; then
+	[[ -f $check_console ]] || fail 203 "--check-console: no file $check_console"
+	console_verdict "$check_console"
+	exit
+fi
 
 # Single-threaded TCG by default: with one host thread per vCPU (MTTCG),
 # QEMU lets another vCPU run a stale INT3 while the kernel patches a static
@@ -189,13 +213,7 @@ if ((qrc != 0)); then
 	cat "$work/qemu.out" >&2
 fi
 
-# Kernel problems anywhere in the console fail the run.
-pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|INFO: (rcu|task .* blocked)|rcu_(sched|preempt) (self-)?detected stall|Call Trace:'
-if ((!allow_warn)) && grep -Eq "$pattern" "$log"; then
-	echo "qemu-run.sh: kernel problem reported in the console (log: $log):" >&2
-	grep -En -m 20 -A 3 "$pattern" "$log" >&2
-	exit 200
-fi
+console_verdict "$log" || exit
 
 if grep -aq LTT-GUEST-INSMOD-FAILED "$log"; then
 	echo "qemu-run.sh: the guest could not load a module of --modules (log: $log):" >&2

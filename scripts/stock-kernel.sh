@@ -101,17 +101,6 @@ if ready; then
 	exit 0
 fi
 
-sudo=
-if [[ $(id -u) != 0 ]] && command -v sudo >/dev/null; then sudo=sudo; fi
-
-if [[ ! -f $headers/Makefile ]]; then
-	[[ $(id -u) == 0 || -n $sudo ]] || die "need root (or sudo) to install linux-headers-$release"
-	echo "stock-kernel.sh: installing linux-headers-$release" >&2
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-		"linux-headers-$release" >&2 || die "apt-get install linux-headers-$release failed"
-	[[ -f $headers/Makefile ]] || die "linux-headers-$release is installed but $headers/Makefile is missing"
-fi
-
 # extract_vmlinux BZIMAGE OUT: the ELF kernel inside a bzImage, for QEMU's
 # PVH boot (the kernel needs CONFIG_PVH). The setup header gives the
 # compressed payload's place: setup_sects at 0x1f1 (the protected-mode code
@@ -146,6 +135,15 @@ mkdir -p "$stock"
 # Serialize concurrent callers (several suites and make targets may ask).
 exec 9>"$stock/.lock"
 flock 9
+sudo=
+if [[ $(id -u) != 0 ]] && command -v sudo >/dev/null; then sudo=sudo; fi
+if [[ ! -f $headers/Makefile ]]; then
+	[[ $(id -u) == 0 || -n $sudo ]] || die "need root (or sudo) to install linux-headers-$release"
+	echo "stock-kernel.sh: installing linux-headers-$release" >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+		"linux-headers-$release" >&2 || die "apt-get install linux-headers-$release failed"
+	[[ -f $headers/Makefile ]] || die "linux-headers-$release is installed but $headers/Makefile is missing"
+fi
 if [[ ! -f $dir/.ltt-unpacked ]]; then
 	tmp=$(mktemp -d "$stock/.unpack.XXXXXX")
 	# apt-get download fetches as the user _apt when it runs as root: it
