@@ -662,7 +662,7 @@ NOKPROBE_SYMBOL(ltt_callback);
  * Called once by START, with preemption disabled, before the callback is
  * registered, so the block it opens is this CPU's block 0.
  */
-void ltt_log_trace_start(const struct ltt_ev_trace_start *ts)
+void ltt_log_trace_start(const struct ltt_ev_trace_start_ext *ts)
 {
 	ltt_write(LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
 }

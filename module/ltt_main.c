@@ -80,7 +80,6 @@
 #include <linux/timekeeping.h>
 #include <linux/kprobes.h>
 #include <linux/capability.h>
-#include <linux/ltt.h>
 #include <asm/tsc.h>
 
 #include "ltt_tracer.h"
@@ -211,6 +210,8 @@ static bool ltt_choose_clock(struct ltt_trace_info *info)
 	else
 		fallback = !reliable;
 	info->flags = 0;
+	if (ltt_backend == LTT_BACKEND_TRACEPOINTS)
+		info->flags |= LTT_TRACE_F_TRACEPOINTS;
 	if (fallback) {
 		info->flags |= LTT_TRACE_F_CLOCK_FALLBACK;
 		info->tsc_khz = 1000000;
@@ -238,8 +239,7 @@ static void ltt_unhook(void)
 		synchronize_rcu();
 		return;
 	}
-	/* Cannot fail: this module registered ltt_callback itself. */
-	WARN_ON_ONCE(ltt_unregister_callback(ltt_callback));
+	ltt_backend_detach();
 	ltt_dev.hooked = false;
 }
 
@@ -247,7 +247,7 @@ static int ltt_start(void)
 {
 	struct ltt_config *cfg = &ltt_dev.cfg;
 	struct ltt_trace_info *info = &ltt_dev.info;
-	struct ltt_ev_trace_start ts;
+	struct ltt_ev_trace_start_ext ts;
 	unsigned long flags;
 	int ret, i;
 
@@ -289,28 +289,25 @@ static int ltt_start(void)
 	info->config = *cfg;
 	ltt_buffers_reset(info->anchor_tsc);
 
-	ts = (struct ltt_ev_trace_start){
-		.tsc_khz = info->tsc_khz,
-		.anchor_tsc = info->anchor_tsc,
-		.anchor_realtime_ns = info->anchor_realtime_ns,
-		.event_mask = ltt_run.event_mask,
-		.details_mask = ltt_run.details_mask,
+	ts = (struct ltt_ev_trace_start_ext){
+		.start.tsc_khz = info->tsc_khz,
+		.start.anchor_tsc = info->anchor_tsc,
+		.start.anchor_realtime_ns = info->anchor_realtime_ns,
+		.start.event_mask = ltt_run.event_mask,
+		.start.details_mask = ltt_run.details_mask,
+		.backend = ltt_backend,
 	};
 	preempt_disable();
 	ltt_log_trace_start(&ts);
 	preempt_enable();
 
-	ltt_set_syscall_ip_policy(cfg->syscall_depth, cfg->syscall_range.lower,
-				  cfg->syscall_range.upper);
 	/*
 	 * Patch the hooks in only now: everything the callback uses is set
 	 * up, and it still returns at once until ltt_live_mask is set below.
 	 */
-	ret = ltt_register_callback(ltt_callback);
+	ret = ltt_backend_attach(cfg);
 	if (ret) {
-		pr_warn_once("cannot register with the trace facility (%d)\n",
-			     ret);
-		ltt_set_syscall_ip_policy(0, 0, 0);
+		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		ltt_discard();
 		return ret;
 	}
@@ -347,7 +344,6 @@ static int ltt_stop(void)
 	ltt_unhook();
 	ltt_heartbeat_stop();
 	ltt_test_quiesce();
-	ltt_set_syscall_ip_policy(0, 0, 0);
 	ltt_buffers_finish(stop);
 	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
 	wake_up_interruptible(&ltt_dev.readq);

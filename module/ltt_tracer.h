@@ -143,7 +143,7 @@ void ltt_buffers_free(void);
 void ltt_buffers_reset(u64 start);
 void ltt_buffer_init(void);
 void ltt_log(u8 event, u8 subtype, const void *details, u16 size);
-void ltt_log_trace_start(const struct ltt_ev_trace_start *ts);
+void ltt_log_trace_start(const struct ltt_ev_trace_start_ext *ts);
 void ltt_log_heartbeat(void);
 void ltt_test_age_base(void);
 void ltt_heartbeat_start(u64 period_ns);
@@ -155,6 +155,26 @@ void ltt_buffers_lost(struct ltt_lost_counts *lc);
 
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		  struct task_struct *task);
+
+/*
+ * The event source, one of two built by Kbuild: ltt_fac.c, the patched
+ * kernel's trace facility (CONFIG_LTT), or ltt_tp.c, the tracepoints of an
+ * unmodified kernel. Both hand every event to ltt_callback().
+ *
+ * ltt_backend_attach() starts delivering the events of @cfg->event_mask
+ * (and applies the syscall IP policy); ltt_backend_detach() stops them and
+ * returns once no CPU is inside ltt_callback() any more. Both sleep and
+ * run under the device lock. ltt_backend is the LTT_BACKEND_* value the
+ * TRACE_START record carries.
+ */
+extern const u32 ltt_backend;
+int ltt_backend_attach(const struct ltt_config *cfg);
+void ltt_backend_detach(void);
+
+/* ltt_tp_sys.c: events the tracepoint backend derives from system calls */
+struct pt_regs;
+void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
+void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
 
 /* ltt_main.c */
 bool ltt_task_match(struct task_struct *t);

@@ -2,11 +2,21 @@
 # make demo: trace a representative workload in the patched kernel under QEMU
 # and print the analysis. Builds (or takes from the cache) everything it
 # needs: user space, the patched kernel, the trace module.
-# usage: scripts/demo.sh [SECONDS] [OUTDIR]   (defaults: 10, out/demo)
+# make demo-stock (--stock): the same on Debian's unmodified kernel, whose
+# tracepoints the module attaches to: no kernel build, the image is
+# downloaded and unpacked into the cache and the headers installed when
+# missing (scripts/stock-kernel.sh).
+# usage: scripts/demo.sh [--stock] [SECONDS] [OUTDIR]
+#        (defaults: 10, out/demo or with --stock out/demo-stock)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+variant=ltt outdef=out/demo
+if [[ ${1:-} == --stock ]]; then
+	variant=stock outdef=out/demo-stock
+	shift
+fi
 secs=${1:-10}
-out=${2:-out/demo}
+out=${2:-$outdef}
 source tests/lib/vm-host.sh
 build=$vm_build
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
@@ -15,12 +25,17 @@ case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not 
 
 step "building user space (tracedaemon, traceanalyze, workloads) into $build/"
 make -s all >&2
-step "patched Linux 6.1 kernel (cached after the first build, ~3-10 min cold)"
-vm_kernel ltt
+if [[ $variant == stock ]]; then
+	step "Debian's stock kernel $(scripts/stock-kernel.sh --release) (no build: the image is downloaded once, ~70 MB, the headers installed if missing)"
+	vm_kernel stock
+else
+	step "patched Linux 6.1 kernel (cached after the first build, ~3-10 min cold)"
+	vm_kernel ltt
+fi
 step "trace module against $vm_kdir"
-vm_module ltt
+vm_module $variant
 
-step "booting the kernel in QEMU (2 vCPUs, software emulation) and tracing for ${secs}s"
+step "booting the ${variant/ltt/patched} kernel in QEMU (2 vCPUs, software emulation) and tracing for ${secs}s"
 rm -rf "$out"
 mkdir -p "$out"
 vm_qemu=(--timeout $((secs * 20 + 300)) --mem 1G --disk 64M)

@@ -6,6 +6,7 @@ set -euo pipefail
 usage() {
 	cat <<'EOF'
 usage: scripts/mkinitramfs.sh -o OUT.cpio [--add HOSTPATH:GUESTPATH]... [--cmd-file FILE]
+                              [--modules DIR [--load NAME]...]
 
 Writes an uncompressed newc cpio archive with:
   /bin/busybox (from busybox-static) and its applet links
@@ -17,23 +18,40 @@ Writes an uncompressed newc cpio archive with:
   /ltt/cmd.sh  the command (--cmd-file; default: uname -a)
   every --add HOSTPATH:GUESTPATH (files keep their mode; a directory is
   copied recursively; GUESTPATH ending in / keeps the host file name)
+  with --modules DIR (a kernel's lib/modules/RELEASE directory with its
+  modules.dep, for a kernel that builds drivers as modules, e.g. Debian's
+  stock kernel): the modules named by --load (repeatable; default
+  virtio_pci and virtio_blk, the guest's disks) and those they depend on,
+  in dependency order, decompressed when stored as .ko.xz/.gz/.zst, in
+  /lib/modules/boot/; /init insmods them before anything else and waits
+  for /dev/vda, printing "LTT-GUEST-INSMOD-FAILED <module>" on the
+  console when one does not load
 Used by scripts/qemu-run.sh; run alone to inspect the image.
 EOF
 }
 
-out= cmdfile=
-adds=()
+out= cmdfile= moddir=
+adds=() loads=()
 while (($#)); do
 	case $1 in
 	-o) out=$2; shift ;;
 	--add) adds+=("$2"); shift ;;
 	--cmd-file) cmdfile=$2; shift ;;
+	--modules) moddir=$2; shift ;;
+	--load) loads+=("$2"); shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "mkinitramfs.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 [[ -n $out ]] || { usage >&2; exit 2; }
+if [[ -n $moddir ]]; then
+	[[ -f $moddir/modules.dep ]] || { echo "mkinitramfs.sh: --modules: no $moddir/modules.dep (run depmod)" >&2; exit 1; }
+	((${#loads[@]})) || loads=(virtio_pci virtio_blk)
+elif ((${#loads[@]})); then
+	echo "mkinitramfs.sh: --load needs --modules DIR" >&2
+	exit 2
+fi
 
 busybox=${LTT_BUSYBOX:-$(command -v busybox || true)}
 [[ -x $busybox ]] || { echo "mkinitramfs.sh: no busybox (apt-get install busybox-static)" >&2; exit 1; }
@@ -60,6 +78,15 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+# Drivers the kernel has as modules (mkinitramfs.sh --modules), in
+# dependency order; then the first disk, which /out goes back through.
+if [ -f /lib/modules/boot/order ]; then
+	while read -r m; do
+		insmod "/lib/modules/boot/$m" || echo "LTT-GUEST-INSMOD-FAILED $m"
+	done </lib/modules/boot/order
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 mkdir -p /out
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 out=/dev/console
@@ -95,5 +122,41 @@ for a in "${adds[@]}"; do
 	mkdir -p "$root$(dirname "$guest")"
 	cp -a "$host" "$root$guest"
 done
+
+# modules.dep lists, per module, every module it needs (paths relative to
+# DIR): load those first, depth first, each once.
+if [[ -n $moddir ]]; then
+	declare -A dep=() path=() seen=()
+	while IFS= read -r line; do
+		m=${line%%:*}
+		n=$(basename "$m")
+		n=${n%%.ko*}
+		n=${n//-/_}
+		dep[$n]=${line#*:}
+		path[$n]=$m
+	done <"$moddir/modules.dep"
+	mkdir -p "$root/lib/modules/boot"
+	order=()
+	want() {
+		local n=${1//-/_} d
+		[[ -n ${seen[$n]:-} ]] && return 0
+		[[ -n ${path[$n]:-} ]] || { echo "mkinitramfs.sh: --load: no module $1 in $moddir/modules.dep" >&2; exit 1; }
+		seen[$n]=1
+		for d in ${dep[$n]}; do want "$(basename "${d%%.ko*}")"; done
+		order+=("$n")
+	}
+	for n in "${loads[@]}"; do want "$n"; done
+	for n in "${order[@]}"; do
+		src=$moddir/${path[$n]} dst=$root/lib/modules/boot/$n.ko
+		case $src in
+		*.ko) cp "$src" "$dst" ;;
+		*.ko.xz) xz -dc "$src" >"$dst" ;;
+		*.ko.gz) gzip -dc "$src" >"$dst" ;;
+		*.ko.zst) zstd -qdc "$src" >"$dst" ;;
+		*) echo "mkinitramfs.sh: $src: unknown module compression" >&2; exit 1 ;;
+		esac || { echo "mkinitramfs.sh: cannot copy or decompress $src" >&2; exit 1; }
+		echo "$n.ko" >>"$root/lib/modules/boot/order"
+	done
+fi
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$out"

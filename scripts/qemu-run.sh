@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Boot the ltt kernel in QEMU (TCG), run one command inside, bring /out back.
+# Boot the ltt kernel (or Debian's stock kernel) in QEMU (TCG), run one
+# command inside, bring /out back.
 set -uo pipefail
 
 usage() {
@@ -14,10 +15,18 @@ guest's second serial port); the kernel console is saved to a log file.
 Default COMMAND: uname -a.
 
 Options:
-  --kernel PATH     a bzImage, or a build dir holding arch/x86/boot/bzImage
+  --kernel PATH     a bzImage, an ELF vmlinux with a PVH entry point, or a
+                    build dir holding arch/x86/boot/bzImage
                     (default: the cached build, scripts/build-kernel.sh
                     --print-dir; with --debug the debug build)
   --debug           use the cached debug kernel (lockdep, KASAN, ...)
+  --stock           use Debian's stock kernel unpacked in the cache
+                    (scripts/stock-kernel.sh --print-dir; its vmlinux, else
+                    its vmlinuz) with its modules (--modules)
+  --modules DIR     the kernel's lib/modules/RELEASE directory: for a kernel
+                    that builds its virtio drivers as modules, the initramfs
+                    gets virtio_pci, virtio_blk and what they need, and the
+                    guest's init loads them first (scripts/mkinitramfs.sh)
   --add HOST:GUEST  put HOST (file or directory, mode kept) at GUEST in the
                     guest; repeatable. GUEST ending in / keeps the name.
                     E.g. --add module/ltt.ko:/lib/ --add ./prog:/bin/prog
@@ -39,6 +48,10 @@ Options:
                     always gets pci=noacpi: ACPI's PCI routing is too slow
                     to interpret under TCG with lockdep and KASAN)
   --allow-warnings  do not fail on kernel warnings in the console
+  --check-console LOG
+                    only judge the console log LOG as a run's would be
+                    judged: exit 0 when clean, 200 (and the findings on
+                    stderr) when it shows a kernel problem
   --qemu-arg ARG    pass ARG to qemu-system-x86_64; repeatable
                     (e.g. --qemu-arg -icount --qemu-arg shift=0, with
                     --smp 1: under -icount a second vCPU hangs the boot
@@ -51,7 +64,8 @@ Exit status:
           lockdep, RCU stall or hung-task report (message on stderr)
   201     timeout
   202     the guest never reported COMMAND's status (crash, no boot)
-  203     usage or setup error (no kernel, no QEMU, ...)
+  203     usage or setup error (no kernel, no QEMU, a --modules module
+          that the guest could not load, ...)
   204     /out could not be brought back
 
 Inside the guest: proc, sysfs, devtmpfs, debugfs (/sys/kernel/debug),
@@ -61,8 +75,8 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel= debug=0 out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
-append= allow_warn=0 print_accel=0
+kernel= debug=0 stock=0 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
+append= allow_warn=0 print_accel=0 check_console=
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
 
@@ -70,6 +84,8 @@ while (($#)); do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
 	--debug) debug=1 ;;
+	--stock) stock=1 ;;
+	--modules) moddir=$2; shift ;;
 	--add) adds+=(--add "$2"); shift ;;
 	--out) out=$2; shift ;;
 	--out-size) out_size=$2; shift ;;
@@ -80,6 +96,7 @@ while (($#)); do
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
 	--allow-warnings) allow_warn=1 ;;
+	--check-console) check_console=$2; shift ;;
 	--qemu-arg) qemu_args+=("$2"); shift ;;
 	--print-accel) print_accel=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -90,6 +107,25 @@ while (($#)); do
 	shift || fail 203 "option needs an argument"
 done
 cmd=${*:-uname -a}
+
+# Kernel problems anywhere in the console fail the run. Messages that only
+# taint the kernel (an out-of-tree or unsigned module: "loading out-of-tree
+# module taints kernel", "module verification failed: signature and/or
+# required key missing - tainting kernel") are none of these.
+pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|INFO: (rcu|task .* blocked)|rcu_(sched|preempt) (self-)?detected stall|Call Trace:'
+# console_verdict LOG: status 200 with the findings on stderr, else 0.
+console_verdict() {
+	if ((!allow_warn)) && grep -Eq "$pattern" "$1"; then
+		echo "qemu-run.sh: kernel problem reported in the console (log: $1):" >&2
+		grep -En -m 20 -A 3 "$pattern" "$1" >&2
+		return 200
+	fi
+}
+if [[ -n $check_console ]]; then
+	[[ -f $check_console ]] || fail 203 "--check-console: no file $check_console"
+	console_verdict "$check_console"
+	exit
+fi
 
 # Single-threaded TCG by default: with one host thread per vCPU (MTTCG),
 # QEMU lets another vCPU run a stale INT3 while the kernel patches a static
@@ -102,7 +138,15 @@ if ((print_accel)); then
 	exit 0
 fi
 
-if [[ -z $kernel ]]; then
+if [[ -z $kernel ]] && ((stock)); then
+	sdir=$("$here/stock-kernel.sh" --print-dir) ||
+		fail 203 "the stock kernel is not unpacked: run scripts/stock-kernel.sh first"
+	# The decompressed kernel when there is one (scripts/stock-kernel.sh:
+	# PVH boot, no decompression under emulation), else the bzImage.
+	kernel=$sdir/boot/vmlinux-$(basename "$sdir")
+	[[ -f $kernel ]] || kernel=$sdir/boot/vmlinuz-$(basename "$sdir")
+	[[ -n $moddir ]] || moddir=$sdir/lib/modules/$(basename "$sdir")
+elif [[ -z $kernel ]]; then
 	flags=()
 	((debug)) && flags=(--debug)
 	kernel=$("$here/build-kernel.sh" --print-dir "${flags[@]}") ||
@@ -133,7 +177,9 @@ mkdir -p "$(dirname "$log")"
 : >"$log" || fail 203 "cannot write $log"
 
 printf '%s\n' "$cmd" >"$work/cmd.sh"
-"$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --cmd-file "$work/cmd.sh" "${adds[@]}" ||
+modargs=()
+[[ -n $moddir ]] && modargs=(--modules "$moddir")
+"$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --cmd-file "$work/cmd.sh" "${adds[@]}" "${modargs[@]}" ||
 	fail 203 "initramfs build failed"
 truncate -s "$out_size" "$work/out.img" || fail 203 "bad --out-size $out_size"
 drives=(-drive "file=$work/out.img,if=virtio,format=raw,cache=unsafe")
@@ -167,12 +213,12 @@ if ((qrc != 0)); then
 	cat "$work/qemu.out" >&2
 fi
 
-# Kernel problems anywhere in the console fail the run.
-pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|INFO: (rcu|task .* blocked)|rcu_(sched|preempt) (self-)?detected stall|Call Trace:'
-if ((!allow_warn)) && grep -Eq "$pattern" "$log"; then
-	echo "qemu-run.sh: kernel problem reported in the console (log: $log):" >&2
-	grep -En -m 20 -A 3 "$pattern" "$log" >&2
-	exit 200
+console_verdict "$log" || exit
+
+if grep -aq LTT-GUEST-INSMOD-FAILED "$log"; then
+	echo "qemu-run.sh: the guest could not load a module of --modules (log: $log):" >&2
+	grep -a -B 3 LTT-GUEST-INSMOD-FAILED "$log" >&2
+	exit 203
 fi
 
 status=$(grep -ao 'LTT-GUEST-EXIT [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)

@@ -57,6 +57,7 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     jsonString(f, fixed(h.release, sizeof h.release));
     std::fprintf(f, ", \"hostname\": ");
     jsonString(f, fixed(h.hostname, sizeof h.hostname));
+    std::fprintf(f, ", \"backend\": \"%s\"", TraceAnalysis::backendName(a.backend()));
     std::fprintf(f,
                  ", \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, "
                  "\"start_realtime_ns\": %llu, \"cpus\": %u, \"tsc_khz\": %llu, \"events\": %llu, "

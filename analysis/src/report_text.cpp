@@ -71,6 +71,9 @@ public:
                      text(fixed(h.sysname, sizeof h.sysname)).c_str(),
                      text(fixed(h.release, sizeof h.release)).c_str(),
                      text(fixed(h.hostname, sizeof h.hostname)).c_str());
+        std::fprintf(f_m, "Backend:    %s\n",
+                     a_m.backend() == LTT_BACKEND_TRACEPOINTS ? "tracepoints (an unmodified kernel)"
+                                                              : "facility (the patched kernel)");
         std::fprintf(f_m, "CPUs:       %u; TSC %llu kHz%s\n", h.ncpus, ull(h.tsc_khz),
                      (h.flags & LTT_TRACE_F_CLOCK_FALLBACK) ? " (kernel clock fallback)" : "");
         std::fprintf(f_m, "Start:      %s (+%s s)\n",

@@ -143,6 +143,8 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     avail_m.sched = det(LTT_EV_SCHEDCHANGE);
     avail_m.wakeups = det(LTT_EV_PROCESS);
     avail_m.fileIo = det(LTT_EV_FILE_SYSTEM);
+    if (reader.header().flags & LTT_TRACE_F_TRACEPOINTS)
+        backend_m = LTT_BACKEND_TRACEPOINTS;
 
     Process& idle = create(0, 0, "The All Mighty");
     idle.fromSnapshot = true;
@@ -237,6 +239,10 @@ std::vector<std::uint32_t> TraceAnalysis::roots() const {
         if (!isChild[i])
             r.push_back(i);
     return r;
+}
+
+const char* TraceAnalysis::backendName(std::uint32_t backend) {
+    return backend == LTT_BACKEND_TRACEPOINTS ? "tracepoints" : "facility";
 }
 
 CpuStats TraceAnalysis::total() const {
@@ -536,6 +542,13 @@ template <bool InRun, class E>
     Process& cur = *s.current;
 
     switch (e.id) {
+    case LTT_EV_TRACE_START: {
+        // A TRACE_START that ends at details_mask predates the field.
+        ltt_ev_trace_start_ext d;
+        if (e.detailsAs(d))
+            backend_m = d.backend;
+        break;
+    }
     case LTT_EV_SYSCALL_ENTRY: {
         if (cur.pid == 0)
             break;

@@ -13,7 +13,8 @@ namespace {
 void usage(std::ostream& out) {
     out << "usage: traceview [TRACE [PROC]]\n"
            "       traceview --selftest OUTDIR TRACE PROC\n"
-           "       traceview --bench TRACE PROC\n";
+           "       traceview --bench TRACE PROC\n"
+           "       traceview --help | --version\n";
 }
 
 std::string defaultProc(const std::string& trace) {

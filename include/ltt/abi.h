@@ -100,6 +100,7 @@ struct ltt_config {
 
 #define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
 #define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
+#define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
 struct ltt_trace_info {
 	__u32 abi_version;
 	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */
@@ -110,6 +111,22 @@ struct ltt_trace_info {
 	__u32 flags;         /* LTT_TRACE_F_* */
 	__u32 max_block;     /* largest block read() can return */
 	struct ltt_config config;
+};
+
+/*
+ * Where the module gets its events from. The TRACE_START record the module
+ * writes is struct ltt_ev_trace_start_ext: events.h's struct (which the
+ * kernel patch shares byte for byte) followed by the backend. A
+ * TRACE_START that ends at details_mask (traces written before the field
+ * existed) comes from the patched kernel's facility. GET_TRACE_INFO and
+ * the file header say the same with LTT_TRACE_F_TRACEPOINTS.
+ */
+#define LTT_BACKEND_FACILITY 0    /* the patched kernel's hooks (CONFIG_LTT) */
+#define LTT_BACKEND_TRACEPOINTS 1 /* an unmodified kernel's tracepoints */
+struct ltt_ev_trace_start_ext {
+	struct ltt_ev_trace_start start;
+	__u32 backend;  /* LTT_BACKEND_* */
+	__u32 reserved; /* zero */
 };
 
 struct ltt_lost_counts {
@@ -213,6 +230,8 @@ struct ltt_file_header {
 LTT_STATIC_ASSERT(sizeof(struct ltt_addr_range) == 16, "addr range");
 LTT_STATIC_ASSERT(sizeof(struct ltt_config) == 64, "config");
 LTT_STATIC_ASSERT(sizeof(struct ltt_trace_info) == 112, "trace info");
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_trace_start_ext) == 48,
+		  "trace start ext");
 LTT_STATIC_ASSERT(sizeof(struct ltt_lost_counts) == 16 + 2 * 8 * LTT_MAX_CPUS,
 		  "lost counts");
 LTT_STATIC_ASSERT(sizeof(struct ltt_test_emit) == 24, "test emit");

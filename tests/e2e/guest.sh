@@ -5,14 +5,27 @@
 # measurements (the workload's own /proc readings, strace -c, ftrace) in /out.
 # The host checks them (tests/e2e/check_accuracy.py). The layout is that of
 # tests/lib/vm-guest.sh (tracedaemon in /opt/ltt/bin, workloads in
-# /opt/ltt/workloads).
+# /opt/ltt/workloads). With --stock (tests/suites/95-stock.sh, Debian's
+# unmodified kernel) it also records uname -r in /out/uname.txt and reports
+# the module's load as a result line.
 . /opt/ltt/lib/vm-guest.sh
 set -u
 W=$LTT/workloads
 O=$out
 T=/sys/kernel/tracing
 
-ltt_load_first || { echo "guest: /dev/tracer not created" >&2; exit 1; }
+stock=0
+if [ "${1:-}" = --stock ]; then
+	stock=1
+	uname -r >"$O/uname.txt"
+fi
+
+if ! ltt_load_first; then
+	[ $stock = 1 ] && fail "stock: ltt_tracer.ko loads and /dev/tracer appears" "no /dev/tracer 5 s after insmod"
+	echo "guest: /dev/tracer not created" >&2
+	exit 1
+fi
+[ $stock = 1 ] && ok "stock: ltt_tracer.ko loads and /dev/tracer appears"
 
 # scenario NAME COMMAND...: trace everything while COMMAND runs. With
 # QUIET=1 the command's output is not redirected: a redirect makes the

@@ -200,6 +200,13 @@ public:
 
     const TraceReader& reader() const { return reader_m; }
     const Availability& availability() const { return avail_m; }
+    // Where the module got the events (LTT_BACKEND_*): the TRACE_START
+    // record's backend field, else the file header's
+    // LTT_TRACE_F_TRACEPOINTS; traces that have neither came from the
+    // patched kernel's facility.
+    std::uint32_t backend() const { return backend_m; }
+    // "facility" or "tracepoints" (docs/json.md).
+    static const char* backendName(std::uint32_t backend);
     const std::deque<Process>& processes() const { return processes_m; }
     // Roots of the process tree (processes whose parent is unknown or 0),
     // pid 0 ("The All Mighty") first.
@@ -279,6 +286,7 @@ private:
 
     const TraceReader& reader_m;
     Availability avail_m;
+    std::uint32_t backend_m = LTT_BACKEND_FACILITY;
     std::deque<Process> processes_m; // stable addresses
     // pid -> index of its live instance + 1 (0: none); memory follows the
     // pids the trace holds, not the largest one (see pid_table.hpp).
