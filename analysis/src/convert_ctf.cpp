@@ -691,7 +691,7 @@ Result CtfConverter::run() {
     statedump(first);
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
     const bool progress = options_m.progress && options_m.log && total > 4000000;
-    constexpr std::uint64_t kTick = 0xfffff;
+    constexpr std::uint64_t kTick = 0x3ffff; // as TraceAnalysis::run()
     std::uint64_t ticks = 0;
     TraceCursor c = reader_m.begin();
     c.forEach(
