@@ -916,7 +916,7 @@ void CtfConverter::writeMetadata() {
     for (unsigned id = 0; id < LTT_EV_MAX; ++id)
         event(kLtt + id, "ltt_" + std::string(eventKey(id)), subtypeEnum(id) + lttFields(id));
     event(kLttUnknown, "ltt_unknown",
-          "\t\tuint8_t event;\n\t\tuint8_t subtype;\n\t\tuint16_t length;\n"
+          "\t\tuint8_t ltt_event;\n\t\tuint8_t subtype;\n\t\tuint16_t length;\n"
           "\t\tuint8_t details[length];\n");
     for (std::uint32_t nr = 0; nr < syscalls_m; ++nr) {
         const std::string name(syscallName(nr));
