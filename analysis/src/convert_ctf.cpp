@@ -134,7 +134,8 @@ std::byte* putString(std::byte* p, std::string_view s, std::size_t max) {
     std::size_t n = 0;
     while (n < s.size() && n < max && s[n])
         ++n;
-    std::memcpy(p, s.data(), n);
+    if (n) // an empty view's data() may be null
+        std::memcpy(p, s.data(), n);
     p[n] = std::byte{0};
     return p + n + 1;
 }
@@ -1002,13 +1003,11 @@ Result toCtf(const std::string& trace, const std::string& proc, const std::strin
     auto reader = TraceReader::open(trace, &err);
     if (!reader)
         throw Error(err.str());
-    Result truncation;
-    if (reader->truncation()) {
-        if (options.log)
-            std::fprintf(options.log, "traceconvert: warning: %s\n",
-                         reader->truncation()->str().c_str());
-        truncation.truncated = true;
-    }
+    // A trace cut short is converted up to its last whole block.
+    const bool truncated = reader->truncation().has_value();
+    if (truncated && options.log)
+        std::fprintf(options.log, "traceconvert: warning: %s\n",
+                     reader->truncation()->str().c_str());
     if (reader->unfinished() && options.log)
         std::fprintf(options.log, "traceconvert: warning: %s\n",
                      reader->unfinished()->str().c_str());
@@ -1026,7 +1025,7 @@ Result toCtf(const std::string& trace, const std::string& proc, const std::strin
     try {
         CtfConverter conv(*reader, *snap, outDir, options);
         Result r = conv.run();
-        r.truncated = truncation.truncated;
+        r.truncated = truncated;
         return r;
     } catch (...) {
         removeOutput(outDir, reader->ncpus(), created);
