@@ -3,10 +3,10 @@
 # (the committed traces in tests/data, the real one recorded in the VM
 # among them, and fresh ltt-synth traces: format versions 1 and 2, one to
 # four CPUs, lost events, a truncated end, bytes after the last whole
-# block) with exit 0, and shows per ltt
-# event type exactly traceanalyze --json's count less what traceconvert
-# says it dropped by rule, every lost event as discarded, and every kept
-# event at its time on its CPU (tests/analysis/convert_ctf_counts.py);
+# block) with exit 0, and shows per ltt event type exactly traceanalyze
+# --json's count less what traceconvert says it dropped by rule, every
+# lost event as discarded, and every kept event at its time on its CPU
+# (tests/analysis/convert_ctf_counts.py);
 # field values and wall-clock times of a small trace against known values;
 # the CLI contract (usage errors exit 2, bad input exit 1 naming the file
 # and offset, existing output refused, private output modes).
