@@ -55,13 +55,16 @@ awk -v ev="$ev" -v wall="$wall" -v cpu="$cpu" -v rss="$rss" -v size="$size" \
 }'
 
 # traceconvert --to ctf on the same traces: events/s (best of 3) and peak
-# RSS (worst of 3), the CTF directory written beside them.
+# RSS (worst of 3), the CTF directory written beside them (removed before
+# each run, so a run does not also pay for deleting the last one's files).
 measure_convert() { # NAME -> prints "wall cpu rss_kb"
 	local name=$1 line wall user sys rss bw=999999 bc=999999 br=0
-	local args=(--to ctf --force --no-progress "$dir/$name.trace" "$dir/$name.proc" "$dir/$name.ctf")
+	local args=(--to ctf --no-progress "$dir/$name.trace" "$dir/$name.proc" "$dir/$name.ctf")
 	for _ in 1 2 3; do
+		rm -rf "$dir/$name.ctf"
 		line=$({ TIMEFORMAT='%3R %3U %3S'; time "$bin/traceconvert" "${args[@]}" 2>/dev/null; } 2>&1)
 		read -r wall user sys <<<"$line"
+		rm -rf "$dir/$name.ctf"
 		rss=$(/usr/bin/time -f "%M" "$bin/traceconvert" "${args[@]}" 2>&1 >/dev/null | tail -n 1)
 		read -r bw bc br < <(awk -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
 			-v bw="$bw" -v bc="$bc" -v br="$br" 'BEGIN {

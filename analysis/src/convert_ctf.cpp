@@ -134,7 +134,8 @@ std::byte* putString(std::byte* p, std::string_view s, std::size_t max) {
     std::size_t n = 0;
     while (n < s.size() && n < max && s[n])
         ++n;
-    std::memcpy(p, s.data(), n);
+    if (n) // an empty view's data() may be null
+        std::memcpy(p, s.data(), n);
     p[n] = std::byte{0};
     return p + n + 1;
 }
@@ -691,7 +692,7 @@ Result CtfConverter::run() {
     statedump(first);
     const std::uint64_t total = std::max<std::uint64_t>(reader_m.claimedEvents(), 1);
     const bool progress = options_m.progress && options_m.log && total > 4000000;
-    constexpr std::uint64_t kTick = 0xfffff;
+    constexpr std::uint64_t kTick = 0x3ffff; // as TraceAnalysis::run()
     std::uint64_t ticks = 0;
     TraceCursor c = reader_m.begin();
     c.forEach(
@@ -916,7 +917,7 @@ void CtfConverter::writeMetadata() {
     for (unsigned id = 0; id < LTT_EV_MAX; ++id)
         event(kLtt + id, "ltt_" + std::string(eventKey(id)), subtypeEnum(id) + lttFields(id));
     event(kLttUnknown, "ltt_unknown",
-          "\t\tuint8_t event;\n\t\tuint8_t subtype;\n\t\tuint16_t length;\n"
+          "\t\tuint8_t ltt_event;\n\t\tuint8_t subtype;\n\t\tuint16_t length;\n"
           "\t\tuint8_t details[length];\n");
     for (std::uint32_t nr = 0; nr < syscalls_m; ++nr) {
         const std::string name(syscallName(nr));
@@ -1002,13 +1003,11 @@ Result toCtf(const std::string& trace, const std::string& proc, const std::strin
     auto reader = TraceReader::open(trace, &err);
     if (!reader)
         throw Error(err.str());
-    Result truncation;
-    if (reader->truncation()) {
-        if (options.log)
-            std::fprintf(options.log, "traceconvert: warning: %s\n",
-                         reader->truncation()->str().c_str());
-        truncation.truncated = true;
-    }
+    // A trace cut short is converted up to its last whole block.
+    const bool truncated = reader->truncation().has_value();
+    if (truncated && options.log)
+        std::fprintf(options.log, "traceconvert: warning: %s\n",
+                     reader->truncation()->str().c_str());
     if (reader->unfinished() && options.log)
         std::fprintf(options.log, "traceconvert: warning: %s\n",
                      reader->unfinished()->str().c_str());
@@ -1026,7 +1025,7 @@ Result toCtf(const std::string& trace, const std::string& proc, const std::strin
     try {
         CtfConverter conv(*reader, *snap, outDir, options);
         Result r = conv.run();
-        r.truncated = truncation.truncated;
+        r.truncated = truncated;
         return r;
     } catch (...) {
         removeOutput(outDir, reader->ncpus(), created);

@@ -2,10 +2,11 @@
 # traceconvert --to ctf end to end: babeltrace2 reads every converted trace
 # (the committed traces in tests/data, the real one recorded in the VM
 # among them, and fresh ltt-synth traces: format versions 1 and 2, one to
-# four CPUs, lost events, a truncated end) with exit 0, and shows per ltt
-# event type exactly traceanalyze --json's count less what traceconvert
-# says it dropped by rule, every lost event as discarded, and every kept
-# event at its time on its CPU (tests/analysis/convert_ctf_counts.py);
+# four CPUs, lost events, a truncated end, bytes after the last whole
+# block) with exit 0, and shows per ltt event type exactly traceanalyze
+# --json's count less what traceconvert says it dropped by rule, every
+# lost event as discarded, and every kept event at its time on its CPU
+# (tests/analysis/convert_ctf_counts.py);
 # field values and wall-clock times of a small trace against known values;
 # the CLI contract (usage errors exit 2, bad input exit 1 naming the file
 # and offset, existing output refused, private output modes).
@@ -84,6 +85,16 @@ for format in 1 2; do
 		"lost by the tracer; .*\(trace cut short\)$" \
 		"$tc" --to ctf --force "$tmp/cut.trace" "$tmp/cut.proc" "$tmp/cut$format.ctf"
 	check_trace "truncated trace (format $format, cut at $off)" "$tmp/cut.trace" "$tmp/cut.proc"
+done
+
+# Bytes after the last whole block that hold no block (a power cut's zeros,
+# garbage, a block started but never written): a warning, what is whole.
+for kind in tail-zeros tail-garbage tail-partial; do
+	off=$(cat "$data/bad/$kind.offset")
+	t_run_expect "$kind: warning naming offset $off, exit 0" 0 \
+		"^traceconvert: warning: bad/$kind.trace: offset $off \(0x" \
+		bash -c "cd '$data' && '$tc' --to ctf bad/$kind.trace small.proc '$tmp/$kind.ctf'"
+	check_trace "$kind" "$data/bad/$kind.trace" "$data/small.proc"
 done
 
 # --------------------------------------------- known values, tiny.trace
