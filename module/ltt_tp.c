@@ -36,6 +36,7 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
+#include <asm/ibt.h>
 #include <asm/irq_regs.h>
 
 #include <linux/binfmts.h>
@@ -257,11 +258,12 @@ NOKPROBE_SYMBOL(ltt_fs_wait);
 
 /*
  * sched_switch gives SCHEDCHANGE, and the I/O waits the patched kernel
- * records in io_schedule_prepare()/io_schedule_finish(): a task that
- * blocks with in_iowait set starts one (before the switch, as the task
- * that waits), a task switched in with in_iowait set ends it (after the
- * switch, as the task that waited). A wait that does not block is not
- * seen.
+ * records in io_schedule_prepare()/io_schedule_finish(): a task switched
+ * out with in_iowait set starts one (before the switch, as the task that
+ * waits), a task switched in with in_iowait set ends it (after the
+ * switch, as the task that waited), so starts and ends pair up. A wait
+ * that does not block is not seen; a task preempted inside the wait
+ * window shows one wait more.
  */
 static void notrace ltt_tp_sched_switch(void *data, bool preempt,
 					struct task_struct *prev,
@@ -275,7 +277,7 @@ static void notrace ltt_tp_sched_switch(void *data, bool preempt,
 		.out_state = preempt ? TASK_RUNNING : prev_state,
 	};
 
-	if (!preempt && prev->in_iowait)
+	if (prev->in_iowait)
 		ltt_fs_wait(LTT_FS_BUF_WAIT_START, NULL);
 	ltt_callback(LTT_EV_SCHEDCHANGE, 0, &ev, sizeof(ev), next);
 	if (next->in_iowait)
@@ -460,13 +462,20 @@ static unsigned long ltt_symbol(const char *name)
 		return 0;
 	addr = (unsigned long)kp.addr - kp.offset;
 	unregister_kprobe(&kp);
+	/*
+	 * With IBT a kprobe skips the function's ENDBR, but a timer holds the
+	 * function's start (is_endbr() is false without IBT).
+	 */
+	if (addr && is_endbr(*(u32 *)(addr - ENDBR_INSN_SIZE)))
+		addr -= ENDBR_INSN_SIZE;
 	return addr;
 }
 
 static void notrace ltt_tp_hrtimer_expire(void *data, struct hrtimer *timer,
 					  ktime_t *now)
 {
-	if ((unsigned long)READ_ONCE(timer->function) == ltt_tick_fn)
+	if (ltt_tick_fn &&
+	    (unsigned long)READ_ONCE(timer->function) == ltt_tick_fn)
 		ltt_callback(LTT_EV_KERNEL_TIMER, 0, NULL, 0, NULL);
 }
 NOKPROBE_SYMBOL(ltt_tp_hrtimer_expire);
@@ -475,7 +484,8 @@ static void notrace ltt_tp_timer_start(void *data, struct timer_list *timer,
 				       unsigned long expires,
 				       unsigned int flags)
 {
-	if ((unsigned long)READ_ONCE(timer->function) == ltt_timeout_fn)
+	if (ltt_timeout_fn &&
+	    (unsigned long)READ_ONCE(timer->function) == ltt_timeout_fn)
 		ltt_timer(LTT_TIMER_SETTIMEOUT, 0, (long)(expires - jiffies));
 }
 NOKPROBE_SYMBOL(ltt_tp_timer_start);

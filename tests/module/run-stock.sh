@@ -1,55 +1,45 @@
 #!/usr/bin/env bash
-# usage: tests/module/run-stock.sh [--out DIR]
+# usage: tests/module/run-stock.sh [--idle] [--out DIR]
 # The trace module on an unmodified distribution kernel (its tracepoint
-# backend): Debian 12's linux-image-6.1.0-56-amd64, whose headers
-# (linux-headers-6.1.0-56-amd64) the module is built against. Unpacks the
-# kernel package (apt-get download, once, into $BUILD/stock), boots it in
-# QEMU with the kernel's virtio modules, tracedaemon and ltt_modtest, runs
-# tests/module/stock-guest.sh inside and checks the workload's trace here
-# with traceanalyze. Prints "ok - ..." / "FAIL - ..." lines; DIR (default
-# $BUILD/module/vm-stock) gets the guest's /out. Exit status: 0 when every
-# check passed, 1 when one failed, scripts/qemu-run.sh's status when the
-# guest run failed, 205 when the kernel package or headers are missing.
+# backend): Debian 12's own kernel (tests/lib/vm-host.sh's variant stock),
+# whose headers the module is built against. Boots it in QEMU with
+# tracedaemon and ltt_modtest, runs tests/module/stock-guest.sh inside and
+# checks the workload's trace here with traceanalyze. Prints "ok - ..." and
+# "FAIL - ..." lines; DIR (default $BUILD/module/vm-stock) gets the guest's
+# /out. Exit status: 0 when every check passed, 1 when one failed,
+# scripts/qemu-run.sh's status when the guest run failed, 205 when the
+# stock kernel cannot be had. --idle instead measures the getppid() loop
+# without the module, loaded idle, tracing, after STOP and after close in a
+# guest run with -icount (1 vCPU; the figures repeat from run to run) and
+# prints them.
 set -uo pipefail
 source "$(dirname "$0")/../lib/vm-host.sh"
 cd "$vm_repo" || exit 203
-out=
+out= mode=check
 while (($#)); do
 	case $1 in
+	--idle) mode=idle ;;
 	--out) out=$2; shift ;;
 	*) echo "run-stock.sh: unknown argument '$1'" >&2; exit 203 ;;
 	esac
 	shift
 done
-rel=6.1.0-56-amd64
-out=${out:-$vm_build/module/vm-stock}
-stock=$vm_build/stock
-vm_kdir=/lib/modules/$rel/build
-[[ -f $vm_kdir/Makefile ]] || { echo "run-stock.sh: no headers in $vm_kdir (linux-headers-$rel)" >&2; exit $VM_SKIP; }
-if [[ ! -f $stock/root/boot/vmlinuz-$rel ]]; then
-	mkdir -p "$stock"
-	(cd "$stock" && apt-get download "linux-image-$rel" >&2 && dpkg-deb -x linux-image-"$rel"_*.deb root) ||
-		{ echo "run-stock.sh: cannot unpack linux-image-$rel" >&2; exit $VM_SKIP; }
-fi
+out=${out:-$vm_build/module/vm-stock$([[ $mode == idle ]] && echo -idle)}
+vm_kernel stock || exit
 vm_module stock || exit
 make -s BUILD="$vm_build" module-test >&2 || exit 203
-vm_need "$vm_build/bin/tracedaemon" "$vm_build/bin/traceanalyze" || exit
-kmod=$stock/kmod
-mkdir -p "$kmod"
-for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
-	f=$(find "$stock/root/lib/modules/$rel" -name "$m.ko*" | head -n 1)
-	[[ -n $f ]] || { echo "run-stock.sh: $m.ko not in the kernel package" >&2; exit $VM_SKIP; }
-	cp "$f" "$kmod/"
-done
+vm_bins=("$vm_build/bin/tracedaemon" "$vm_build/module/ltt_modtest")
+vm_need "${vm_bins[@]}" "$vm_build/bin/traceanalyze" || exit
+vm_qemu=(--smp 2 --mem 1G --timeout 1200)
+[[ $mode == idle ]] && vm_qemu=(--smp 1 --mem 1G --timeout 1200 --qemu-arg -icount --qemu-arg shift=0)
 rm -rf "$out"
 mkdir -p "$out"
-scripts/qemu-run.sh --kernel "$stock/root/boot/vmlinuz-$rel" --out "$out" --smp 2 --mem 1G \
-	--timeout 1200 --add "$vm_ko:/opt/ltt/" --add tests/lib/vm-guest.sh:/opt/ltt/lib/ \
-	--add tests/module/stock-guest.sh:/opt/ltt/ --add "$kmod:/opt/ltt/kmod" \
-	--add "$vm_build/bin/tracedaemon:/opt/ltt/bin/" \
-	--add "$vm_build/module/ltt_modtest:/opt/ltt/bin/" \
-	-- sh /opt/ltt/stock-guest.sh
+vm_boot "$out" tests/module/stock-guest.sh "$mode"
 rc=$?
+if [[ $mode == idle ]]; then
+	cat "$out/results.txt" "$out/bench.txt" 2>/dev/null
+	exit "$rc"
+fi
 failed=0
 check() { # NAME CONDITION-STATUS [WHY]
 	if [[ $2 == 0 ]]; then echo "ok - $1"; else echo "FAIL - $1${3:+: $3}"; failed=1; fi
