@@ -28,26 +28,27 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kernel.h>
-#include <linux/kprobes.h>
-#include <linux/ptrace.h>
-#include <linux/sched.h>
-#include <linux/string.h>
-#include <linux/tracepoint.h>
-#include <linux/uaccess.h>
-#include <asm/syscall.h>
-#include <asm/ibt.h>
-#include <asm/irq_regs.h>
-
 #include <linux/binfmts.h>
+#include <linux/compat.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/skbuff.h>
+#include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <asm/ibt.h>
+#include <asm/irq_regs.h>
+#include <asm/syscall.h>
 #include <asm/unistd.h>
 
+/* The tracepoints' declarations: the probes are checked against them. */
 #include <trace/events/irq.h>
 #include <trace/events/kmem.h>
 #include <trace/events/net.h>
@@ -233,6 +234,7 @@ static void notrace ltt_tp_softirq_exit(void *data, unsigned int vec_nr)
 }
 NOKPROBE_SYMBOL(ltt_tp_softirq_exit);
 
+#ifdef LTT_TP_TASKLET
 /* Tasklets are identified by the low 32 bits of their function. */
 static void notrace ltt_tp_tasklet_entry(void *data, struct tasklet_struct *t,
 					 void *func)
@@ -247,6 +249,7 @@ static void notrace ltt_tp_tasklet_exit(void *data, struct tasklet_struct *t,
 	ltt_soft_irq(LTT_TASKLET_EXIT, (u32)(unsigned long)func);
 }
 NOKPROBE_SYMBOL(ltt_tp_tasklet_exit);
+#endif
 
 static void notrace ltt_fs_wait(unsigned int sub, struct task_struct *task)
 {
@@ -611,8 +614,10 @@ static struct ltt_tp ltt_tps[] = {
 	       LTT_EV(KERNEL_TIMER), NULL),
 	LTT_TP(softirq_entry, ltt_tp_softirq_entry, LTT_EV(SOFT_IRQ), NULL),
 	LTT_TP(softirq_exit, ltt_tp_softirq_exit, LTT_EV(SOFT_IRQ), NULL),
+#ifdef LTT_TP_TASKLET
 	LTT_TP(tasklet_entry, ltt_tp_tasklet_entry, LTT_EV(SOFT_IRQ), NULL),
 	LTT_TP(tasklet_exit, ltt_tp_tasklet_exit, LTT_EV(SOFT_IRQ), NULL),
+#endif
 	LTT_TP(sched_process_fork, ltt_tp_fork, LTT_EV(PROCESS), NULL),
 	LTT_TP(sched_process_exit, ltt_tp_exit, LTT_EV(PROCESS), NULL),
 	LTT_TP(sched_process_wait, ltt_tp_wait, LTT_EV(PROCESS), NULL),

@@ -56,6 +56,12 @@ else
 	fail "function tracer sees the module" "ltt_ioctl not in available_filter_functions"
 fi
 
+# 0. The module's own functional checks (ltt_modtest check, as suite 60
+#    runs them on the patched kernel): ioctls, filters, the syscall IP
+#    policy, lost-event accounting, the version 2 records of a getppid()
+#    loop, all through this backend.
+LTT_TEST_PREFIX="stock: " "$mt" check >>"$res" 2>&1
+
 # 1. A workload traced by tracedaemon: processes, files, a pipe, signals.
 "$td" w.trace w.proc -- sh -c '
 	i=0
