@@ -47,6 +47,16 @@ Options:
   --append ARGS     extra kernel command line arguments (a debug kernel
                     always gets pci=noacpi: ACPI's PCI routing is too slow
                     to interpret under TCG with lockdep and KASAN)
+  --tsc-khz KHZ|host
+                    give the guest kernel its TSC frequency (tsc_early_khz=)
+                    instead of letting it calibrate: under TCG the guest's
+                    TSC is the host's, and on a busy host the kernel's PIT
+                    calibration can be off severalfold (seen: 579690 kHz for
+                    2594500), so that local_clock(), the trace's clock when
+                    the TSC is unstable, runs fast and stalls at every tick.
+                    host: measure the host's TSC (x86-64 hosts only);
+                    ignored with -icount, where the guest's TSC counts
+                    instructions and calibrates the same on every run
   --allow-warnings  do not fail on kernel warnings in the console
   --check-console LOG
                     only judge the console log LOG as a run's would be
@@ -76,7 +86,7 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= debug=0 stock=0 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
-append= allow_warn=0 print_accel=0 check_console=
+append= allow_warn=0 print_accel=0 check_console= tsc_khz=
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
 
@@ -96,6 +106,7 @@ while (($#)); do
 	--mem) mem=$2; shift ;;
 	--append) append=$2; shift ;;
 	--allow-warnings) allow_warn=1 ;;
+	--tsc-khz) tsc_khz=$2; shift ;;
 	--check-console) check_console=$2; shift ;;
 	--qemu-arg) qemu_args+=("$2"); shift ;;
 	--print-accel) print_accel=1 ;;
@@ -161,6 +172,33 @@ if [[ -f $kconfig ]] && grep -qE '^CONFIG_(KASAN|PROVE_LOCKING)=y' "$kconfig"; t
 	append="pci=noacpi $append"
 fi
 [[ -f $kernel ]] || fail 203 "no kernel image at $kernel"
+
+# host_tsc_khz: the host's TSC rate, rdtsc against CLOCK_MONOTONIC over
+# 200 ms (python3 runs the instruction from an executable page).
+host_tsc_khz() {
+	[[ $(uname -m) == x86_64 ]] || return 1
+	python3 - <<'PY'
+import ctypes, mmap, time
+code = bytes([0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3])  # rdtsc; shl $32,%rdx; or %rdx,%rax; ret
+page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(code)
+rdtsc = ctypes.CFUNCTYPE(ctypes.c_uint64)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+t0, c0 = time.monotonic_ns(), rdtsc()
+time.sleep(0.2)
+t1, c1 = time.monotonic_ns(), rdtsc()
+print((c1 - c0) * 1000000 // (t1 - t0))
+PY
+}
+case $tsc_khz in
+'') ;;
+host)
+	if [[ " ${qemu_args[*]} " != *" -icount "* ]]; then
+		khz=$(host_tsc_khz) && [[ $khz =~ ^[1-9][0-9]{5,}$ ]] || fail 203 "--tsc-khz host: cannot measure the host's TSC"
+		append="tsc_early_khz=$khz $append"
+	fi ;;
+*[!0-9]* | 0) fail 203 "--tsc-khz wants a number of kHz or 'host', not '$tsc_khz'" ;;
+*) append="tsc_early_khz=$tsc_khz $append" ;;
+esac
 command -v qemu-system-x86_64 >/dev/null || fail 203 "qemu-system-x86_64 not found"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ltt-qemu.XXXXXX")

@@ -18,13 +18,14 @@ the QEMU harness:
     when /lib/modules/RELEASE/build is missing (as root, or through sudo);
     out-of-tree modules build against that directory.
 N is the newest ABI number apt-cache knows (run apt-get update for a newer
-one), or LTT_STOCK_ABI=N. A warm run prints DIR at once; the last line of
-output is always DIR:
+one), or LTT_STOCK_ABI=N. A warm run prints DIR at once; on success the
+last line of output is DIR:
   DIR/boot/vmlinuz-RELEASE      the kernel (bzImage) as Debian ships it
-  DIR/boot/vmlinux-RELEASE      the same kernel decompressed (ELF), which
-                                QEMU enters at its PVH entry point: the
-                                guest skips decompressing vmlinuz under
-                                emulation (~15 s of every boot); what
+  DIR/boot/vmlinux-RELEASE      the same kernel decompressed (ELF; written
+                                when the kernel has CONFIG_PVH), which QEMU
+                                enters at its PVH entry point: the guest
+                                skips decompressing vmlinuz under emulation
+                                (10-15 s of every boot); what
                                 scripts/qemu-run.sh --stock boots
   DIR/lib/modules/RELEASE       its modules, for qemu-run.sh --modules
   /lib/modules/RELEASE/build    the headers: module/build.sh's KDIR

@@ -129,9 +129,12 @@ def analyze(scn):
         kernel = rep["trace"]["kernel"]
         check(f"stock: {scn}: the trace names the kernel {STOCK}",
               kernel == STOCK and not kernel.endswith("-ltt"), f"trace header: {kernel!r}")
-        flags = header_flags(trace)
-        check(f"stock: {scn}: the file header says the tracepoint backend wrote it",
-              flags is not None and flags & LTT_TRACE_F_TRACEPOINTS, f"flags {flags}")
+        # Said twice: the file header's flag, and the backend traceanalyze
+        # reports (TRACE_START's field, else that flag).
+        flags, backend = header_flags(trace), rep["trace"].get("backend")
+        check(f"stock: {scn}: the trace says the tracepoint backend wrote it",
+              flags is not None and flags & LTT_TRACE_F_TRACEPOINTS and backend == "tracepoints",
+              f"header flags {flags}, traceanalyze backend {backend!r}")
     # Every comparison below assumes nothing was lost; a loss makes the
     # scenario invalid, which is a failure to report, not to hide.
     check(f"{scn}: no lost events", rep["trace"]["lost_events"] == 0,

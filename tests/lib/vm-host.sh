@@ -135,7 +135,10 @@ vm_boot() {
 		--add "$script:/opt/ltt/")
 	for f in "${vm_bins[@]}"; do adds+=(--add "$f:/opt/ltt/bin/"); done
 	((vm_workloads)) && adds+=(--add "$vm_build/workloads:/opt/ltt/workloads")
-	[[ -n $vm_kmods ]] && adds+=(--modules "$vm_kmods")
+	# The stock kernel calibrates its TSC against the PIT, which a busy
+	# host's emulation can get several times wrong (local_clock(), the
+	# trace's clock there, then stalls at each tick): give it the rate.
+	[[ -n $vm_kmods ]] && adds+=(--modules "$vm_kmods" --tsc-khz host)
 	"$vm_repo/scripts/qemu-run.sh" --kernel "${vm_kimage:-$vm_kdir}" --out "$out" "${vm_qemu[@]}" "${adds[@]}" \
 		-- sh "/opt/ltt/$(basename "$script")" "$@"
 }

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/../.."
 source tests/lib/sh-test.sh
 source tests/lib/vm-host.sh
 build=$vm_build
-out=$build/test-results/stock
+# (not "out": t_check has a local of that name, which its command would see)
+res=$build/test-results/stock
 vm_suite_skip_if_requested "stock kernel suite"
 echo "# stock kernel suite (Debian's kernel: downloaded and unpacked on first use)"
 
@@ -40,19 +41,56 @@ fi
 t_check "stock: the module's vermagic names $release" \
 	eval '[[ $(modinfo -F vermagic "$vm_ko") == "$release "* ]]'
 
+# The initramfs for a kernel with modular virtio drivers: every module after
+# those it needs (modules.dep), compressed ones decompressed, a module that
+# is not there an error.
+mods_of() { # CPIO: the order file's module names
+	(cd "$res" && cpio -i --quiet --to-stdout lib/modules/boot/order) <"$1" | sed 's/\.ko$//'
+}
+deps_first() { # CPIO MODDIR
+	local order=() n d seen=" "
+	mapfile -t order < <(mods_of "$1")
+	((${#order[@]})) || { echo "no modules in the initramfs"; return 1; }
+	for n in "${order[@]}"; do
+		for d in $(sed -n "s|^[^:]*/${n}\.ko[^:]*:||p" "$2/modules.dep"); do
+			d=$(basename "${d%%.ko*}")
+			[[ $seen == *" ${d//-/_} "* ]] || { echo "$n before its dependency $d: ${order[*]}"; return 1; }
+		done
+		seen+="$n "
+	done
+	[[ $seen == *" virtio_pci "* && $seen == *" virtio_blk "* ]] || { echo "no virtio_pci/virtio_blk: ${order[*]}"; return 1; }
+}
+rm -rf "$res"
+mkdir -p "$res"
+scripts/mkinitramfs.sh -o "$res/initramfs.cpio" --modules "$vm_kmods" >"$res/mkinitramfs.log" 2>&1
+t_check "stock: initramfs has the virtio drivers, each after what it needs" \
+	deps_first "$res/initramfs.cpio" "$vm_kmods"
+fake=$res/fake-modules
+mkdir -p "$fake/kernel/x"
+xz -c "$vm_kmods/kernel/drivers/virtio/virtio_ring.ko" >"$fake/kernel/x/virtio_ring.ko.xz"
+gzip -c "$vm_kmods/kernel/drivers/virtio/virtio.ko" >"$fake/kernel/x/virtio.ko.gz"
+printf '%s\n' "kernel/x/virtio.ko.gz: kernel/x/virtio_ring.ko.xz" "kernel/x/virtio_ring.ko.xz:" >"$fake/modules.dep"
+decompressed() {
+	scripts/mkinitramfs.sh -o "$res/fake.cpio" --modules "$fake" --load virtio &&
+		[[ $(mods_of "$res/fake.cpio" | tr '\n' ' ') == "virtio_ring virtio " ]] &&
+		(cd "$res" && cpio -i --quiet --to-stdout lib/modules/boot/virtio.ko <fake.cpio) |
+		cmp - "$vm_kmods/kernel/drivers/virtio/virtio.ko"
+}
+t_check "stock: initramfs decompresses .ko.xz and .ko.gz modules, in order" decompressed
+t_run_expect "stock: mkinitramfs.sh --load of a module not in modules.dep fails" 1 'no module nosuch' \
+	scripts/mkinitramfs.sh -o "$res/bad.cpio" --modules "$vm_kmods" --load nosuch
+
 # The console verdict on what a stock run prints: the unsigned,
 # out-of-tree module's taint messages are no kernel problem, a warning
 # after them still is.
-rm -rf "$out"
-mkdir -p "$out"
 printf '%s\n' "[    5.2] ltt_tracer: loading out-of-tree module taints kernel." \
 	"[    5.2] ltt_tracer: module verification failed: signature and/or required key missing - tainting kernel" \
-	>"$out/taint.log"
+	>"$res/taint.log"
 t_check "stock: console verdict passes the module's taint messages" \
-	scripts/qemu-run.sh --check-console "$out/taint.log"
-{ cat "$out/taint.log"; echo "[    6.0] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2"; } >"$out/warn.log"
+	scripts/qemu-run.sh --check-console "$res/taint.log"
+{ cat "$res/taint.log"; echo "[    6.0] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2"; } >"$res/warn.log"
 t_run_expect "stock: console verdict still fails a warning after them" 200 'kernel problem' \
-	scripts/qemu-run.sh --check-console "$out/warn.log"
+	scripts/qemu-run.sh --check-console "$res/warn.log"
 
 # strace is a dynamic binary: bring its libraries along (as suite 90).
 vm_qemu=(--timeout 900 --mem 1G --disk 64M --add /usr/bin/strace:/usr/bin/)
@@ -60,15 +98,15 @@ for lib in $(ldd /usr/bin/strace | grep -o '/[^ ]*'); do
 	vm_qemu+=(--add "$(readlink -f "$lib"):$lib")
 done
 vm_bins=("$build/bin/tracedaemon") vm_workloads=1
-vm_boot "$out/run" tests/e2e/guest.sh --stock >"$out/guest.log" 2>&1
+vm_boot "$res/run" tests/e2e/guest.sh --stock >"$res/guest.log" 2>&1
 rc=$?
-vm_report "$rc" "$out/guest.log" "$out/run" "stock: guest run"
+vm_report "$rc" "$res/guest.log" "$res/run" "stock: guest run"
 t_check "stock: the console shows the module loaded (its taint message)" \
-	grep -q 'ltt_tracer: .*taint' "$out/run/console.log"
+	grep -q 'ltt_tracer: .*taint' "$res/run/console.log"
 
-python3 tests/e2e/check_accuracy.py --stock "$release" "$out/run" "$build" >"$out/accuracy.txt" 2>&1
-vm_import "$out/accuracy.txt"
-if ! [[ $(tail -n 1 "$out/accuracy.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed(,\ [0-9]+\ skipped)?$ ]]; then
-	t_fail "stock: accuracy checker reported its totals" "$(tail -n 5 "$out/accuracy.txt")"
+python3 tests/e2e/check_accuracy.py --stock "$release" "$res/run" "$build" >"$res/accuracy.txt" 2>&1
+vm_import "$res/accuracy.txt"
+if ! [[ $(tail -n 1 "$res/accuracy.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed(,\ [0-9]+\ skipped)?$ ]]; then
+	t_fail "stock: accuracy checker reported its totals" "$(tail -n 5 "$res/accuracy.txt")"
 fi
 t_summary
