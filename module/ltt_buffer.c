@@ -80,10 +80,10 @@
  * silently.
  *
  * Room: every record is written only if, after it, the block still has
- * room for a heartbeat and BLOCK_END (36 bytes), heartbeats included. A
+ * room for a heartbeat and BLOCK_END (40 bytes), heartbeats included. A
  * block's close may come 2^27 clock units or more after its last record
  * (an idle or offline CPU, a paused machine) and then needs a heartbeat
- * before BLOCK_END. The same 36 bytes hold any compact record (at most 24
+ * before BLOCK_END. The same 40 bytes hold any compact record (at most 24
  * bytes) encoded speculatively at the write offset.
  *
  * The event path (ltt_log() and everything it calls, the heartbeat timer
@@ -138,11 +138,12 @@ static __always_inline void ltt_put_ext(u32 *p, u32 delta, u8 event,
 	}
 }
 
-/* Write a HEARTBEAT at @p: its own time whole, delta 0. */
+/* Write a HEARTBEAT at @p: its own time whole, delta 0, after a zero word. */
 static __always_inline void ltt_put_hb(u32 *p, u64 now)
 {
 	p[0] = LTT_LONG_WORD(LTT_CODE_HEARTBEAT, 0);
-	put_unaligned(now, (u64 *)(p + 1));
+	p[1] = 0;
+	put_unaligned(now, (u64 *)(p + 2));
 }
 
 static __always_inline void ltt_put_u64(u32 *p, u64 v)

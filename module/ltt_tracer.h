@@ -26,7 +26,7 @@ struct task_struct;
 #define LTT_START_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_block_start))
 #define LTT_END_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_block_end))
 #define LTT_LOST_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_ev_lost))
-#define LTT_HB_REC 12u /* LTT_CODE_HEARTBEAT: header word and u64 tsc */
+#define LTT_HB_REC 16u /* LTT_CODE_HEARTBEAT: header word, zero, u64 tsc */
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
 

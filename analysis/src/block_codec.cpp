@@ -164,17 +164,17 @@ EncodedRecord encodeRecord(std::uint8_t id, std::uint8_t subtype, const void* de
     std::uint32_t arg = 0;
     auto pick = [&](std::uint8_t code) {
         r.code = code;
-        r.size = kCodes[code].stored;
+        r.size = static_cast<std::uint16_t>(storedSize(code));
         store(r, 0,
-              kCodes[code].shift == 5 ? std::uint32_t{LTT_LONG_WORD(code, delta)}
-                                      : std::uint32_t{LTT_SHORT_WORD(code, arg, delta)});
+              LTT_CODE_SHORT(code) ? std::uint32_t{LTT_SHORT_WORD(code, arg, delta)}
+                                   : std::uint32_t{LTT_LONG_WORD(code, delta)});
         return true;
     };
     switch (id) {
     case LTT_EV_HEARTBEAT: {
         ltt_ev_heartbeat d;
         if (subtype == 0 && whole(details, n, d) && pick(LTT_CODE_HEARTBEAT))
-            store(r, 4, d.tsc);
+            store(r, 8, d.tsc); // after a zero word
         break;
     }
     case LTT_EV_SYSCALL_ENTRY: {

@@ -112,7 +112,11 @@ extern "C" int ltt_blocks_check(const std::uint8_t* buf, std::size_t len, unsign
                 // Version 1: the delta counts from the previous base;
                 // version 2: a heartbeat's delta is 0.
                 const std::uint32_t delta = v2 ? 0 : static_cast<std::uint32_t>(hb.tsc - base);
-                if (h.size != sizeof h + sizeof hb || delta != h.delta) {
+                // The HEARTBEAT code's second word is zero.
+                std::uint32_t pad = 0;
+                if (r.code == LTT_CODE_HEARTBEAT)
+                    std::memcpy(&pad, r.record + 4, sizeof pad);
+                if (h.size != sizeof h + sizeof hb || delta != h.delta || pad != 0) {
                     bad = fail(res, at, "bad heartbeat");
                     return;
                 }

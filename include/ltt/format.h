@@ -15,10 +15,11 @@
  * `delta` is clock units since the previous record of the block (the
  * BLOCK_START's start_tsc for the first record after it). A HEARTBEAT
  * carries its time whole and writes delta 0. Records are 4-byte aligned;
- * each code fixes its record's size, except LTT_CODE_EXT whose second
- * word is { u8 event, u8 subtype, u16 size } followed by the event's
- * version 1 detail structure cut at `size` -- the same bytes as a version
- * 1 record whose first word holds the code and delta.
+ * each code fixes its record's size (LTT_CODE_SIZE()), except
+ * LTT_CODE_EXT whose second word is { u8 event, u8 subtype, u16 size }
+ * followed by the event's version 1 detail structure cut at `size` -- the
+ * same bytes as a version 1 record whose first word holds the code and
+ * delta.
  *
  * The compact codes hold the fields of one detail structure, narrowed; a
  * reader expands them back to that structure (reserved fields zero). A
@@ -59,35 +60,53 @@
 /*
  * Codes. Sizes are of the whole record, header word included. "s" marks
  * short codes. The numbers are format: never renumber.
+ *
+ * A code's low two bits give its record's size, so that a reader learns
+ * where the next record starts from the header word alone:
+ * 4 * ((code & 3) + 1) bytes (LTT_CODE_SIZE()), except for the two codes
+ * with (code & 0x1d) == 1: EXT (the size in its second word) and
+ * TRAP_ENTRY (24 bytes). The short codes are the 4-byte codes from 16 on.
+ * Numbers that are no code (LTT_CODE_VALID() false) are corruption.
  */
 enum ltt_code {
 	LTT_CODE_INVALID = 0,     /* zeros are never a record */
 	LTT_CODE_EXT = 1,         /* u8 event, u8 subtype, u16 size, details */
-	LTT_CODE_HEARTBEAT = 2,   /* u64 tsc: this record's time, whole (12) */
-	LTT_CODE_SYS_ENTRY = 3,   /* u32 nr, u64 ip (16) */
-	LTT_CODE_SYS_ENTRY_NEAR = 4, /* u32 nr, s32 ip - last_ip (12) */
+	LTT_CODE_SYS_ENTRY_NEAR = 2, /* u32 nr, s32 ip - last_ip (12) */
+	/* u32 trap | error_code << 8, u64 ip, u64 address (24) */
+	LTT_CODE_TRAP_ENTRY = 3,
+	LTT_CODE_TRAP_EXIT = 4,   /* (4) */
 	LTT_CODE_SYS_ENTRY_SAME = 5, /* u32 nr; ip == last_ip (8) */
-	LTT_CODE_SYS_ENTRY_SHORT = 6, /* s: arg = nr; ip == last_ip (4) */
-	LTT_CODE_SYS_EXIT = 7,    /* s64 ret (12) */
-	LTT_CODE_SYS_EXIT_MID = 8, /* s32 ret (8) */
-	LTT_CODE_SYS_EXIT_SHORT = 9, /* s: arg = ret, signed 9 bits (4) */
-	LTT_CODE_TRAP_ENTRY = 10, /* u32 trap | error_code << 8, u64 ip,
-				   * u64 address (24) */
-	LTT_CODE_TRAP_EXIT = 11,  /* (4) */
-	LTT_CODE_IRQ_ENTRY = 12,  /* u32 irq | flags << 24 (8) */
-	LTT_CODE_IRQ_EXIT = 13,   /* (4) */
-	LTT_CODE_SCHED = 14,      /* u64 in | out << 22 | out_state << 44 (12) */
-	LTT_CODE_KERNEL_TIMER = 15, /* (4) */
-	LTT_CODE_SOFTIRQ_ENTRY = 16, /* s: arg = vector (4) */
-	LTT_CODE_SOFTIRQ_EXIT = 17,  /* s: arg = vector (4) */
-	LTT_CODE_WAKEUP = 18,     /* u32 pid, u32 state (12) */
-	LTT_CODE_FS_READ = 19,    /* s32 fd, s32 bytes (12) */
-	LTT_CODE_FS_WRITE = 20,   /* s32 fd, s32 bytes (12) */
-	LTT_CODE_FS_CLOSE = 21,   /* s32 fd (8) */
-	LTT_CODE_PAGE_ALLOC = 22, /* u64 address | order (12) */
-	LTT_CODE_PAGE_FREE = 23,  /* u64 address | order (12) */
-	LTT_CODE_MAX = 24         /* 24..31 are not records (corruption) */
+	LTT_CODE_SYS_EXIT = 6,    /* s64 ret (12) */
+	LTT_CODE_SYS_ENTRY = 7,   /* u32 nr, u64 ip (16) */
+	LTT_CODE_IRQ_EXIT = 8,    /* (4) */
+	LTT_CODE_SYS_EXIT_MID = 9, /* s32 ret (8) */
+	LTT_CODE_SCHED = 10,      /* u64 in | out << 22 | out_state << 44 (12) */
+	/* u32 zero, u64 tsc: this record's time, whole (16) */
+	LTT_CODE_HEARTBEAT = 11,
+	LTT_CODE_KERNEL_TIMER = 12, /* (4) */
+	LTT_CODE_IRQ_ENTRY = 13,  /* u32 irq | flags << 24 (8) */
+	LTT_CODE_WAKEUP = 14,     /* u32 pid, u32 state (12) */
+	LTT_CODE_SYS_ENTRY_SHORT = 16, /* s: arg = nr; ip == last_ip (4) */
+	LTT_CODE_FS_CLOSE = 17,   /* s32 fd (8) */
+	LTT_CODE_FS_READ = 18,    /* s32 fd, s32 bytes (12) */
+	LTT_CODE_SYS_EXIT_SHORT = 20, /* s: arg = ret, signed 9 bits (4) */
+	LTT_CODE_FS_WRITE = 22,   /* s32 fd, s32 bytes (12) */
+	LTT_CODE_SOFTIRQ_ENTRY = 24, /* s: arg = vector (4) */
+	LTT_CODE_PAGE_ALLOC = 26, /* u64 address | order (12) */
+	LTT_CODE_SOFTIRQ_EXIT = 28,  /* s: arg = vector (4) */
+	LTT_CODE_PAGE_FREE = 30,  /* u64 address | order (12) */
 };
+
+/* The codes in use; 0, 15, 19, 21, 23, 25, 27, 29 and 31 are no record. */
+#define LTT_CODE_VALID_MASK 0x55577ffeu
+#define LTT_CODE_VALID(code) ((LTT_CODE_VALID_MASK >> ((code) & 31)) & 1)
+/* Whether a code is short (its word holds an arg). */
+#define LTT_CODE_SHORT(code) (((code) & 0x13u) == 0x10)
+/* Whether a code's size is not 4 * ((code & 3) + 1): EXT, TRAP_ENTRY. */
+#define LTT_CODE_SIZE_APART(code) (((code) & 0x1du) == 1)
+/* Bytes of a record of a valid code other than EXT. */
+#define LTT_CODE_SIZE(code)                                              \
+	((code) == LTT_CODE_TRAP_ENTRY ? 24u : 4 * (((code) & 3u) + 1))
 
 /* Second word of an LTT_CODE_EXT record. */
 struct ltt_ext_header {

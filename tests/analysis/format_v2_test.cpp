@@ -70,7 +70,7 @@ void expectRoundTrip(std::uint8_t id, std::uint8_t sub, const T& d, std::uint8_t
     EXPECT_EQ(w.rec.header.subtype, sub);
     EXPECT_EQ(w.rec.header.size, sizeof(ltt_record_header) + sizeof d);
     if (code != LTT_CODE_EXT) {
-        EXPECT_EQ(w.rec.stored, kCodes[code].stored);
+        EXPECT_EQ(w.rec.stored, storedSize(code));
     }
     const auto got = w.rec.details();
     ASSERT_EQ(got.size(), sizeof d);
@@ -88,6 +88,68 @@ std::uint8_t codeOf(std::uint8_t id, std::uint8_t sub, const T& d, std::uint32_t
 }
 
 } // namespace
+
+// docs/trace-format.md's code table, written out: each code's record size
+// and whether it is short. A reader learns the size from the number alone
+// (recordHead()), so the table and the arithmetic must agree for every
+// code, and every other number must read as no record.
+TEST(FormatV2, EachCodeHasTheSizeOfTheTable) {
+    struct Row {
+        unsigned code, size;
+        bool shortCode;
+    };
+    const Row table[] = {
+        {LTT_CODE_SYS_ENTRY_NEAR, 12, false}, {LTT_CODE_TRAP_ENTRY, 24, false},
+        {LTT_CODE_TRAP_EXIT, 4, false},       {LTT_CODE_SYS_ENTRY_SAME, 8, false},
+        {LTT_CODE_SYS_EXIT, 12, false},       {LTT_CODE_SYS_ENTRY, 16, false},
+        {LTT_CODE_IRQ_EXIT, 4, false},        {LTT_CODE_SYS_EXIT_MID, 8, false},
+        {LTT_CODE_SCHED, 12, false},          {LTT_CODE_HEARTBEAT, 16, false},
+        {LTT_CODE_KERNEL_TIMER, 4, false},    {LTT_CODE_IRQ_ENTRY, 8, false},
+        {LTT_CODE_WAKEUP, 12, false},         {LTT_CODE_SYS_ENTRY_SHORT, 4, true},
+        {LTT_CODE_FS_CLOSE, 8, false},        {LTT_CODE_FS_READ, 12, false},
+        {LTT_CODE_SYS_EXIT_SHORT, 4, true},   {LTT_CODE_FS_WRITE, 12, false},
+        {LTT_CODE_SOFTIRQ_ENTRY, 4, true},    {LTT_CODE_PAGE_ALLOC, 12, false},
+        {LTT_CODE_SOFTIRQ_EXIT, 4, true},     {LTT_CODE_PAGE_FREE, 12, false},
+    };
+    std::uint32_t seen = 1u << LTT_CODE_EXT;
+    for (const Row& r : table) {
+        SCOPED_TRACE(r.code);
+        seen |= 1u << r.code;
+        EXPECT_TRUE(validCode(r.code));
+        EXPECT_EQ(storedSize(r.code), r.size);
+        EXPECT_EQ(deltaShift(r.code), r.shortCode ? 14u : 5u);
+        // The head of a record of that code, with the largest delta it holds.
+        const std::uint32_t delta = r.shortCode ? LTT_SHORT_DELTA_MAX : LTT_LONG_DELTA_MAX;
+        std::byte rec[8] = {};
+        const std::uint32_t word = r.shortCode ? std::uint32_t{LTT_SHORT_WORD(r.code, 0x1ff, delta)}
+                                               : std::uint32_t{LTT_LONG_WORD(r.code, delta)};
+        std::memcpy(rec, &word, sizeof word);
+        const ltt_record_header h = recordHead<LTT_FORMAT_V2>(rec);
+        EXPECT_EQ(h.size, r.size);
+        EXPECT_EQ(h.delta, delta);
+        EXPECT_EQ(h.event, kCodes[r.code].event);
+    }
+    // EXT: the size of its second word.
+    std::byte ext[8] = {};
+    const std::uint32_t words[2] = {LTT_LONG_WORD(LTT_CODE_EXT, 9),
+                                    LTT_EV_LOST | 0u << 8 | 24u << 16};
+    std::memcpy(ext, words, sizeof words);
+    EXPECT_EQ(recordHead<LTT_FORMAT_V2>(ext).size, 24u);
+    EXPECT_EQ(recordHead<LTT_FORMAT_V2>(ext).event, LTT_EV_LOST);
+    EXPECT_EQ(recordHead<LTT_FORMAT_V2>(ext).delta, 9u);
+    EXPECT_EQ(seen, LTT_CODE_VALID_MASK);
+    for (unsigned code = 0; code < 32; ++code) {
+        if (seen >> code & 1)
+            continue;
+        SCOPED_TRACE(code);
+        EXPECT_FALSE(validCode(code));
+        std::byte rec[8] = {};
+        rec[0] = static_cast<std::byte>(code);
+        EXPECT_FALSE(ordinaryRecord<LTT_FORMAT_V2>(recordHead<LTT_FORMAT_V2>(rec), 0, 1000));
+        EXPECT_EQ(checkRecord<LTT_FORMAT_V2>(rec, recordHead<LTT_FORMAT_V2>(rec), 0, 1000).kind,
+                  RecordFault::BadCode);
+    }
+}
 
 TEST(FormatV2, SyscallExitCodesAtTheirLimits) {
     auto exit = [](std::int64_t ret) { return ltt_ev_syscall_exit{ret}; };
@@ -430,8 +492,8 @@ TraceBuilder sampleV2() {
     b.block(0, 1000, 100)
         .ev(1010, LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{-2})               // 4 bytes, at 48
         .ev(1020, LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x400000, 1, 0}) // 12, at 52
-        .heartbeat(1030)                                                         // 12, at 64
-        .ev(1040, LTT_EV_KERNEL_TIMER)                                           // 4, at 76
+        .heartbeat(1030)                                                         // 16, at 64
+        .ev(1040, LTT_EV_KERNEL_TIMER)                                           // 4, at 80
         .end(1050);
     b.block(1, 1000, 0).ev(1020, LTT_EV_IRQ_EXIT).end(1070);
     return b;
@@ -471,13 +533,13 @@ TEST(FormatV2, EachCorruptionIsNamedByFileAndOffset) {
     }
     {
         auto b = good;
-        poke<std::uint32_t>(b, b0 + 52, 24 | 7u << 5);
-        EXPECT_EQ(walkError(b), hex(b0 + 52) + "bad record code 24");
+        poke<std::uint32_t>(b, b0 + 52, 15 | 7u << 5);
+        EXPECT_EQ(walkError(b), hex(b0 + 52) + "bad record code 15");
     }
     {
         auto b = good;
-        poke<std::uint32_t>(b, b0 + 76, 31);
-        EXPECT_EQ(walkError(b), hex(b0 + 76) + "bad record code 31");
+        poke<std::uint32_t>(b, b0 + 80, 31);
+        EXPECT_EQ(walkError(b), hex(b0 + 80) + "bad record code 31");
     }
     {
         // An EXT record of size 6, then 4 and 12 (past the end of the block).
@@ -487,7 +549,7 @@ TEST(FormatV2, EachCorruptionIsNamedByFileAndOffset) {
         EXPECT_EQ(walkError(b), hex(b0 + 52 + 6) + "bad record size 6");
         poke<std::uint16_t>(b, b0 + 52 + 6, 4);
         EXPECT_EQ(walkError(b), hex(b0 + 52 + 6) + "bad record size 4");
-        poke<std::uint16_t>(b, b0 + 76 + 6, 0);
+        poke<std::uint16_t>(b, b0 + 80 + 6, 0);
         poke<std::uint16_t>(b, b0 + 52 + 6, 400);
         EXPECT_EQ(walkError(b),
                   hex(b0 + 52 + 6) + "record of 400 bytes runs past its block's BLOCK_END");
@@ -495,10 +557,10 @@ TEST(FormatV2, EachCorruptionIsNamedByFileAndOffset) {
     {
         // The heartbeat at 64 goes back before the record at 52 (time 1020).
         auto b = good;
-        poke<std::uint64_t>(b, b0 + 64 + 4, 1019);
+        poke<std::uint64_t>(b, b0 + 64 + 8, 1019);
         EXPECT_EQ(walkError(b),
-                  hex(b0 + 64 + 4) + "heartbeat time 1019 is before the previous record's 1020");
-        poke<std::uint64_t>(b, b0 + 64 + 4, 1020); // the same time is fine
+                  hex(b0 + 64 + 8) + "heartbeat time 1019 is before the previous record's 1020");
+        poke<std::uint64_t>(b, b0 + 64 + 8, 1020); // the same time is fine
         EXPECT_EQ(walkError(b), "");
     }
     {
@@ -687,10 +749,10 @@ TEST(FormatV2C, RefusesACodeOtherThanTheProducersChoice) {
         const ltt_ev_syscall_exit sx{-2};
         b.extRecord(1010, LTT_EV_SYSCALL_EXIT, 0, &sx, sizeof sx);
         EXPECT_EQ(checkV2(blockOf(b, 1020), res), -1);
-        EXPECT_STREQ(res.error, "offset 48: EXT used where code 9 fits");
+        EXPECT_STREQ(res.error, "offset 48: EXT used where code 20 fits");
     }
     {
-        // The long form where the short one fits: code 7 for a return of 5.
+        // The long form where the short one fits: code 6 for a return of 5.
         BlockBuilder b(LTT_FORMAT_V2);
         b.start(0, 0, 1000, 7);
         auto bytes = blockOf(b, 1020);
@@ -701,7 +763,7 @@ TEST(FormatV2C, RefusesACodeOtherThanTheProducersChoice) {
         poke<std::uint32_t>(bytes, kBlockLengthAt, static_cast<std::uint32_t>(bytes.size()));
         poke<std::uint32_t>(bytes, bytes.size() - 8, 3); // BLOCK_END.events
         EXPECT_EQ(checkV2(bytes, res), -1);
-        EXPECT_STREQ(res.error, "offset 48: code 7 used where the producer's choice is code 9");
+        EXPECT_STREQ(res.error, "offset 48: code 6 used where the producer's choice is code 20");
     }
     {
         // A heartbeat with a delta.
@@ -710,6 +772,12 @@ TEST(FormatV2C, RefusesACodeOtherThanTheProducersChoice) {
         b.heartbeat(1010);
         auto bytes = blockOf(b, 1020);
         poke<std::uint32_t>(bytes, 48, LTT_LONG_WORD(LTT_CODE_HEARTBEAT, 10));
+        EXPECT_EQ(checkV2(bytes, res), -1);
+        EXPECT_STREQ(res.error, "offset 48: bad heartbeat");
+        // Or with its second word, which is zero, set.
+        poke<std::uint32_t>(bytes, 48, LTT_LONG_WORD(LTT_CODE_HEARTBEAT, 0));
+        EXPECT_EQ(checkV2(bytes, res), 0) << res.error;
+        poke<std::uint32_t>(bytes, 52, 1);
         EXPECT_EQ(checkV2(bytes, res), -1);
         EXPECT_STREQ(res.error, "offset 48: bad heartbeat");
     }

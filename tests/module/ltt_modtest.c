@@ -1546,7 +1546,7 @@ static void on_close_record(const struct ltt_checked_record *r, void *arg)
 static void check_close_after_idle(int fd)
 {
 	unsigned int target = ncpus_online > 1 ? 1 : 0;
-	/* Room left after the last 12-byte heartbeat: 4 and 0 bytes. */
+	/* Room left after the last 16-byte heartbeat: 0 and 8 bytes. */
 	const uint32_t sizes[] = { LTT_BUFFER_MIN, LTT_BUFFER_MIN + 8 };
 	unsigned int runs = 0, failures = 0, hb_closes = 0, full = 0;
 	uint32_t worst = 0, worst_size = 0;
@@ -1560,7 +1560,7 @@ static void check_close_after_idle(int fd)
 	sched_setaffinity(0, sizeof(set), &set);
 	for (unsigned int k = 0; k < 2; k++) {
 		uint32_t b = sizes[k];
-		uint32_t nfull = (b - 8 - sizeof(struct ltt_block_start)) / 12;
+		uint32_t nfull = (b - 8 - sizeof(struct ltt_block_start)) / 16;
 
 		for (uint32_t n = nfull - 6; n <= nfull + 2; n++) {
 			struct ltt_test_emit te = { .count = n,

@@ -54,7 +54,7 @@ struct Event {
     std::uint8_t id = 0;    // enum ltt_event_id (may be unknown: >= LTT_EV_MAX)
     std::uint8_t subtype = 0;
     std::uint8_t code = 0; // version 2: the record's enum ltt_code; version 1: 0
-    // A compact record's details (code > LTT_CODE_EXT), expanded; not
+    // A compact record's details (!detailsInBlock(code)), expanded; not
     // initialized otherwise.
     alignas(8) std::byte expanded[kMaxExpanded];
 

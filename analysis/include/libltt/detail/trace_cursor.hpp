@@ -161,19 +161,17 @@ struct CursorCore {
         e.tsc = tsc;
         e.cpu = cpu;
         if constexpr (V == LTT_FORMAT_V1) {
-            if (h.event == LTT_EV_SCHEDCHANGE && h.size >= sizeof h + sizeof(ltt_ev_schedchange))
-                std::memcpy(&pid, p + sizeof h + offsetof(ltt_ev_schedchange, in), sizeof pid);
+            pid = pidAfter(pid, h.event, h.size, p + sizeof h);
             e.size = h.size;
             e.id = h.event;
             e.subtype = h.subtype;
             e.code = 0;
         } else {
-            const DecodedRecord d = decodeRecord<V>(p, h, lastIp, e.expanded);
+            const DecodedRecord d = decodeRecord<V>(p, h, lastIp, pid, e.expanded);
             e.size = d.size;
             e.id = d.event;
             e.subtype = d.subtype;
             e.code = d.code;
-            pid = pidAfter(pid, d.event, d.size, e.detailData());
         }
         e.pid = pid;
         return e;
