@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <libltt/convert.hpp>
-#include <libltt/private_file.hpp>
 #include <system_error>
 #include <unistd.h>
 
@@ -17,32 +16,6 @@ template <class T> std::byte* put(std::byte* p, T v) {
 }
 
 } // namespace
-
-UniqueFd createOutputFile(const std::string& path, const std::string& what) {
-    UniqueFd fd;
-    try {
-        fd = openPrivateFile(path, what);
-    } catch (const std::exception& e) {
-        throw Error(e.what());
-    }
-    if (::ftruncate(fd.get(), 0) != 0)
-        throw Error("cannot write " + path + ": " + std::generic_category().message(errno));
-    return fd;
-}
-
-void writeFully(int fd, const std::string& path, const void* data, std::size_t n) {
-    const auto* p = static_cast<const std::byte*>(data);
-    while (n) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            throw Error("cannot write " + path + ": " + std::generic_category().message(errno));
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-}
 
 CtfStream::CtfStream(UniqueFd fd, std::string path, std::uint32_t cpu,
                      const std::uint8_t (&uuid)[16])

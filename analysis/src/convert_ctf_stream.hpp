@@ -17,6 +17,8 @@
 // spans the gap.
 #pragma once
 
+#include "convert_output.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,13 +27,6 @@
 #include <string>
 
 namespace ltt::convert {
-
-// Creates (or truncates) one output file, private as the trace files are
-// (openPrivateFile: 0600, never through a symbolic link). `what` names it
-// in messages ("CTF stream"). Throws Error.
-UniqueFd createOutputFile(const std::string& path, const std::string& what);
-// write(2) until all `n` bytes are written; throws Error naming `path`.
-void writeFully(int fd, const std::string& path, const void* data, std::size_t n);
 
 class CtfStream {
 public:

@@ -27,7 +27,7 @@
 // out together every kWindowEvents events, so memory is bounded by the
 // window and the number of tasks, never by the number of events; the
 // trace's mapping is released behind the walk.
-#include "convert_ctf_stream.hpp" // createOutputFile()
+#include "convert_output.hpp"
 #include "convert_perfetto_proto.hpp"
 
 #include <algorithm>
