@@ -23,7 +23,7 @@ fuzz-build: $(LTT_FUZZER)
 $(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp analysis/include/libltt/detail/*.hpp) \
 		tests/analysis/analysis_equal.hpp \
 		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h \
-		include/ltt/format.h analysis/include/libltt/block_codec.h
+		include/ltt/format.h include/ltt/module_events.h analysis/include/libltt/block_codec.h
 	@mkdir -p $(dir $@)
 	clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Iinclude -Ianalysis/include -Ianalysis/src \

@@ -18,7 +18,8 @@ struct EventNames {
     const char* key;
 };
 
-constexpr std::array<EventNames, LTT_EV_MAX> kEvents = {{
+// Ids without a name (reserved) read as "Unknown".
+constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
     {"Trace start", "trace_start"},
     {"Syscall entry", "syscall_entry"},
     {"Syscall exit", "syscall_exit"},
@@ -41,6 +42,10 @@ constexpr std::array<EventNames, LTT_EV_MAX> kEvents = {{
     {"Heartbeat", "heartbeat"},
     {"Lost events", "lost"},
     {"Custom", "custom"},
+    {"Variables", "vars"},
+    {"Mount", "mount"},
+    {"Lock", "lock"},
+    {"Map", "map"},
 }};
 
 struct SyscallEntry {
@@ -213,10 +218,10 @@ void appendJsonEscaped(std::string& out, std::string_view s) {
 }
 
 std::string_view eventName(unsigned id) {
-    return id < LTT_EV_MAX ? kEvents[id].name : "Unknown";
+    return id < LTT_EV_COUNT && kEvents[id].name ? kEvents[id].name : "Unknown";
 }
 std::string_view eventKey(unsigned id) {
-    return id < LTT_EV_MAX ? kEvents[id].key : "unknown";
+    return id < LTT_EV_COUNT && kEvents[id].key ? kEvents[id].key : "unknown";
 }
 
 std::string_view subtypeName(unsigned id, unsigned sub) {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
-#include <ltt/events.h>
+#include <ltt/module_events.h>
 
 namespace ltt {
 
@@ -33,6 +33,10 @@ constexpr EventNameEntry kEventNames[] = {
     {"IPC", bit(LTT_EV_IPC)},
     {"NET", bit(LTT_EV_NETWORK)},
     {"CUSTOM", bit(LTT_EV_CUSTOM)},
+    {"VARS", bit(LTT_EV_VARS)},
+    {"MOUNT", bit(LTT_EV_MOUNT)},
+    {"LOCK", bit(LTT_EV_LOCK)},
+    {"MAP", bit(LTT_EV_MAP)},
     {"TRACE_START", bit(LTT_EV_TRACE_START)},
     {"SYSCALL_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
     {"SYSCALL_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
@@ -76,12 +80,13 @@ std::optional<std::uint64_t> eventMaskOf(std::string_view name) {
     for (const auto& e : kEventNames)
         if (sameName(name, e.name))
             return e.mask;
-    for (unsigned id = 0; id < LTT_EV_MAX; ++id)
-        if (sameName(name, eventName(id)))
+    for (unsigned id = 0; id < LTT_EV_COUNT; ++id)
+        if (eventName(id) != "Unknown" && sameName(name, eventName(id)))
             return bit(static_cast<int>(id));
     unsigned id = 0;
     auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
-    if (!name.empty() && ec == std::errc() && end == name.data() + name.size() && id < LTT_EV_MAX)
+    if (!name.empty() && ec == std::errc() && end == name.data() + name.size() &&
+        id < LTT_EV_COUNT && eventName(id) != "Unknown")
         return bit(static_cast<int>(id));
     return std::nullopt;
 }

@@ -78,7 +78,7 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     }
     std::fprintf(f, "],\n  \"event_counts\": {");
     bool first = true;
-    for (unsigned i = 0; i <= LTT_EV_MAX; ++i) {
+    for (unsigned i = 0; i <= LTT_EV_COUNT; ++i) {
         if (!a.eventCounts()[i] || !o.types.test(i))
             continue;
         std::fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", std::string(eventKey(i)).c_str(),

@@ -110,7 +110,7 @@ public:
     void counts() {
         std::fprintf(f_m, "Number of occurrences\n");
         const auto& c = a_m.eventCounts();
-        for (unsigned i = 0; i <= LTT_EV_MAX; ++i) {
+        for (unsigned i = 0; i <= LTT_EV_COUNT; ++i) {
             if (!o_m.types.test(i))
                 continue;
             if (i < LTT_EV_MAX && !r_m.eventEnabled(i) && !c[i] && i != LTT_EV_TRACE_START &&

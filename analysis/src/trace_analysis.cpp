@@ -754,7 +754,7 @@ void TraceAnalysis::finish() {
         c.events = 0;
         for (std::size_t id = 0; id < s.counts.size(); ++id) {
             c.events += s.counts[id];
-            counts_m[std::min<std::size_t>(id, LTT_EV_MAX)] += s.counts[id];
+            counts_m[std::min<std::size_t>(id, LTT_EV_COUNT)] += s.counts[id];
         }
         events_m += c.events;
         if (c.seen) {

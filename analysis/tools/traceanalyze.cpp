@@ -37,7 +37,7 @@ struct Options {
     bool progress = true;
     std::int64_t pid = -1;
     int cpu = -1;
-    std::bitset<LTT_EV_MAX + 1> types; // events shown in dumps and counts
+    std::bitset<LTT_EV_COUNT + 1> types; // events shown in dumps and counts
     std::string trace, proc, out;
 };
 
@@ -67,14 +67,14 @@ void usage(std::FILE* f) {
 }
 
 // -o/-t TYPES: libltt's event-name vocabulary (the one tracedaemon -e reads).
-bool parseTypes(const char* arg, const char* option, std::bitset<LTT_EV_MAX + 1>& out) {
+bool parseTypes(const char* arg, const char* option, std::bitset<LTT_EV_COUNT + 1>& out) {
     std::string bad;
     auto mask = ltt::parseEventList(arg, &bad);
     if (!mask) {
         std::fprintf(stderr, "traceanalyze: %s\n", ltt::unknownEventMessage(bad, option).c_str());
         return false;
     }
-    for (unsigned id = 0; id < LTT_EV_MAX; ++id)
+    for (unsigned id = 0; id < LTT_EV_COUNT; ++id)
         if (*mask & LTT_EV_BIT(id))
             out.set(id);
     return true;
@@ -93,7 +93,7 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
             continue;
         if (o.pid >= 0 && e.pid != o.pid)
             continue;
-        if (!o.types.test(e.id < LTT_EV_MAX ? e.id : unsigned(LTT_EV_MAX)))
+        if (!o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
             continue;
         const std::uint64_t t = r.realtimeNs(e.tsc);
         char head[128];
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
                                       {nullptr, 0, nullptr, 0}};
-    std::bitset<LTT_EV_MAX + 1> omit, keep;
+    std::bitset<LTT_EV_COUNT + 1> omit, keep;
     int ch;
     while ((ch = getopt_long(argc, argv, "asdp:c:o:t:hV", longopts, nullptr)) != -1) {
         switch (ch) {

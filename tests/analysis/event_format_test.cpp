@@ -151,7 +151,7 @@ TEST(EventFormat, NamesAndKeys) {
     EXPECT_EQ(ltt::eventKey(LTT_EV_FILE_SYSTEM), "file_system");
     EXPECT_EQ(ltt::eventName(99), "Unknown");
     // Every key and every display name is a name of the vocabulary.
-    for (unsigned i = 0; i < LTT_EV_MAX; ++i) {
+    for (unsigned i = 0; i <= LTT_EV_MAP; ++i) {
         EXPECT_EQ(ltt::eventMaskOf(ltt::eventKey(i)), LTT_EV_BIT(i)) << ltt::eventKey(i);
         EXPECT_EQ(ltt::eventMaskOf(ltt::eventName(i)), LTT_EV_BIT(i)) << ltt::eventName(i);
     }

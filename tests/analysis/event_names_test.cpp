@@ -2,7 +2,7 @@
 // traceanalyze -o/-t and traceview's event menus share.
 #include <gtest/gtest.h>
 #include <libltt/event_names.hpp>
-#include <ltt/events.h>
+#include <ltt/module_events.h>
 #include <string>
 
 namespace {
@@ -41,8 +41,11 @@ TEST(EventNames, UnknownNameIsNamedInOneMessage) {
     EXPECT_EQ(bad, "FSX");
     EXPECT_FALSE(ltt::parseEventList(",", &bad));
     EXPECT_EQ(bad, "");
-    EXPECT_FALSE(ltt::parseEventList("22", &bad)); // LTT_EV_MAX is no event
-    EXPECT_EQ(bad, "22");
+    EXPECT_FALSE(ltt::parseEventList("26", &bad)); // reserved, no event yet
+    EXPECT_EQ(bad, "26");
+    EXPECT_FALSE(ltt::parseEventList("32", &bad)); // LTT_EV_COUNT is no event
+    EXPECT_EQ(bad, "32");
+    EXPECT_EQ(ltt::parseEventList("22", &bad), LTT_EV_BIT(LTT_EV_VARS));
     EXPECT_EQ(ltt::unknownEventMessage("FSX", "-t")
                   .rfind("unknown event 'FSX' for -t; known events: START,SYS_ENTRY,", 0),
               0u);

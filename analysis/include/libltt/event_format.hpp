@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <libltt/trace_reader.hpp>
+#include <ltt/module_events.h>
 #include <string>
 #include <string_view>
 #include <vector>

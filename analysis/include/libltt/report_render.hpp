@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <libltt/trace_analysis.hpp>
-#include <ltt/events.h>
+#include <ltt/module_events.h>
 
 namespace ltt {
 
@@ -18,9 +18,9 @@ struct ReportOptions {
     bool analyze = false;   // process tree, process analysis, wait times
     std::int64_t pid = -1;  // only this process (-1: all)
     int cpu = -1;           // only this CPU in the system summary (-1: all)
-    // Event types shown in the counts (bit LTT_EV_MAX: ids this version
+    // Event types shown in the counts (bit LTT_EV_COUNT: ids this version
     // does not know).
-    std::bitset<LTT_EV_MAX + 1> types = std::bitset<LTT_EV_MAX + 1>().set();
+    std::bitset<LTT_EV_COUNT + 1> types = std::bitset<LTT_EV_COUNT + 1>().set();
 };
 
 // The text report of a finished analysis: the lost-events banner, then the

@@ -25,6 +25,7 @@
 #include <libltt/pid_table.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
+#include <ltt/module_events.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -213,7 +214,7 @@ public:
     std::vector<std::uint32_t> roots() const;
     const std::vector<CpuStats>& cpus() const { return cpus_m; }
     CpuStats total() const;
-    const std::array<std::uint64_t, LTT_EV_MAX + 1>& eventCounts() const { return counts_m; }
+    const std::array<std::uint64_t, LTT_EV_COUNT + 1>& eventCounts() const { return counts_m; }
     std::uint64_t events() const { return events_m; }
     std::uint64_t lostEvents() const { return lost_m; }
     std::uint64_t firstNs() const { return firstNs_m; }
@@ -297,7 +298,7 @@ private:
     TscConverter tsc_m;
     std::vector<CpuState> state_m;
     std::vector<CpuStats> cpus_m;
-    std::array<std::uint64_t, LTT_EV_MAX + 1> counts_m{}; // last: unknown ids
+    std::array<std::uint64_t, LTT_EV_COUNT + 1> counts_m{}; // last: unknown ids
     std::uint64_t events_m = 0, lost_m = 0;
     std::uint64_t firstNs_m = 0, lastNs_m = 0;
     std::uint64_t gen_m = 0; // bumped at every lost-events gap
