@@ -61,6 +61,7 @@ help:
 	@echo "make format     clang-format the C++ sources in place"
 	@echo "make format-check  clang-format and checkpatch.pl findings, changing nothing"
 	@echo "make demo       boot the patched kernel in QEMU, trace a workload, analyze it"
+	@echo "make demo-stock the same on Debian's own kernel with the tracepoint backend"
 	@echo "make bench      analyzer throughput on a 10M-event synthetic trace"
 	@echo "make bench-idle the syscall loop with no module, loaded idle, tracing (icount)"
 	@echo "make bench-jobs real jobs untraced and traced in the guest (BENCH_MODE=icount|wall|both)"
@@ -69,3 +70,5 @@ help:
 	@echo "make fuzz       fuzz the trace reader (longer run)"
 	@echo "make kernel     build the patched 6.1 kernel (cached)"
 	@echo "make module     build the trace module against it"
+	@echo "make install   tracedaemon, the tools, man pages and docs (PREFIX, DESTDIR)"
+	@echo "make deb       Debian packages ltt-dkms, ltt-tools, traceview (deb-lint: lintian)"
