@@ -131,15 +131,17 @@ bool TraceFollower::poll() {
         // Not there yet: the producer creates it when it starts.
     } else {
         const auto size = static_cast<std::uint64_t>(st.st_size);
-        if (!reader_m && blocks_m == 0 && size_m == 0) {
-            // First look: the file's age counts toward the idle timeout, so
-            // a file nobody writes any more ends at once.
+        Clock::time_point grew = now;
+        if (!reader_m && size_m == 0) {
+            // First look: the file's age counts toward the idle timeout and
+            // the grace after the FINAL blocks, so a file nobody writes any
+            // more ends at once.
             timespec rt;
             ::clock_gettime(CLOCK_REALTIME, &rt);
             const auto age = std::chrono::seconds(rt.tv_sec - st.st_mtim.tv_sec) +
                              std::chrono::nanoseconds(rt.tv_nsec - st.st_mtim.tv_nsec);
             if (age > Clock::duration::zero())
-                grew_m = now - std::chrono::duration_cast<Clock::duration>(age);
+                grew = now - std::chrono::duration_cast<Clock::duration>(age);
         }
         if (size < size_m) {
             // Shrank: the producer truncated an older trace of the same name
@@ -150,7 +152,7 @@ bool TraceFollower::poll() {
         }
         if (size != size_m) {
             size_m = size;
-            grew_m = now;
+            grew_m = grew;
             TraceError err;
             auto r = TraceReader::open(trace_m, &err);
             if (r) {

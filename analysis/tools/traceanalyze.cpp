@@ -204,6 +204,7 @@ int followTrace(const Options& o) {
         std::fprintf(stderr, "traceanalyze: warning: no PROC file: processes present at the "
                              "start are named \"unknown\"\n");
     const auto interval = std::chrono::milliseconds(std::llround(o.interval * 1000));
+    std::chrono::steady_clock::duration spent{};
     for (;;) {
         const bool changed = follower.poll();
         if (follower.end() == ltt::TraceFollower::End::Error) {
@@ -245,13 +246,19 @@ int followTrace(const Options& o) {
                 if (!o.proc.empty() && !snapshot)
                     heading += " (" + o.proc + " not there yet)";
             }
+            const auto start = std::chrono::steady_clock::now();
             std::string text;
             if (!renderReport(o, *reader, snapshot.get(), text) || !emitReport(o, text, heading))
                 return 1;
+            // Each report analyzes the whole trace so far: on a long one,
+            // wait at least as long as it took, so following takes at most
+            // half a CPU.
+            spent = std::chrono::steady_clock::now() - start;
         }
         if (follower.finished())
             return 0;
-        std::this_thread::sleep_for(interval);
+        std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(interval, spent));
+        spent = {};
     }
 }
 

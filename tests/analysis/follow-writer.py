@@ -11,7 +11,9 @@ usage: follow-writer.py SRC.trace DST.trace [options]
   --proc SRC DST   copy SRC to DST (temporary file, then rename) ...
   --proc-after N   ... after N blocks (default 0: before the first block)
   --no-final       leave the FINAL blocks out (a producer that hangs) ...
-  --hold S         ... and keep the file open S seconds before closing it
+  --cut            write only the first half of the last block (a producer
+                   stopped in the middle of a write)
+  --hold S         keep the file open S seconds before closing it
 Prints "blocks N" (the blocks written) when done.
 """
 import argparse
@@ -49,6 +51,7 @@ def main():
     ap.add_argument("--proc", nargs=2)
     ap.add_argument("--proc-after", type=int, default=0)
     ap.add_argument("--no-final", action="store_true")
+    ap.add_argument("--cut", action="store_true")
     ap.add_argument("--hold", type=float, default=0)
     a = ap.parse_args()
 
@@ -72,6 +75,9 @@ def main():
         if a.proc and i == a.proc_after:
             put_proc()
         time.sleep(a.pause)
+        if a.cut and i == len(blist) - 1:
+            os.write(fd, data[off:off + length // 2])
+            break
         if a.split:
             half = length // 2
             os.write(fd, data[off:off + half])
