@@ -130,6 +130,20 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     return 0;
 }
 
+// The report the options select, as text or JSON.
+void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a) {
+    ltt::ReportOptions ro;
+    ro.summarize = o.summarize;
+    ro.analyze = o.analyze;
+    ro.pid = o.pid;
+    ro.cpu = o.cpu;
+    ro.types = o.types;
+    if (o.json)
+        ltt::writeJsonReport(f, a, ro);
+    else
+        ltt::writeTextReport(f, a, ro);
+}
+
 // ------------------------------------------------------------------- follow
 //
 // --follow (libltt/trace_follow.hpp): looks at the trace every interval and
@@ -155,16 +169,7 @@ bool renderReport(const Options& o, const ltt::TraceReader& reader,
         std::fprintf(stderr, "traceanalyze: %s\n", std::strerror(errno));
         return false;
     }
-    ltt::ReportOptions ro;
-    ro.summarize = o.summarize;
-    ro.analyze = o.analyze;
-    ro.pid = o.pid;
-    ro.cpu = o.cpu;
-    ro.types = o.types;
-    if (o.json)
-        ltt::writeJsonReport(f, a, ro);
-    else
-        ltt::writeTextReport(f, a, ro);
+    writeReport(f, o, a);
     std::fclose(f);
     text.assign(buf, len);
     std::free(buf);
@@ -441,16 +446,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
             rc = 1;
         } else {
-            ltt::ReportOptions ro;
-            ro.summarize = o.summarize;
-            ro.analyze = o.analyze;
-            ro.pid = o.pid;
-            ro.cpu = o.cpu;
-            ro.types = o.types;
-            if (o.json)
-                ltt::writeJsonReport(out, a, ro);
-            else
-                ltt::writeTextReport(out, a, ro);
+            writeReport(out, o, a);
         }
     }
     if (out != stdout && std::fclose(out) != 0) {

@@ -53,18 +53,23 @@ log=$out/selftest.log
 # Relative paths on purpose (they must work as well as absolute ones).
 (cd "$root" && run_gui --selftest "$out" tests/gui/data/small.trace tests/gui/data/small.proc) >"$log" 2>&1
 rc=$?
-# Fold the self test's own checks in, one by one.
-while IFS= read -r line; do
-	case $line in
-	"ok   - "*) t_pass "selftest: ${line#ok   - }" ;;
-	"FAIL - "*) t_fail "selftest: ${line#FAIL - }" ;;
-	esac
-done <"$log"
-if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$log" && ((rc == 0)); then
-	t_pass "self test ran to the end (exit 0)"
-else
-	t_fail "self test ran to the end (exit 0)" "exit status $rc: $(grep -v '^ok' "$log" | tail -n 5)"
-fi
+# fold_selftest NAME LOG STATUS: the self test's own checks, one by one,
+# and the check that it ran to the end.
+fold_selftest() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok   - "*) t_pass "$1: ${line#ok   - }" ;;
+		"FAIL - "*) t_fail "$1: ${line#FAIL - }" ;;
+		esac
+	done <"$2"
+	if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$2" && (($3 == 0)); then
+		t_pass "$1 ran to the end (exit 0)"
+	else
+		t_fail "$1 ran to the end (exit 0)" "exit status $3: $(grep -v '^ok' "$2" | tail -n 5)"
+	fi
+}
+fold_selftest selftest "$log" "$rc"
 
 for shot in event-graph event-graph-zoomed event-graph-selected process-analysis raw-trace \
 	raw-trace-filtered; do
@@ -99,17 +104,7 @@ if [[ -x $synth ]] && "$synth" --events 60000 --cpus 4 --processes 20 -o "$home/
 	run_gui --follow --selftest "$out/follow" "$home/live.trace" "$home/live.proc" >"$log" 2>&1
 	rc=$?
 	wait "$writer"
-	while IFS= read -r line; do
-		case $line in
-		"ok   - "*) t_pass "follow selftest: ${line#ok   - }" ;;
-		"FAIL - "*) t_fail "follow selftest: ${line#FAIL - }" ;;
-		esac
-	done <"$log"
-	if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$log" && ((rc == 0)); then
-		t_pass "follow self test ran to the end (exit 0)"
-	else
-		t_fail "follow self test ran to the end (exit 0)" "exit status $rc: $(grep -v '^ok' "$log" | tail -n 5)"
-	fi
+	fold_selftest "follow selftest" "$log" "$rc"
 else
 	t_fail "ltt-synth writes the trace to follow" "$synth"
 fi
