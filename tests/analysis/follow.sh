@@ -5,9 +5,11 @@
 # following with the warnings a plain run gives, never a hang. Sourced by
 # tests/suites/10-analysis-unit.sh (sh-test.sh's t_* functions).
 #
+follow_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 # follow_tests BUILD_DIR
 follow_tests() {
-	local bin=$1/bin writer=$root/tests/analysis/follow-writer.py
+	local bin=$1/bin writer=$follow_dir/follow-writer.py
 	local ta=$bin/traceanalyze tmp
 	tmp=$(mktemp -d)
 	local pids=()
