@@ -51,7 +51,8 @@ follow_name="e2e: traceanalyze --follow beside tracedaemon ends with the finishe
 if [[ ! -f $out/follow.status ]]; then
 	t_fail "$follow_name" "the guest left no follow.status"
 else
-	(cd "$out" && "$build/bin/traceanalyze" -a -s follow.trace follow.proc >follow.plain 2>/dev/null)
+	follow_ta=$(cd "$build" && pwd)/bin/traceanalyze
+	(cd "$out" && "$follow_ta" -a -s follow.trace follow.proc >follow.plain 2>follow.plain.err)
 	follow_reports=$(grep -c '^### ' "$out/follow.out")
 	follow_last=$(grep '^### ' "$out/follow.out" | tail -n 1)
 	if [[ $(cat "$out/follow.status") != 0 ]]; then
