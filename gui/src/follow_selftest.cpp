@@ -88,10 +88,10 @@ void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string
         checks->check(f.reloads() >= 3 && partial >= 2,
                       "the view was updated as the trace grew (" + std::to_string(f.reloads()) +
                           " updates, " + std::to_string(partial) + " partial views)");
-        const std::string status = win.statusLabel().get_text();
-        checks->check(status.find("following ended: every CPU wrote its final block") !=
+        const std::string statusText = win.statusLabel().get_text();
+        checks->check(statusText.find("following ended: every CPU wrote its final block") !=
                           std::string::npos,
-                      "the status bar says why following ended", status);
+                      "the status bar says why following ended", statusText);
         auto followed = std::make_shared<std::vector<std::string>>(figures(*win.document()));
         // After a pause for layout and painting, the screenshot; then the
         // same file opened as any finished trace is.
