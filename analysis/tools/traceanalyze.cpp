@@ -11,18 +11,25 @@
 // output (control characters as \n, \x1b, ...).
 #include <algorithm>
 #include <bitset>
+#include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <getopt.h>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
+#include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>
 #include <libltt/trace_analysis.hpp>
+#include <libltt/trace_follow.hpp>
 #include <libltt/trace_reader.hpp>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -39,6 +46,9 @@ struct Options {
     int cpu = -1;
     std::bitset<LTT_EV_COUNT + 1> types; // events shown in dumps and counts
     std::string trace, proc, out;
+    // --follow: the report again whenever whole blocks arrived.
+    bool follow = false;
+    double interval = 1.0, followTimeout = 30.0;
 };
 
 void usage(std::FILE* f) {
@@ -61,6 +71,13 @@ void usage(std::FILE* f) {
                  "                       or ids\n"
                  "      --json           the analysis as one JSON document (docs/json.md)\n"
                  "      --no-progress    no progress line even on a terminal\n"
+                 "      --follow         follow a trace its producer is still writing: the\n"
+                 "                       report again whenever whole blocks arrived, until\n"
+                 "                       every CPU's final block, the producer's close or\n"
+                 "                       --timeout; then the report of the finished file\n"
+                 "      --interval SECONDS  time between looks at the trace (--follow; 1)\n"
+                 "      --timeout SECONDS   stop following when the trace has not grown for\n"
+                 "                       this long (--follow; 30; 0: never)\n"
                  "  -h, --help           this text\n"
                  "  -V, --version        version\n"
                  "Without -a, -s or -d: -a -s.\n");
@@ -113,6 +130,143 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     return 0;
 }
 
+// The report the options select, as text or JSON.
+void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a) {
+    ltt::ReportOptions ro;
+    ro.summarize = o.summarize;
+    ro.analyze = o.analyze;
+    ro.pid = o.pid;
+    ro.cpu = o.cpu;
+    ro.types = o.types;
+    if (o.json)
+        ltt::writeJsonReport(f, a, ro);
+    else
+        ltt::writeTextReport(f, a, ro);
+}
+
+// ------------------------------------------------------------------- follow
+//
+// --follow (libltt/trace_follow.hpp): looks at the trace every interval and
+// reports again when whole blocks arrived. On stdout each report follows a
+// "### " line saying what it covers (none with --json: a stream of JSON
+// documents); OUT is replaced whole at each update, so it always holds one
+// complete report. The last report is the one of the finished file, the
+// same as without --follow, after the same warnings.
+
+// The report of `reader` as the options select it. False on corruption
+// (the message printed).
+bool renderReport(const Options& o, const ltt::TraceReader& reader,
+                  const ltt::ProcSnapshot* snapshot, std::string& text) {
+    TraceAnalysis a(reader, snapshot);
+    if (!a.run()) {
+        std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
+        return false;
+    }
+    char* buf = nullptr;
+    std::size_t len = 0;
+    std::FILE* f = open_memstream(&buf, &len);
+    if (!f) {
+        std::fprintf(stderr, "traceanalyze: %s\n", std::strerror(errno));
+        return false;
+    }
+    writeReport(f, o, a);
+    std::fclose(f);
+    text.assign(buf, len);
+    std::free(buf);
+    return true;
+}
+
+bool emitReport(const Options& o, const std::string& text, const std::string& heading) {
+    if (o.out.empty()) {
+        if (!o.json)
+            std::printf("### %s\n", heading.c_str());
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return std::fflush(stdout) == 0;
+    }
+    try {
+        ltt::ReplacementFile file(o.out, "report");
+        for (std::size_t at = 0; at < text.size();) {
+            const ssize_t n = ::write(file.fd(), text.data() + at, text.size() - at);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                throw std::system_error(errno, std::generic_category(), "cannot write " + o.out);
+            at += static_cast<std::size_t>(n);
+        }
+        file.commit();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "traceanalyze: %s\n", e.what());
+        return false;
+    }
+    return true;
+}
+
+int followTrace(const Options& o) {
+    ltt::FollowOptions fo;
+    fo.idleTimeout = std::chrono::milliseconds(std::llround(o.followTimeout * 1000));
+    ltt::TraceFollower follower(o.trace, o.proc, fo);
+    if (o.proc.empty())
+        std::fprintf(stderr, "traceanalyze: warning: no PROC file: processes present at the "
+                             "start are named \"unknown\"\n");
+    const auto interval = std::chrono::milliseconds(std::llround(o.interval * 1000));
+    std::chrono::steady_clock::duration spent{};
+    for (;;) {
+        const bool changed = follower.poll();
+        if (follower.end() == ltt::TraceFollower::End::Error) {
+            std::fprintf(stderr, "traceanalyze: %s\n", follower.error()->str().c_str());
+            return 1;
+        }
+        if (follower.procError()) {
+            std::fprintf(stderr, "traceanalyze: %s\n", follower.procError()->str().c_str());
+            return 1;
+        }
+        const auto reader = follower.reader();
+        if (changed && reader) {
+            const auto snapshot = follower.snapshot();
+            std::string heading = o.trace + ": ";
+            if (follower.finished()) {
+                // The warnings of a run on the finished file.
+                if (reader->truncation())
+                    std::fprintf(stderr, "traceanalyze: warning: %s\n",
+                                 reader->truncation()->str().c_str());
+                if (reader->unfinished())
+                    std::fprintf(stderr, "traceanalyze: warning: %s\n",
+                                 reader->unfinished()->str().c_str());
+                if (!o.proc.empty() && !snapshot) {
+                    ltt::ProcParseError perr; // the error a run without --follow gives
+                    if (!ltt::readProcFile(o.proc, &perr)) {
+                        std::fprintf(stderr, "traceanalyze: %s\n", perr.str().c_str());
+                        return 1;
+                    }
+                }
+                if (follower.procCut())
+                    std::fprintf(stderr, "traceanalyze: warning: %s\n",
+                                 follower.procCut()->str().c_str());
+                std::fprintf(stderr, "traceanalyze: following ended: %s\n",
+                             follower.endReason().c_str());
+                heading += "final report (" + follower.endReason() + ")";
+            } else {
+                heading += std::to_string(reader->blocks().size()) + " blocks, " +
+                           std::to_string(reader->claimedEvents()) + " events so far";
+                if (!o.proc.empty() && !snapshot)
+                    heading += " (" + o.proc + " not there yet)";
+            }
+            const auto start = std::chrono::steady_clock::now();
+            std::string text;
+            if (!renderReport(o, *reader, snapshot.get(), text) || !emitReport(o, text, heading))
+                return 1;
+            // Each report analyzes the whole trace so far: on a long one,
+            // wait at least as long as it took, so following takes at most
+            // half a CPU.
+            spent = std::chrono::steady_clock::now() - start;
+        }
+        if (follower.finished())
+            return 0;
+        std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(interval, spent));
+        spent = {};
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +274,7 @@ int main(int argc, char** argv) {
     o.types.set();
     bool typesGiven = false;
     enum { kJson = 1000, kNoProgress };
+    enum { kFollow = 1100, kInterval, kFollowTimeout };
     static const option longopts[] = {{"analyze", no_argument, nullptr, 'a'},
                                       {"summarize", no_argument, nullptr, 's'},
                                       {"dump", no_argument, nullptr, 'd'},
@@ -129,6 +284,9 @@ int main(int argc, char** argv) {
                                       {"trace", required_argument, nullptr, 't'},
                                       {"json", no_argument, nullptr, kJson},
                                       {"no-progress", no_argument, nullptr, kNoProgress},
+                                      {"follow", no_argument, nullptr, kFollow},
+                                      {"interval", required_argument, nullptr, kInterval},
+                                      {"timeout", required_argument, nullptr, kFollowTimeout},
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
                                       {nullptr, 0, nullptr, 0}};
@@ -180,6 +338,23 @@ int main(int argc, char** argv) {
         case kNoProgress:
             o.progress = false;
             break;
+        case kFollow:
+            o.follow = true;
+            break;
+        case kInterval:
+        case kFollowTimeout: {
+            const bool interval = ch == kInterval;
+            char* end = nullptr;
+            const double v = std::strtod(optarg, &end);
+            if (!*optarg || *end || !(v >= 0) || v > 86400 || (interval && v < 0.01)) {
+                std::fprintf(stderr, "traceanalyze: bad %s \"%s\" (seconds, %s)\n",
+                             interval ? "--interval" : "--timeout", optarg,
+                             interval ? "0.01 to 86400" : "0 to 86400");
+                return 2;
+            }
+            (interval ? o.interval : o.followTimeout) = v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -208,6 +383,13 @@ int main(int argc, char** argv) {
         o.out = argv[optind + 2];
     if (!o.analyze && !o.summarize && !o.dump)
         o.analyze = o.summarize = true;
+    if (o.follow) {
+        if (o.dump) {
+            std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump\n");
+            return 2;
+        }
+        return followTrace(o);
+    }
 
     ltt::TraceError err;
     auto reader = ltt::TraceReader::open(o.trace, &err);
@@ -264,16 +446,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
             rc = 1;
         } else {
-            ltt::ReportOptions ro;
-            ro.summarize = o.summarize;
-            ro.analyze = o.analyze;
-            ro.pid = o.pid;
-            ro.cpu = o.cpu;
-            ro.types = o.types;
-            if (o.json)
-                ltt::writeJsonReport(out, a, ro);
-            else
-                ltt::writeTextReport(out, a, ro);
+            writeReport(out, o, a);
         }
     }
     if (out != stdout && std::fclose(out) != 0) {

@@ -1,4 +1,5 @@
 // traceview [TRACE [PROC]]            browse a trace (PROC defaults to TRACE's .proc)
+// traceview --follow TRACE [PROC]     browse a trace tracedaemon is still writing
 // traceview --selftest DIR TRACE PROC drive the UI, check it, save screenshots in DIR
 // traceview --bench TRACE PROC        time to first paint and redraw times
 #include "main_window.hpp"
@@ -12,6 +13,8 @@ namespace {
 
 void usage(std::ostream& out) {
     out << "usage: traceview [TRACE [PROC]]\n"
+           "       traceview --follow TRACE [PROC]\n"
+           "       traceview --follow --selftest OUTDIR TRACE PROC\n"
            "       traceview --selftest OUTDIR TRACE PROC\n"
            "       traceview --bench TRACE PROC\n"
            "       traceview --help | --version\n";
@@ -31,6 +34,11 @@ int main(int argc, char** argv) {
     enum class Mode { Browse, SelfTest, Bench } mode = Mode::Browse;
     std::string trace, proc, outDir;
     std::vector<std::string> args(argv + 1, argv + argc);
+    // --follow: keep the view up to date while the trace grows
+    // (follow_controller.hpp); with --selftest, the follow self test.
+    const bool follow = !args.empty() && args[0] == "--follow";
+    if (follow)
+        args.erase(args.begin());
     if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
         usage(std::cout);
         return 0;
@@ -54,6 +62,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         mode = Mode::Bench;
+        if (follow) {
+            usage(std::cerr);
+            return 2;
+        }
         trace = args[1];
         proc = args[2];
     } else if (args.size() <= 2) {
@@ -71,6 +83,11 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    if (follow && trace.empty()) {
+        std::cerr << "traceview: --follow needs a TRACE\n";
+        usage(std::cerr);
+        return 2;
+    }
     if (!gtk_init_check()) {
         std::cerr << "traceview: cannot open a display (set DISPLAY, or run under xvfb-run)\n";
         return 3;
@@ -98,11 +115,16 @@ int main(int argc, char** argv) {
         window->present();
         switch (mode) {
         case Mode::Browse:
-            if (!trace.empty())
+            if (!trace.empty() && follow)
+                window->followTrace(trace, proc);
+            else if (!trace.empty())
                 window->openTrace(trace, proc);
             break;
         case Mode::SelfTest:
-            traceview::runSelfTest(*app, *window, trace, proc, outDir, status);
+            if (follow)
+                traceview::runFollowSelfTest(*app, *window, trace, proc, outDir, status);
+            else
+                traceview::runSelfTest(*app, *window, trace, proc, outDir, status);
             break;
         case Mode::Bench:
             traceview::runBenchmark(*app, *window, trace, proc, start, status);

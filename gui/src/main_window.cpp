@@ -112,6 +112,7 @@ void MainWindow::buildMenu() {
     auto menu = Gio::Menu::create();
     auto file = Gio::Menu::create();
     file->append("_Open…", "win.open");
+    file->append("_Follow…", "win.follow");
     recentMenu_m = Gio::Menu::create();
     file->append_submenu("Open _Recent", recentMenu_m);
     file->append("_Close", "win.close-trace");
@@ -136,7 +137,9 @@ void MainWindow::buildMenu() {
     menu->append_submenu("_Help", help);
 
     add_action("open", [this] { showOpenDialog(); });
+    add_action("follow", [this] { showOpenDialog(true); });
     add_action("close-trace", [this] {
+        follow_m.reset();
         job_m.cancel();
         graph_m.setDocument(nullptr);
         process_m.setDocument(nullptr);
@@ -170,6 +173,7 @@ void MainWindow::buildMenu() {
     add_action_with_parameter(
         "open-recent", Glib::VARIANT_TYPE_INT32, [this](const Glib::VariantBase& v) {
             int i = Glib::VariantBase::cast_dynamic<Glib::Variant<gint32>>(v).get();
+            follow_m.reset();
             if (i >= 0 && std::size_t(i) < recent_m.size())
                 openTrace(recent_m[std::size_t(i)].first, recent_m[std::size_t(i)].second);
         });
@@ -247,9 +251,10 @@ void MainWindow::rebuildRecentMenu() {
         recentMenu_m->append("(none)", "win.none");
 }
 
-void MainWindow::showOpenDialog() {
-    chooser_m = std::make_unique<Gtk::FileChooserDialog>(*this, "Open trace",
-                                                         Gtk::FileChooser::Action::OPEN);
+void MainWindow::showOpenDialog(bool follow) {
+    chooser_m = std::make_unique<Gtk::FileChooserDialog>(
+        *this, follow ? "Follow a trace being written" : "Open trace",
+        Gtk::FileChooser::Action::OPEN);
     chooser_m->set_modal(true);
     chooser_m->add_button("_Cancel", Gtk::ResponseType::CANCEL);
     chooser_m->add_button("_Open", Gtk::ResponseType::ACCEPT);
@@ -257,11 +262,15 @@ void MainWindow::showOpenDialog() {
     filter->set_name("LTT traces (*.trace)");
     filter->add_pattern("*.trace");
     chooser_m->add_filter(filter);
-    chooser_m->signal_response().connect([this](int response) {
+    chooser_m->signal_response().connect([this, follow](int response) {
         if (response == Gtk::ResponseType::ACCEPT) {
             if (auto file = chooser_m->get_file()) {
                 std::string path = file->get_path();
-                openTrace(path, procPathFor(path));
+                follow_m.reset();
+                if (follow)
+                    followTrace(path, procPathFor(path));
+                else
+                    openTrace(path, procPathFor(path));
             }
         }
         chooser_m->hide();
@@ -372,6 +381,12 @@ void MainWindow::openTrace(const std::string& tracePath, const std::string& proc
                      });
                  });
              });
+}
+
+void MainWindow::followTrace(const std::string& trace, const std::string& proc,
+                             FollowSettings settings, std::function<void(bool)> ended) {
+    follow_m.reset();
+    follow_m = std::make_unique<FollowController>(*this, trace, proc, settings, std::move(ended));
 }
 
 void MainWindow::selectEvent(std::uint64_t index, const void* source) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "event_graph_view.hpp"
+#include "follow_controller.hpp"
 #include "process_view.hpp"
 #include "raw_trace_view.hpp"
 #include "trace_document.hpp"
@@ -46,6 +47,11 @@ public:
     void openTrace(const std::string& trace, const std::string& proc,
                    std::function<void(bool)> then = {}, std::function<void()> shown = {});
     const TraceDocument* document() const { return doc_m.get(); }
+    // Follows a trace tracedaemon is still writing (follow_controller.hpp);
+    // opening or closing another trace stops following.
+    void followTrace(const std::string& trace, const std::string& proc,
+                     FollowSettings settings = {}, std::function<void(bool)> ended = {});
+    const FollowController* follower() const { return follow_m.get(); }
     void selectEvent(std::uint64_t index, const void* source = nullptr);
     std::optional<std::uint64_t> selectedEvent() const { return selected_m; }
     // Searches from the selection; `then` gets the result on the UI thread.
@@ -73,7 +79,7 @@ private:
     void buildMenu();
     void buildToolbar();
     void rebuildRecentMenu();
-    void showOpenDialog();
+    void showOpenDialog(bool follow = false);
     void setStatus(const std::string& text);
     void startJob(const std::string& what, std::function<std::function<void()>(Progress&)> work);
     void showError(const std::string& text);
@@ -99,6 +105,7 @@ private:
     std::unique_ptr<Gtk::FileChooserDialog> chooser_m;
     BackgroundJob job_m;
     sigc::connection pulse_m;
+    std::unique_ptr<FollowController> follow_m;
 };
 
 } // namespace traceview

@@ -85,6 +85,27 @@ scenario odirect $W/wl_odirect /dev/vdb 300
 ftrace_on
 scenario pingpong $W/wl_pingpong 1000
 ftrace_off $O/pingpong.ftrace
+# 7. traceanalyze --follow beside a running tracedaemon (when the host
+# brought traceanalyze: tests/suites/90-e2e.sh compares its last report
+# with the finished file's). Small module buffers and a short flush
+# interval make the trace grow in many steps.
+if [ -x $LTT/bin/traceanalyze ]; then
+	cd "$O"
+	tracedaemon -q -b 16K --flush-interval 200ms follow.trace follow.proc \
+		>follow.daemon.log 2>&1 &
+	daemon=$!
+	traceanalyze --follow --interval 0.2 --timeout 60 follow.trace follow.proc \
+		>follow.out 2>follow.err &
+	follower=$!
+	sleep 1
+	$W/wl_syscalls 2000 512 /tmp >/dev/null 2>&1
+	sleep 1
+	kill -INT $daemon
+	wait $daemon
+	wait $follower
+	echo $? >follow.status
+	cd /
+fi
 rmmod ltt_tracer
 ltt_finish
 echo "guest: done"

@@ -26,6 +26,14 @@ if sanitizer_build "$build-asan" address,undefined ltt_analysis_tests ltt-synth;
 		t_gtest "$build-asan/bin/ltt_analysis_tests"
 fi
 
+# traceanalyze --follow on traces written step by step.
+source "$root/tests/analysis/follow.sh"
+if [[ -x $build/bin/traceanalyze && -x $build/bin/ltt-synth ]]; then
+	follow_tests "$build"
+else
+	t_fail "traceanalyze --follow tests" "traceanalyze or ltt-synth missing in $build/bin (run make)"
+fi
+
 tarball=/usr/src/linux-source-6.1.tar.xz
 if [[ -r $tarball ]]; then
 	gen=$(mktemp)

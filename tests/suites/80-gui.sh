@@ -26,6 +26,8 @@ fi
 t_run_expect "traceview --help prints the usage" 0 'usage: traceview \[TRACE \[PROC\]\]' "$tv" --help
 t_run_expect "unknown option is refused" 2 'unknown option --frobnicate' "$tv" --frobnicate
 t_run_expect "--selftest needs its arguments" 2 'usage:' "$tv" --selftest
+t_run_expect "--follow needs a TRACE" 2 'traceview: --follow needs a TRACE' "$tv" --follow
+t_run_expect "--follow does not combine with --bench" 2 'usage:' "$tv" --follow --bench a b
 t_run_expect "no display: clear message" 3 'cannot open a display' \
 	env -u DISPLAY -u WAYLAND_DISPLAY "$tv" "$data/small.trace"
 
@@ -51,18 +53,23 @@ log=$out/selftest.log
 # Relative paths on purpose (they must work as well as absolute ones).
 (cd "$root" && run_gui --selftest "$out" tests/gui/data/small.trace tests/gui/data/small.proc) >"$log" 2>&1
 rc=$?
-# Fold the self test's own checks in, one by one.
-while IFS= read -r line; do
-	case $line in
-	"ok   - "*) t_pass "selftest: ${line#ok   - }" ;;
-	"FAIL - "*) t_fail "selftest: ${line#FAIL - }" ;;
-	esac
-done <"$log"
-if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$log" && ((rc == 0)); then
-	t_pass "self test ran to the end (exit 0)"
-else
-	t_fail "self test ran to the end (exit 0)" "exit status $rc: $(grep -v '^ok' "$log" | tail -n 5)"
-fi
+# fold_selftest NAME LOG STATUS: the self test's own checks, one by one,
+# and the check that it ran to the end.
+fold_selftest() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok   - "*) t_pass "$1: ${line#ok   - }" ;;
+		"FAIL - "*) t_fail "$1: ${line#FAIL - }" ;;
+		esac
+	done <"$2"
+	if grep -Eq '^selftest: [0-9]+ passed, 0 failed$' "$2" && (($3 == 0)); then
+		t_pass "$1 ran to the end (exit 0)"
+	else
+		t_fail "$1 ran to the end (exit 0)" "exit status $3: $(grep -v '^ok' "$2" | tail -n 5)"
+	fi
+}
+fold_selftest selftest "$log" "$rc"
 
 for shot in event-graph event-graph-zoomed event-graph-selected process-analysis raw-trace \
 	raw-trace-filtered; do
@@ -82,6 +89,24 @@ if grep -q '^FAIL - open trace' "$out/bad.log" && grep -q 'bad.trace: offset 0' 
 	t_pass "a corrupt trace is refused with the file and offset, without a crash"
 else
 	t_fail "a corrupt trace is refused with the file and offset, without a crash" "$(tail -n 5 "$out/bad.log")"
+fi
+
+# Follow mode: a trace written block by block (blocks cut in half, the
+# .proc late) while traceview --follow shows it; the self test checks that
+# the view was updated as it grew and that, once the FINAL blocks arrived,
+# every figure it shows is what opening the finished file shows.
+synth=$build/bin/ltt-synth
+if [[ -x $synth ]] && "$synth" --events 60000 --cpus 4 --processes 20 -o "$home/grow" >/dev/null; then
+	"$root/tests/analysis/follow-writer.py" "$home/grow.trace" "$home/live.trace" --pause 0.08 \
+		--split --proc "$home/grow.proc" "$home/live.proc" --proc-after 10 >/dev/null &
+	writer=$!
+	log=$out/follow-selftest.log
+	run_gui --follow --selftest "$out/follow" "$home/live.trace" "$home/live.proc" >"$log" 2>&1
+	rc=$?
+	wait "$writer"
+	fold_selftest "follow selftest" "$log" "$rc"
+else
+	t_fail "ltt-synth writes the trace to follow" "$synth"
 fi
 
 t_summary

@@ -31,12 +31,43 @@ for lib in $(ldd /usr/bin/strace | grep -o '/[^ ]*'); do
 	vm_qemu+=(--add "$(readlink -f "$lib"):$lib")
 done
 vm_bins=("$build/bin/tracedaemon") vm_workloads=1
+# traceanalyze --follow runs in the guest beside tracedaemon (guest.sh's
+# last scenario), with the C++ runtime it links.
+vm_bins+=("$build/bin/traceanalyze")
+for lib in $(ldd "$build/bin/traceanalyze" | grep -o '/[^ ]*'); do
+	[[ " ${vm_qemu[*]} " == *":$lib "* ]] || vm_qemu+=(--add "$(readlink -f "$lib"):$lib")
+done
 
 rm -rf "$out"
 mkdir -p "$out"
 vm_boot "$out" tests/e2e/guest.sh >"$out/guest.log" 2>&1
 rc=$?
 vm_verdict "$rc" "e2e: guest run" "$out/guest.log" "$out/console.log"
+
+# traceanalyze --follow beside the real daemon: it reported while the trace
+# grew, ended by itself at the FINAL blocks, and its last report is the one
+# a run on the finished file prints.
+follow_name="e2e: traceanalyze --follow beside tracedaemon ends with the finished file's report"
+if [[ ! -f $out/follow.status ]]; then
+	t_fail "$follow_name" "the guest left no follow.status"
+else
+	follow_ta=$(cd "$build" && pwd)/bin/traceanalyze
+	(cd "$out" && "$follow_ta" -a -s follow.trace follow.proc >follow.plain 2>follow.plain.err)
+	follow_reports=$(grep -c '^### ' "$out/follow.out")
+	follow_last=$(grep '^### ' "$out/follow.out" | tail -n 1)
+	if [[ $(cat "$out/follow.status") != 0 ]]; then
+		t_fail "$follow_name" "exit status $(cat "$out/follow.status"): $(head -c 300 "$out/follow.err")"
+	elif ((follow_reports < 2)); then
+		t_fail "$follow_name" "$follow_reports report(s): it did not see the trace grow"
+	elif [[ $follow_last != "### follow.trace: final report (every CPU wrote its final block)" ]]; then
+		t_fail "$follow_name" "last heading: $follow_last"
+	elif ! awk '/^### /{buf=""; next} {buf=buf $0 "\n"} END{printf "%s", buf}' "$out/follow.out" |
+		cmp -s - "$out/follow.plain"; then
+		t_fail "$follow_name" "the last report differs from traceanalyze -a -s on the host"
+	else
+		t_pass "$follow_name ($follow_reports reports)"
+	fi
+fi
 
 python3 tests/e2e/check_accuracy.py "$out" "$build" >"$out/accuracy.txt"
 vm_import "$out/accuracy.txt"
