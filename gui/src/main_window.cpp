@@ -77,6 +77,9 @@ MainWindow::MainWindow() {
     cancel_m.signal_clicked().connect([this] { job_m.cancel(); });
     statusBar_m.set_margin(4);
     statusBar_m.append(status_m);
+    window_m.set_selectable(true);
+    window_m.set_tooltip_text("Visible time window (seconds since the trace start)");
+    statusBar_m.append(window_m);
     statusBar_m.append(progress_m);
     statusBar_m.append(cancel_m);
     root_m.append(statusBar_m);
@@ -84,6 +87,9 @@ MainWindow::MainWindow() {
     setStatus("No trace open");
 
     graph_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &graph_m); });
+    graph_m.signalViewChanged().connect([this](std::uint64_t b, std::uint64_t e) {
+        window_m.set_text("(" + ltt::formatSeconds(b) + ", " + ltt::formatSeconds(e) + ")");
+    });
     raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
     raw_m.signalFilterRequested().connect([this](EventFilter f) { runFilter(f); });
     process_m.signalPidSelected().connect([this](std::int32_t pid) {
@@ -121,6 +127,22 @@ void MainWindow::buildMenu() {
     view->append("Zoom _in", "win.zoom-in");
     view->append("Zoom _out", "win.zoom-out");
     view->append("Zoom to _fit", "win.zoom-fit");
+    // LTT §3.5: select the events to present and those to ignore.
+    auto kinds = Gio::Menu::create();
+    for (std::size_t k = 0; k < ltt::kGraphEventKinds; ++k) {
+        const auto kind = static_cast<ltt::GraphEventKind>(k);
+        const std::string name = "kind-" + std::to_string(k);
+        kinds->append(std::string(ltt::graphEventKindName(kind)), "win." + name);
+        auto action = Gio::SimpleAction::create_bool(name, true);
+        action->signal_activate().connect([this, action, kind](const Glib::VariantBase&) {
+            bool on = true;
+            action->get_state(on);
+            action->change_state(!on);
+            graph_m.setKindVisible(kind, !on);
+        });
+        add_action(action);
+    }
+    view->append_submenu("Event _kinds", kinds);
     view->append("_Event Graph", "win.tab::0");
     view->append("_Process analysis", "win.tab::1");
     view->append("_Raw Trace", "win.tab::2");
@@ -143,6 +165,7 @@ void MainWindow::buildMenu() {
         raw_m.setDocument(nullptr);
         doc_m.reset();
         selected_m.reset();
+        window_m.set_text("");
         setStatus("No trace open");
     });
     add_action("quit", [this] { close(); });

@@ -60,6 +60,8 @@ public:
     RawTraceView& rawView() { return raw_m; }
     Gtk::Entry& searchEntry() { return search_m; }
     Gtk::Label& statusLabel() { return status_m; }
+    // The visible time window "(t1, t2)", in seconds since the trace start.
+    Gtk::Label& windowLabel() { return window_m; }
     bool busy() const { return job_m.busy(); }
     // What the status bar's Cancel button does.
     void cancelJob() { job_m.cancel(); }
@@ -88,6 +90,7 @@ private:
     RawTraceView raw_m;
     Gtk::Box statusBar_m{Gtk::Orientation::HORIZONTAL, 6};
     Gtk::Label status_m;
+    Gtk::Label window_m;
     Gtk::ProgressBar progress_m;
     Gtk::Button cancel_m{"Cancel"};
     Gtk::Entry gotoEvent_m, gotoTime_m, search_m;
