@@ -231,6 +231,7 @@ void EventGraphView::requestExact(const ExactKey& key) {
     if (exactThread_m.joinable())
         exactThread_m.join();
     exactBusy_m = true;
+    exactStart_m = std::chrono::steady_clock::now();
     exactWanted_m.reset();
     const ltt::EventGraph* g = &doc_m->graph();
     exactThread_m = std::thread([this, g, key] {
@@ -255,6 +256,7 @@ void EventGraphView::exactFinished() {
             exact_m = std::move(exactDone_m);
     }
     exactBusy_m = false;
+    refinedSignal_m.emit(std::chrono::steady_clock::now() - exactStart_m);
     if (exactWanted_m && !(exact_m && exact_m->key == *exactWanted_m)) {
         auto want = *exactWanted_m;
         requestExact(want);
@@ -715,6 +717,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     // Bin every visible row once (or show the summary while the worker
     // re-reads a large window).
     lastRefining_m = !computeColumns({begin_m, end_m, columns, visible});
+    refiningPaints_m += lastRefining_m;
     cpuArea_m.queue_draw();
 
     // Vertical lines: in each column, join the rows control moved between.
@@ -1139,12 +1142,18 @@ void EventGraphView::drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, in
             cr->rectangle(x, height - 1 - f * (height - 2), 1, f * (height - 2));
     }
     cr->fill();
-    cr->set_source_rgb(0.3, 0.3, 0.3);
     cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
                          Cairo::ToyFontFace::Weight::NORMAL);
     cr->set_font_size(9);
-    cr->move_to(3, 10);
-    cr->show_text("CPU utilisation (" + std::to_string(g.cpuCount()) + " CPUs)");
+    const std::string title = "CPU utilisation (" + std::to_string(g.cpuCount()) + " CPUs)";
+    Cairo::TextExtents ext;
+    cr->get_text_extents(title, ext);
+    cr->set_source_rgba(1, 1, 1, 0.85);
+    cr->rectangle(2, 1, ext.x_advance + 6, 12);
+    cr->fill();
+    cr->set_source_rgb(0.2, 0.2, 0.2);
+    cr->move_to(5, 10);
+    cr->show_text(title);
 }
 
 } // namespace traceview

@@ -58,6 +58,9 @@ public:
     sigc::signal<void(std::uint64_t)>& signalEventSelected() { return selectedSignal_m; }
     // Emitted after every paint with the time the paint took.
     sigc::signal<void(std::chrono::nanoseconds)>& signalPainted() { return paintedSignal_m; }
+    // Emitted when the worker's exact columns arrive, with the time from
+    // the request (the summary was on screen meanwhile).
+    sigc::signal<void(std::chrono::nanoseconds)>& signalRefined() { return refinedSignal_m; }
     // Emitted whenever the visible window changes (begin, end).
     sigc::signal<void(std::uint64_t, std::uint64_t)>& signalViewChanged() { return viewSignal_m; }
 
@@ -80,6 +83,8 @@ public:
     // computed (see the top of this file), and whether that work is pending.
     bool lastPaintRefining() const { return lastRefining_m; }
     bool refining() const { return exactBusy_m; }
+    // Paints that showed the summary while the worker computed (statistics).
+    std::size_t refiningPaints() const { return refiningPaints_m; }
     Gtk::DrawingArea& cpuArea() { return cpuArea_m; }
     Gtk::DrawingArea& utilisationArea() { return util_m; }
     // The utilisation strip's figures: busy CPU time per column over the
@@ -87,7 +92,7 @@ public:
     const std::vector<std::uint64_t>& utilisationBusy() const { return busy_m; }
     // Events past which a paint hands the re-read to the worker thread
     // (settable for tests).
-    static constexpr std::uint64_t kSyncReread = 40000;
+    static constexpr std::uint64_t kSyncReread = 15000;
     void setSyncReread(std::uint64_t events) {
         syncReread_m = events;
         colsKey_m.reset();
@@ -177,6 +182,7 @@ private:
     std::array<std::size_t, ltt::kGraphEventKinds> lastByKind_m{};
     std::uint16_t hiddenKinds_m = 0;
     bool lastRefining_m = false;
+    std::size_t refiningPaints_m = 0;
     std::uint64_t syncReread_m = kSyncReread;
     std::size_t lastCpuLabels_m = 0;
     Gtk::Paned split_m{Gtk::Orientation::VERTICAL};
@@ -192,6 +198,8 @@ private:
     std::shared_ptr<ExactColumns> exact_m;     // the last exact columns (UI thread)
     std::optional<ExactKey> exactWanted_m;
     bool exactBusy_m = false;
+    std::chrono::steady_clock::time_point exactStart_m;
+    sigc::signal<void(std::chrono::nanoseconds)> refinedSignal_m;
     Glib::Dispatcher exactDispatch_m;
     sigc::signal<void(std::uint64_t, std::uint64_t)> viewSignal_m;
     sigc::signal<void(std::uint64_t)> selectedSignal_m;

@@ -77,8 +77,20 @@ MainWindow::MainWindow() {
     cancel_m.signal_clicked().connect([this] { job_m.cancel(); });
     statusBar_m.set_margin(4);
     statusBar_m.append(status_m);
-    window_m.set_selectable(true);
     window_m.set_tooltip_text("Visible time window (seconds since the trace start)");
+    window_m.set_content_width(300);
+    window_m.set_content_height(18);
+    window_m.set_valign(Gtk::Align::CENTER);
+    window_m.set_draw_func([this](const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
+        cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                             Cairo::ToyFontFace::Weight::NORMAL);
+        cr->set_font_size(13);
+        Cairo::TextExtents ext;
+        cr->get_text_extents(windowText_m, ext);
+        cr->set_source_rgb(0.1, 0.1, 0.1);
+        cr->move_to(width - ext.x_advance - 4, height / 2.0 + 4.5);
+        cr->show_text(windowText_m);
+    });
     statusBar_m.append(window_m);
     statusBar_m.append(progress_m);
     statusBar_m.append(cancel_m);
@@ -88,7 +100,8 @@ MainWindow::MainWindow() {
 
     graph_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &graph_m); });
     graph_m.signalViewChanged().connect([this](std::uint64_t b, std::uint64_t e) {
-        window_m.set_text("(" + ltt::formatSeconds(b) + ", " + ltt::formatSeconds(e) + ")");
+        windowText_m = "(" + ltt::formatSeconds(b) + ", " + ltt::formatSeconds(e) + ")";
+        window_m.queue_draw();
     });
     raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
     raw_m.signalFilterRequested().connect([this](EventFilter f) { runFilter(f); });
@@ -165,7 +178,8 @@ void MainWindow::buildMenu() {
         raw_m.setDocument(nullptr);
         doc_m.reset();
         selected_m.reset();
-        window_m.set_text("");
+        windowText_m.clear();
+        window_m.queue_draw();
         setStatus("No trace open");
     });
     add_action("quit", [this] { close(); });

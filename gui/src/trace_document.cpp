@@ -94,6 +94,12 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
             }
         }
     }
+    // A short trace is read before the loop checks again: a Cancel pressed
+    // meanwhile still cancels.
+    if (progress.cancelled()) {
+        error = "cancelled";
+        return nullptr;
+    }
     if (c.error())
         impl->warnings.push_back(c.error()->str());
     impl->events = n;
