@@ -64,7 +64,8 @@ else
 	t_fail "self test ran to the end (exit 0)" "exit status $rc: $(grep -v '^ok' "$log" | tail -n 5)"
 fi
 
-for shot in event-graph event-graph-zoomed event-graph-selected process-analysis raw-trace \
+for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
+	cpu-view process-analysis process-selection time-breakdown raw-trace \
 	raw-trace-filtered; do
 	f=$out/$shot.png
 	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
