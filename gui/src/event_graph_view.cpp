@@ -997,26 +997,12 @@ void taskColour(std::int32_t pid, double& r, double& g, double& b) {
     const double s = 0.45 + double(h & 0x3f) / 256.0, v = 0.85;
     const int i = int(hue);
     const double f = hue - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
-    switch (i % 6) {
-    case 0:
-        r = v, g = t, b = p;
-        break;
-    case 1:
-        r = q, g = v, b = p;
-        break;
-    case 2:
-        r = p, g = v, b = t;
-        break;
-    case 3:
-        r = p, g = q, b = v;
-        break;
-    case 4:
-        r = t, g = p, b = v;
-        break;
-    default:
-        r = v, g = p, b = q;
-        break;
-    }
+    // HSV to RGB: the sextant of the hue picks which of v, p, q, t each
+    // channel takes.
+    const double rgb[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+    r = rgb[i % 6][0];
+    g = rgb[i % 6][1];
+    b = rgb[i % 6][2];
 }
 } // namespace
 
