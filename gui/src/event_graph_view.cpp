@@ -469,6 +469,7 @@ void EventGraphView::selectEvent(std::optional<std::uint64_t> index) {
         }
     }
     area_m.queue_draw();
+    cpuArea_m.queue_draw(); // its selection line
 }
 
 std::size_t EventGraphView::visibleProcessRows() const {
@@ -718,7 +719,6 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     // re-reads a large window).
     lastRefining_m = !computeColumns({begin_m, end_m, columns, visible});
     refiningPaints_m += lastRefining_m;
-    cpuArea_m.queue_draw();
 
     // Vertical lines: in each column, join the rows control moved between.
     cr->set_source_rgb(0.25, 0.25, 0.25);
