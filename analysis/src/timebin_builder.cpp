@@ -27,7 +27,10 @@ struct EventGraphBuilder::State {
     std::vector<std::uint64_t> firstIndex;
     std::vector<GraphEventKind> kind;
     std::vector<std::uint8_t> changes;
+    std::vector<std::uint16_t> kinds;
     std::vector<std::uint8_t> touched;
+    // Per CPU: time of its last record (busy time runs from there).
+    std::vector<std::uint64_t> lastNs;
     std::vector<std::uint32_t> touchedRows;
 
     void addRow(GraphRow r) {
@@ -38,6 +41,7 @@ struct EventGraphBuilder::State {
         firstIndex.push_back(0);
         kind.push_back(GraphEventKind::Other);
         changes.push_back(0);
+        kinds.push_back(0);
         touched.push_back(0);
     }
     void ensureRows() {
@@ -77,15 +81,17 @@ struct EventGraphBuilder::State {
     void openBin(std::uint64_t index) {
         g.binEntry_m.push_back(std::uint32_t(g.entries_m.size()));
         g.binIndex_m.push_back(index);
+        g.busy_m.push_back(0);
         checkpoint();
     }
     void closeBin() {
         const std::uint64_t base = g.binIndex_m[cur];
         for (std::uint32_t r : touchedRows) {
             g.entries_m.push_back({r, count[r], count[r] ? std::uint32_t(firstIndex[r] - base) : 0,
-                                   kind[r], changes[r], ctl.inControl[r]});
+                                   kind[r], changes[r], ctl.inControl[r], kinds[r]});
             count[r] = 0;
             changes[r] = 0;
+            kinds[r] = 0;
             touched[r] = 0;
         }
         touchedRows.clear();
@@ -118,6 +124,7 @@ struct EventGraphBuilder::State {
                     }
                     m.count += x.count;
                     m.changes |= x.changes;
+                    m.kinds |= x.kinds;
                     m.endCount = x.endCount;
                 }
             }
@@ -140,6 +147,7 @@ struct EventGraphBuilder::State {
                 }
                 count[r] += x.count;
                 changes[r] |= x.changes;
+                kinds[r] |= x.kinds;
                 touch(r);
             }
         }
@@ -163,12 +171,31 @@ struct EventGraphBuilder::State {
             ckSavedAt.push_back(std::uint32_t(ckSaved.size()));
         }
         g.binIndex_m = std::move(binIndex);
+        std::vector<std::uint64_t> busy(bins, 0);
+        for (std::size_t b = 0; b < g.busy_m.size(); ++b)
+            busy[b / 2] += g.busy_m[b];
+        g.busy_m = std::move(busy);
         g.ckCpu_m = std::move(ckCpu);
         g.ckCpuAt_m = std::move(ckCpuAt);
         g.ckSaved_m = std::move(ckSaved);
         g.ckSavedAt_m = std::move(ckSavedAt);
         g.width_m *= 2;
         cur /= 2;
+    }
+
+    // Busy CPU time [from, to) into the bins it spans.
+    void addBusy(std::uint64_t from, std::uint64_t to) {
+        const std::uint64_t w = g.width_m;
+        from = std::max(from, g.start_m);
+        while (from < to) {
+            const std::uint64_t b = (from - g.start_m) / w;
+            if (b >= g.busy_m.size())
+                break;
+            const std::uint64_t binEnd = g.start_m + (b + 1) * w;
+            const std::uint64_t upTo = std::min(to, binEnd);
+            g.busy_m[b] += upTo - from;
+            from = upTo;
+        }
     }
 
     // Sink of the builder's control step: the open bin's counters.
@@ -183,6 +210,7 @@ struct EventGraphBuilder::State {
                 s.firstIndex[row] = ev.index;
                 s.kind[row] = k;
             }
+            s.kinds[row] |= std::uint16_t(1u << unsigned(k));
             s.touch(row);
             ++s.g.rowMarkers_m[row];
             ++s.g.events_m;
@@ -219,6 +247,16 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
         ++s.cur;
         s.openBin(ev.index);
     }
+    // The time since the CPU's last record was busy unless the CPU was idle
+    // (or its state unknown, or events were lost in between).
+    if (ev.cpu < s.ctl.cpus.size()) {
+        const Cpu& cpu = s.ctl.cpus[ev.cpu];
+        if (cpu.known && cpu.row != kIdleRow && ev.event != LTT_EV_LOST)
+            s.addBusy(s.lastNs[ev.cpu], ev.timeNs);
+    }
+    if (s.lastNs.size() <= ev.cpu)
+        s.lastNs.resize(ev.cpu + 1u, 0);
+    s.lastNs[ev.cpu] = std::max(s.lastNs[ev.cpu], ev.timeNs);
     State::Sink sink{s};
     s.ctl.step(
         ev, [&s](std::int32_t pid) { return s.rowFor(pid); }, sink);
@@ -269,6 +307,8 @@ EventGraph EventGraphBuilder::finish(std::uint64_t endNs,
         e.row = newRow[e.row];
     out.binEntry_m = std::move(g.binEntry_m);
     out.binIndex_m = std::move(g.binIndex_m);
+    out.busy_m = std::move(g.busy_m);
+    out.busy_m.resize(out.binCount(), 0);
     out.ckCpu_m = std::move(g.ckCpu_m);
     for (auto& c : out.ckCpu_m) {
         c.row = newRow[c.row];

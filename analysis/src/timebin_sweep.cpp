@@ -14,6 +14,7 @@ void GraphSweep::columns(const EventGraph& g, std::uint64_t begin, std::uint64_t
         o->firstEvent.assign(columns, -1);
         o->firstKind.assign(columns, GraphEventKind::Other);
         o->eventCount.assign(columns, 0);
+        o->kinds.assign(columns, 0);
     }
     if (columns == 0 || end <= begin || g.rows_m.empty())
         return;
@@ -71,6 +72,7 @@ void GraphSweep::columns(const EventGraph& g, std::uint64_t begin, std::uint64_t
                 return;
             if (const std::int32_t k = slotOf[row]; k >= 0) {
                 RowBins& o = *outs[std::size_t(k)];
+                o.kinds[c] |= std::uint16_t(1u << unsigned(kind));
                 if (o.eventCount[c]++ == 0) {
                     o.firstEvent[c] = std::int64_t(ev.index);
                     o.firstKind[c] = kind;
@@ -107,6 +109,7 @@ void GraphSweep::columns(const EventGraph& g, std::uint64_t begin, std::uint64_t
                                 o.firstKind[c] = e.kind;
                             }
                             o.eventCount[c] += e.count;
+                            o.kinds[c] |= e.kinds;
                         }
                     }
                     s.ctl.inControl[e.row] = e.endCount;

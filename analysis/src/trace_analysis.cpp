@@ -813,4 +813,39 @@ bool TraceAnalysis::run(const std::function<bool(double)>& progress) {
     return !error_m;
 }
 
+void addStats(ProcessStats& into, const ProcessStats& from) {
+    into.syscalls += from.syscalls;
+    into.traps += from.traps;
+    into.bytesRead += from.bytesRead;
+    into.bytesWritten += from.bytesWritten;
+    into.userNs += from.userNs;
+    into.runningNs += from.runningNs;
+    into.syscallNs += from.syscallNs;
+    into.trapNs += from.trapNs;
+    into.irqNs += from.irqNs;
+    into.ioWaitNs += from.ioWaitNs;
+    into.sleepNs += from.sleepNs;
+    into.preemptedNs += from.preemptedNs;
+    into.schedDelayNs += from.schedDelayNs;
+    into.maxDelayNs = std::max(into.maxDelayNs, from.maxDelayNs);
+    into.maxSliceNs = std::max(into.maxSliceNs, from.maxSliceNs);
+    into.schedIn += from.schedIn;
+    into.wakeups += from.wakeups;
+    for (const SyscallStats& s : from.syscallTable) {
+        SyscallStats& t = into.syscallTable.entry(into.syscallTable.use(s.slot));
+        if (t.timed == 0) {
+            t.minNs = s.minNs;
+            t.maxNs = s.maxNs;
+        } else if (s.timed) {
+            t.minNs = std::min(t.minNs, s.minNs);
+            t.maxNs = std::max(t.maxNs, s.maxNs);
+        }
+        t.slot = s.slot;
+        t.count += s.count;
+        t.timed += s.timed;
+        t.totalNs += s.totalNs;
+        t.errors += s.errors;
+    }
+}
+
 } // namespace ltt

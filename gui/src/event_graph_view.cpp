@@ -2,8 +2,10 @@
 #include "event_graph_view.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace traceview {
 
@@ -49,13 +51,55 @@ EventGraphView::EventGraphView() : Gtk::Box(Gtk::Orientation::VERTICAL) {
     area_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawGraph));
     graphRow_m.append(area_m);
     graphRow_m.append(vscroll_m);
-    append(graphRow_m);
+    // The CPU view shares the graph's time axis and label column.
+    cpuArea_m.set_hexpand(true);
+    cpuArea_m.set_content_height(4 * kCpuRowHeight + 6);
+    cpuArea_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawCpus));
+    cpuArea_m.set_has_tooltip(true);
+    cpuArea_m.signal_query_tooltip().connect(
+        [this](int x, int y, bool, const Glib::RefPtr<Gtk::Tooltip>& tip) {
+            if (!doc_m || x < kLabelWidth || y < 3)
+                return false;
+            const auto cpu = std::size_t((y - 3) / kCpuRowHeight);
+            const std::int32_t pid = cpuTaskAtX(cpu, x - kLabelWidth);
+            if (pid < 0)
+                return false;
+            tip->set_text("CPU " + std::to_string(cpu) + ": " +
+                          (pid == 0 ? std::string("idle") : doc_m->processName(pid)) + " (" +
+                          std::to_string(pid) + ")");
+            return true;
+        },
+        false);
+    // A click on a CPU row selects that CPU's first event at or after the
+    // time clicked, as a click in the graph does.
+    auto cpuClick = Gtk::GestureClick::create();
+    cpuClick->signal_released().connect([this](int, double x, double y) {
+        if (!doc_m || !doc_m->ready() || x < kLabelWidth || y < 3)
+            return;
+        const auto cpu = unsigned((y - 3) / kCpuRowHeight);
+        if (auto idx = doc_m->eventOnCpuAt(cpu, xToTime(x - kLabelWidth))) {
+            selectEvent(*idx);
+            selectedSignal_m.emit(*idx);
+        }
+    });
+    cpuArea_m.add_controller(cpuClick);
+    split_m.set_start_child(graphRow_m);
+    split_m.set_end_child(cpuArea_m);
+    split_m.set_resize_end_child(false);
+    split_m.set_shrink_end_child(true);
+    split_m.set_vexpand(true);
+    append(split_m);
     append(hscroll_m);
 
     overview_m.set_content_height(44);
     overview_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawOverview));
     overview_m.set_tooltip_text("Overview of the whole trace: click or drag to move the view");
     append(overview_m);
+    util_m.set_content_height(28);
+    util_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawUtilisation));
+    util_m.set_tooltip_text("CPU utilisation over the whole trace (share of the CPUs' time out "
+                            "of the idle task)");
+    append(util_m);
     legend_m.set_content_height(24);
     legend_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawLegend));
     append(legend_m);
@@ -161,6 +205,148 @@ EventGraphView::EventGraphView() : Gtk::Box(Gtk::Orientation::VERTICAL) {
         moveTo(sx + dx);
     });
     overview_m.add_controller(odrag);
+    exactDispatch_m.connect(sigc::mem_fun(*this, &EventGraphView::exactFinished));
+}
+
+EventGraphView::~EventGraphView() {
+    stopExact();
+}
+
+void EventGraphView::stopExact() {
+    // The worker reads the document's graph: wait for it (at most one
+    // window's re-read) before the document goes.
+    if (exactThread_m.joinable())
+        exactThread_m.join();
+    std::lock_guard lock(exactLock_m);
+    exactDone_m.reset();
+    exact_m.reset();
+    exactWanted_m.reset();
+    exactBusy_m = false;
+}
+
+void EventGraphView::requestExact(const ExactKey& key) {
+    exactWanted_m = key;
+    if (exactBusy_m)
+        return; // exactFinished() starts the latest request
+    if (exactThread_m.joinable())
+        exactThread_m.join();
+    exactBusy_m = true;
+    exactStart_m = std::chrono::steady_clock::now();
+    exactWanted_m.reset();
+    const ltt::EventGraph* g = &doc_m->graph();
+    exactThread_m = std::thread([this, g, key] {
+        auto out = std::make_shared<ExactColumns>();
+        out->key = key;
+        g->binRows(key.rows, key.begin, key.end, key.columns, out->bins);
+        g->cpuTasks(key.begin, key.end, key.columns, out->cpus);
+        {
+            std::lock_guard lock(exactLock_m);
+            exactDone_m = std::move(out);
+        }
+        exactDispatch_m.emit();
+    });
+}
+
+void EventGraphView::exactFinished() {
+    if (exactThread_m.joinable())
+        exactThread_m.join();
+    {
+        std::lock_guard lock(exactLock_m);
+        if (exactDone_m)
+            exact_m = std::move(exactDone_m);
+    }
+    exactBusy_m = false;
+    refinedSignal_m.emit(std::chrono::steady_clock::now() - exactStart_m);
+    if (exactWanted_m && !(exact_m && exact_m->key == *exactWanted_m)) {
+        auto want = *exactWanted_m;
+        requestExact(want);
+    }
+    exactWanted_m.reset();
+    colsKey_m.reset();
+    area_m.queue_draw();
+    cpuArea_m.queue_draw();
+}
+
+bool EventGraphView::computeColumns(const ExactKey& key) {
+    if (colsKey_m && *colsKey_m == key)
+        return colsExact_m;
+    const auto& g = doc_m->graph();
+    colsKey_m = key;
+    if (exact_m && exact_m->key == key) {
+        bins_m = exact_m->bins;
+        cpuCols_m = exact_m->cpus;
+        return colsExact_m = true;
+    }
+    if (g.rereadEstimate(key.begin, key.end, key.columns) <= syncReread_m) {
+        g.binRows(key.rows, key.begin, key.end, key.columns, bins_m);
+        g.cpuTasks(key.begin, key.end, key.columns, cpuCols_m);
+        return colsExact_m = true;
+    }
+    // Too many events to re-read within a frame: the summary's bins (one
+    // per coarse column, nothing re-read) stretched over the columns, until
+    // the worker has the exact ones.
+    const std::uint64_t w = g.binWidthNs(), lo = g.startNs();
+    const std::uint64_t b0 = (std::max(key.begin, lo) - lo) / w;
+    const std::uint64_t b1 = std::max(b0 + 1, (key.end - lo + w - 1) / w);
+    const auto nb = unsigned(b1 - b0);
+    const std::uint64_t cb = lo + b0 * w, ce = lo + b1 * w;
+    std::vector<ltt::RowBins> coarse;
+    std::vector<std::vector<std::int32_t>> coarseCpu;
+    g.binRows(key.rows, cb, ce, nb, coarse);
+    g.cpuTasks(cb, ce, nb, coarseCpu);
+    bins_m.resize(coarse.size());
+    for (std::size_t r : key.rows) {
+        ltt::RowBins& o = bins_m[r];
+        o.control.assign(key.columns, 0);
+        o.firstEvent.assign(key.columns, -1);
+        o.firstKind.assign(key.columns, GraphEventKind::Other);
+        o.eventCount.assign(key.columns, 0);
+        o.kinds.assign(key.columns, 0);
+    }
+    cpuCols_m.assign(coarseCpu.size(), std::vector<std::int32_t>(key.columns, -1));
+    std::uint64_t last = ~0ull;
+    for (unsigned c = 0; c < key.columns; ++c) {
+        const std::uint64_t t = ltt::EventGraph::columnStart(key.begin, key.end, key.columns, c);
+        const std::uint64_t j = std::min<std::uint64_t>(nb - 1, (std::max(t, cb) - cb) / w);
+        const bool firstOfBin = j != last;
+        last = j;
+        for (std::size_t r : key.rows) {
+            const ltt::RowBins& in = coarse[r];
+            ltt::RowBins& o = bins_m[r];
+            o.control[c] = in.control[j] & ~RowBins::kControlChanges;
+            if (firstOfBin) {
+                o.control[c] = in.control[j];
+                o.firstEvent[c] = in.firstEvent[j];
+                o.firstKind[c] = in.firstKind[j];
+                o.eventCount[c] = in.eventCount[j];
+                o.kinds[c] = in.kinds[j];
+            }
+        }
+        for (std::size_t k = 0; k < coarseCpu.size(); ++k)
+            cpuCols_m[k][c] = coarseCpu[k][j];
+    }
+    requestExact(key);
+    return colsExact_m = false;
+}
+
+void EventGraphView::setKindVisible(GraphEventKind kind, bool visible) {
+    const auto bit = std::uint16_t(1u << unsigned(kind));
+    hiddenKinds_m =
+        visible ? std::uint16_t(hiddenKinds_m & ~bit) : std::uint16_t(hiddenKinds_m | bit);
+    area_m.queue_draw();
+    legend_m.queue_draw();
+}
+
+std::int32_t EventGraphView::cpuTaskAtX(std::size_t cpu, double x) const {
+    if (cpu >= cpuCols_m.size() || x < 0)
+        return -1;
+    const auto c = std::size_t(x);
+    return c < cpuCols_m[cpu].size() ? cpuCols_m[cpu][c] : -1;
+}
+
+void EventGraphView::viewChanged() {
+    cpuArea_m.queue_draw();
+    viewSignal_m.emit(begin_m, end_m);
 }
 
 void EventGraphView::setDocument(const TraceDocument* doc) {
@@ -171,12 +357,22 @@ void EventGraphView::setDocument(const TraceDocument* doc) {
     highlightRow_m.reset();
     firstRow_m = 0;
     densityWidth_m = -1;
+    busyWidth_m = -1;
+    stopExact();
+    colsKey_m.reset();
     bins_m.clear();
+    cpuCols_m.clear();
+    if (doc_m) {
+        const auto cpus = int(std::max<std::size_t>(1, doc_m->graph().cpuCount()));
+        cpuArea_m.set_content_height(std::min(cpus, 16) * kCpuRowHeight + 6);
+    }
     if (doc_m)
         zoomToFit();
     else
         area_m.queue_draw();
     overview_m.queue_draw();
+    util_m.queue_draw();
+    cpuArea_m.queue_draw();
 }
 
 void EventGraphView::setView(std::uint64_t begin, std::uint64_t end, bool cover) {
@@ -202,6 +398,7 @@ void EventGraphView::setView(std::uint64_t begin, std::uint64_t end, bool cover)
     syncScrollbars();
     area_m.queue_draw();
     overview_m.queue_draw();
+    viewChanged();
 }
 
 void EventGraphView::zoom(double factor) {
@@ -272,6 +469,7 @@ void EventGraphView::selectEvent(std::optional<std::uint64_t> index) {
         }
     }
     area_m.queue_draw();
+    cpuArea_m.queue_draw(); // its selection line
 }
 
 std::size_t EventGraphView::visibleProcessRows() const {
@@ -436,6 +634,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     cr->set_source_rgb(1, 1, 1);
     cr->paint();
     lastMarkers_m = lastTransitions_m = lastLabels_m = 0;
+    lastByKind_m.fill(0);
     if (!doc_m) {
         cr->set_source_rgb(0.4, 0.4, 0.4);
         cr->move_to(20, 40);
@@ -451,6 +650,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         snapWidth_m = gw;
         std::tie(begin_m, end_m) = g.alignedView(begin_m, end_m, unsigned(gw), snapCover_m);
         overview_m.queue_draw();
+        viewChanged();
     }
     syncScrollbars();
     const auto columns = static_cast<unsigned>(gw);
@@ -515,8 +715,10 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     cr->rectangle(kLabelWidth, kAxisHeight, gw, height - kAxisHeight);
     cr->clip();
 
-    // Bin every visible row once.
-    g.binRows(visible, begin_m, end_m, columns, bins_m);
+    // Bin every visible row once (or show the summary while the worker
+    // re-reads a large window).
+    lastRefining_m = !computeColumns({begin_m, end_m, columns, visible});
+    refiningPaints_m += lastRefining_m;
 
     // Vertical lines: in each column, join the rows control moved between.
     cr->set_source_rgb(0.25, 0.25, 0.25);
@@ -571,17 +773,23 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         cr->stroke();
     }
 
-    // Event markers, one per column at most, grouped by colour.
+    // Event markers, one per column at most, grouped by colour: the first
+    // marker's kind, or when that kind is hidden the first shown kind the
+    // column holds; a column holding only hidden kinds draws none.
     std::array<std::vector<std::pair<double, double>>, ltt::kGraphEventKinds> marks;
+    const auto shown = std::uint16_t(~hiddenKinds_m);
     for (std::size_t r : visible) {
         const auto& b = bins_m[r];
         double y = *yOfRow(r);
         double lastX = -10;
         for (unsigned c = 0; c < columns; ++c) {
-            if (b.firstEvent[c] < 0 || c - lastX < 5)
+            if (b.firstEvent[c] < 0 || c - lastX < 5 || !(b.kinds[c] & shown))
                 continue;
             lastX = c;
-            marks[static_cast<std::size_t>(b.firstKind[c])].emplace_back(kLabelWidth + c, y);
+            auto k = static_cast<std::size_t>(b.firstKind[c]);
+            if (!(shown & (1u << k)))
+                k = std::size_t(std::countr_zero(unsigned(b.kinds[c] & shown)));
+            marks[k].emplace_back(kLabelWidth + c, y);
         }
     }
     for (std::size_t k = 0; k < marks.size(); ++k) {
@@ -595,11 +803,13 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         cr->fill();
         lastMarkers_m += marks[k].size();
     }
+    for (std::size_t k = 0; k < marks.size(); ++k)
+        lastByKind_m[k] = marks[k].size();
 
     // Zoomed in far enough, label isolated events like LTT's graph did
     // ("SYSCALL : newstat"): the description's first field, where the next
     // marker of the row leaves room for it.
-    if (doc_m->ready() && lastMarkers_m <= 400) {
+    if (doc_m->ready() && !lastRefining_m && lastMarkers_m <= 400) {
         constexpr double kRoom = 90;
         cr->set_font_size(9);
         cr->set_source_rgb(0.25, 0.25, 0.25);
@@ -610,7 +820,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
             const auto& b = bins_m[r];
             double y = *yOfRow(r);
             for (unsigned c = 0; c < columns; ++c) {
-                if (b.firstEvent[c] < 0 || b.eventCount[c] != 1)
+                if (b.firstEvent[c] < 0 || b.eventCount[c] != 1 || !kindVisible(b.firstKind[c]))
                     continue;
                 unsigned n = c + 1;
                 while (n < columns && b.firstEvent[n] < 0 && n - c < kRoom)
@@ -672,6 +882,12 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         cr->fill();
     }
     cr->restore();
+    if (lastRefining_m) {
+        cr->set_source_rgba(0.2, 0.2, 0.2, 0.8);
+        cr->set_font_size(10);
+        cr->move_to(width - 70, kAxisHeight - 8);
+        cr->show_text("refining…");
+    }
 
     paintedSignal_m.emit(std::chrono::steady_clock::now() - t0);
 }
@@ -751,9 +967,19 @@ void EventGraphView::drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int wid
         double r, g, b;
         kindColour(kind, r, g, b);
         cr->set_source_rgb(r, g, b);
-        cr->rectangle(x, 7, 8, 8);
-        cr->fill();
-        cr->set_source_rgb(0.1, 0.1, 0.1);
+        // A hidden kind: an empty box and a grey name.
+        const bool on = kindVisible(kind);
+        cr->rectangle(x + 0.5, 7.5, 7, 7);
+        if (on) {
+            cr->fill();
+        } else {
+            cr->set_line_width(1);
+            cr->stroke();
+        }
+        if (on)
+            cr->set_source_rgb(0.1, 0.1, 0.1);
+        else
+            cr->set_source_rgb(0.6, 0.6, 0.6);
         cr->move_to(x + 11, 16);
         std::string name(ltt::graphEventKindName(kind));
         cr->show_text(name);
@@ -761,6 +987,159 @@ void EventGraphView::drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int wid
         cr->get_text_extents(name, ext);
         x += 20 + ext.x_advance;
     }
+}
+
+namespace {
+// A colour per task, stable across paints: the pid's hash picks the hue.
+void taskColour(std::int32_t pid, double& r, double& g, double& b) {
+    std::uint32_t h = std::uint32_t(pid) * 2654435761u;
+    const double hue = double(h >> 8 & 0xffff) / 65536.0 * 6.0;
+    const double s = 0.45 + double(h & 0x3f) / 256.0, v = 0.85;
+    const int i = int(hue);
+    const double f = hue - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+    // HSV to RGB: the sextant of the hue picks which of v, p, q, t each
+    // channel takes.
+    const double rgb[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+    r = rgb[i % 6][0];
+    g = rgb[i % 6][1];
+    b = rgb[i % 6][2];
+}
+} // namespace
+
+void EventGraphView::drawCpus(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
+    cr->set_source_rgb(1, 1, 1);
+    cr->paint();
+    lastCpuLabels_m = 0;
+    if (!doc_m)
+        return;
+    const int gw = area_m.get_width() - kLabelWidth;
+    if (gw <= 0)
+        return;
+    // The graph's paint computes the columns; the CPU view draws the same
+    // window (a paint of its own only when the graph has not painted it).
+    std::vector<std::size_t> visible;
+    for (std::size_t r = 0; r < doc_m->graph().rows().size(); ++r)
+        if (yOfRow(r))
+            visible.push_back(r);
+    computeColumns({begin_m, end_m, unsigned(gw), visible});
+    cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                         Cairo::ToyFontFace::Weight::NORMAL);
+    cr->set_line_width(1);
+    cr->set_source_rgb(0.6, 0.6, 0.6);
+    cr->move_to(0, 0.5);
+    cr->line_to(width, 0.5);
+    cr->move_to(kLabelWidth - 0.5, 0);
+    cr->line_to(kLabelWidth - 0.5, height);
+    cr->stroke();
+    // Stretches of one task, filled one colour at a time (zoomed out a row
+    // changes task at most columns; a fill per stretch would cost more than
+    // the graph's whole paint).
+    const double top = 3;
+    struct Stretch {
+        double x, y, w;
+    };
+    std::unordered_map<std::int32_t, std::vector<Stretch>> byTask;
+    std::vector<Stretch> idle;
+    std::vector<std::pair<Stretch, std::int32_t>> named; // wide enough for a name
+    cr->set_font_size(11);
+    cr->set_source_rgb(0.1, 0.1, 0.1);
+    for (std::size_t cpu = 0; cpu < cpuCols_m.size(); ++cpu) {
+        const double y = top + double(cpu) * kCpuRowHeight;
+        if (y + kCpuRowHeight > height + 1)
+            break;
+        cr->move_to(6, y + kCpuRowHeight - 5);
+        cr->show_text("CPU " + std::to_string(cpu));
+        const auto& col = cpuCols_m[cpu];
+        unsigned c = 0;
+        const auto n = unsigned(std::min<std::size_t>(col.size(), std::size_t(gw)));
+        while (c < n) {
+            const std::int32_t pid = col[c];
+            unsigned e = c + 1;
+            while (e < n && col[e] == pid)
+                ++e;
+            const Stretch st{double(kLabelWidth + c), y, double(e - c)};
+            if (pid > 0) {
+                byTask[pid].push_back(st);
+                // No name fits in fewer than 40 pixels.
+                if (e - c >= 40)
+                    named.emplace_back(st, pid);
+            } else if (pid == 0) {
+                idle.push_back(st);
+            }
+            c = e;
+        }
+    }
+    for (const auto& [pid, stretches] : byTask) {
+        double r, g, b;
+        taskColour(pid, r, g, b);
+        cr->set_source_rgb(r, g, b);
+        for (const auto& st : stretches)
+            cr->rectangle(st.x, st.y + 1, st.w, kCpuRowHeight - 3);
+        cr->fill();
+    }
+    cr->set_source_rgb(0.90, 0.90, 0.90);
+    for (const auto& st : idle)
+        cr->rectangle(st.x, st.y + kCpuRowHeight / 2.0 - 1, st.w, 2);
+    cr->fill();
+    // Zoomed in, the task's name where its stretch has room.
+    cr->set_font_size(9);
+    cr->set_source_rgb(0.05, 0.05, 0.05);
+    for (const auto& [st, pid] : named) {
+        const std::string name = doc_m->processName(pid) + " " + std::to_string(pid);
+        Cairo::TextExtents ext;
+        cr->get_text_extents(name, ext);
+        if (ext.x_advance + 6 < st.w) {
+            cr->move_to(st.x + 3, st.y + kCpuRowHeight - 6);
+            cr->show_text(name);
+            ++lastCpuLabels_m;
+        }
+    }
+    // The selection, as in the graph.
+    if (selectedTime_m && *selectedTime_m >= begin_m && *selectedTime_m < end_m) {
+        const double x = kLabelWidth + timeToX(*selectedTime_m, gw);
+        cr->set_source_rgba(0.1, 0.3, 0.9, 0.8);
+        cr->move_to(std::floor(x) + 0.5, 0);
+        cr->line_to(std::floor(x) + 0.5, height);
+        cr->stroke();
+    }
+}
+
+void EventGraphView::drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, int width,
+                                     int height) {
+    cr->set_source_rgb(0.97, 0.97, 0.97);
+    cr->paint();
+    if (!doc_m || width <= 0)
+        return;
+    const auto& g = doc_m->graph();
+    // The overview's range: the whole trace in whole summary bins per pixel.
+    const auto [lo, hi] =
+        g.alignedView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), unsigned(width), true);
+    if (busyWidth_m != width) {
+        busy_m = g.busyNs(lo, hi, unsigned(width));
+        busyWidth_m = width;
+    }
+    const double cpus = double(std::max<std::size_t>(1, g.cpuCount()));
+    cr->set_source_rgb(0.20, 0.60, 0.30);
+    for (int x = 0; x < width; ++x) {
+        const double colNs = double(ltt::EventGraph::columnStart(lo, hi, unsigned(width), x + 1) -
+                                    ltt::EventGraph::columnStart(lo, hi, unsigned(width), x));
+        const double f = std::clamp(double(busy_m[std::size_t(x)]) / (colNs * cpus), 0.0, 1.0);
+        if (f > 0)
+            cr->rectangle(x, height - 1 - f * (height - 2), 1, f * (height - 2));
+    }
+    cr->fill();
+    cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                         Cairo::ToyFontFace::Weight::NORMAL);
+    cr->set_font_size(9);
+    const std::string title = "CPU utilisation (" + std::to_string(g.cpuCount()) + " CPUs)";
+    Cairo::TextExtents ext;
+    cr->get_text_extents(title, ext);
+    cr->set_source_rgba(1, 1, 1, 0.85);
+    cr->rectangle(2, 1, ext.x_advance + 6, 12);
+    cr->fill();
+    cr->set_source_rgb(0.2, 0.2, 0.2);
+    cr->move_to(5, 10);
+    cr->show_text(title);
 }
 
 } // namespace traceview

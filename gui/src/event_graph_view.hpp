@@ -5,19 +5,35 @@
 //
 // All drawing comes from ltt::EventGraph::bin(), one call per row per redraw,
 // so a redraw costs O(pixel columns × rows) whatever the number of events.
+//
+// Under the process rows, the CPU view (as KernelShark's and Trace Compass's
+// Resources view): one row per CPU, coloured by the task current on it
+// (EventGraph::cpuTasks), with the task's name where it fits. Under the
+// overview, a strip of CPU utilisation over the whole trace (EventGraph::
+// busyNs).
+//
+// A view that would re-read more than kSyncReread events from the trace
+// (zoomed just below one summary bin per column, the whole window is cut
+// bins) is not computed while a frame is painted: the frame shows the
+// summary's bins stretched over the columns, marked "refining", and a worker
+// thread computes the exact columns, after which the view is redrawn exact.
 #pragma once
 
 #include "trace_document.hpp"
 
+#include <array>
 #include <chrono>
 #include <gtkmm.h>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 namespace traceview {
 
 class EventGraphView : public Gtk::Box {
 public:
     EventGraphView();
+    ~EventGraphView() override;
 
     void setDocument(const TraceDocument* doc);
     // Visible window, in ns since the trace start.
@@ -42,6 +58,46 @@ public:
     sigc::signal<void(std::uint64_t)>& signalEventSelected() { return selectedSignal_m; }
     // Emitted after every paint with the time the paint took.
     sigc::signal<void(std::chrono::nanoseconds)>& signalPainted() { return paintedSignal_m; }
+    // Emitted when the worker's exact columns arrive, with the time from
+    // the request (the summary was on screen meanwhile).
+    sigc::signal<void(std::chrono::nanoseconds)>& signalRefined() { return refinedSignal_m; }
+    // Emitted whenever the visible window changes (begin, end).
+    sigc::signal<void(std::uint64_t, std::uint64_t)>& signalViewChanged() { return viewSignal_m; }
+
+    // Event kinds shown (LTT: "select events to present and ignore"): a
+    // hidden kind draws no marker and no label; control lines are unchanged.
+    void setKindVisible(ltt::GraphEventKind kind, bool visible);
+    bool kindVisible(ltt::GraphEventKind kind) const {
+        return !(hiddenKinds_m & (1u << unsigned(kind)));
+    }
+    // For tests: markers drawn by the last paint, by the kind of the marker.
+    const std::array<std::size_t, ltt::kGraphEventKinds>& lastMarkersByKind() const {
+        return lastByKind_m;
+    }
+    // The CPU view. For tests: the task its last paint drew for `cpu` at
+    // graph-area x (-1: none), and the number of task names it wrote.
+    std::int32_t cpuTaskAtX(std::size_t cpu, double x) const;
+    std::size_t lastCpuLabelCount() const { return lastCpuLabels_m; }
+    std::size_t lastCpuRows() const { return cpuCols_m.size(); }
+    // Whether the last paint showed the summary while the exact columns are
+    // computed (see the top of this file), and whether that work is pending.
+    bool lastPaintRefining() const { return lastRefining_m; }
+    bool refining() const { return exactBusy_m; }
+    // Paints that showed the summary while the worker computed (statistics).
+    std::size_t refiningPaints() const { return refiningPaints_m; }
+    Gtk::DrawingArea& cpuArea() { return cpuArea_m; }
+    Gtk::DrawingArea& utilisationArea() { return util_m; }
+    // The utilisation strip's figures: busy CPU time per column over the
+    // whole trace, as drawn (for tests).
+    const std::vector<std::uint64_t>& utilisationBusy() const { return busy_m; }
+    // Events past which a paint hands the re-read to the worker thread
+    // (settable for tests).
+    static constexpr std::uint64_t kSyncReread = 15000;
+    void setSyncReread(std::uint64_t events) {
+        syncReread_m = events;
+        colsKey_m.reset();
+        area_m.queue_draw();
+    }
 
     // For tests: the labels of the rows currently drawn, and the markers and
     // transitions drawn by the last paint.
@@ -58,8 +114,31 @@ public:
     static constexpr int kLabelWidth = 180;
     static constexpr int kAxisHeight = 24;
     static constexpr int kRowHeight = 22;
+    static constexpr int kCpuRowHeight = 18;
 
 private:
+    // The columns one paint draws: exact (from the model or the worker) or
+    // the summary's bins stretched while the worker computes them.
+    struct ExactKey {
+        std::uint64_t begin = 0, end = 0;
+        unsigned columns = 0;
+        std::vector<std::size_t> rows;
+        bool operator==(const ExactKey&) const = default;
+    };
+    struct ExactColumns {
+        ExactKey key;
+        std::vector<ltt::RowBins> bins;
+        std::vector<std::vector<std::int32_t>> cpus;
+    };
+    // Fills bins_m and cpuCols_m for the view; false when they are the
+    // stretched summary (the exact ones are being computed).
+    bool computeColumns(const ExactKey& key);
+    void requestExact(const ExactKey& key);
+    void exactFinished();
+    void stopExact();
+    void drawCpus(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
+    void drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
+    void viewChanged();
     void drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
@@ -95,8 +174,34 @@ private:
     std::vector<std::uint32_t> density_m; // overview cache
     int densityWidth_m = -1;
 
-    std::vector<ltt::RowBins> bins_m; // reused between paints
+    std::vector<ltt::RowBins> bins_m;                 // reused between paints
+    std::vector<std::vector<std::int32_t>> cpuCols_m; // CPU view: task per CPU per column
+    std::optional<ExactKey> colsKey_m;                // what bins_m / cpuCols_m hold
+    bool colsExact_m = false;
     std::size_t lastMarkers_m = 0, lastTransitions_m = 0, lastLabels_m = 0;
+    std::array<std::size_t, ltt::kGraphEventKinds> lastByKind_m{};
+    std::uint16_t hiddenKinds_m = 0;
+    bool lastRefining_m = false;
+    std::size_t refiningPaints_m = 0;
+    std::uint64_t syncReread_m = kSyncReread;
+    std::size_t lastCpuLabels_m = 0;
+    Gtk::Paned split_m{Gtk::Orientation::VERTICAL};
+    Gtk::DrawingArea cpuArea_m;
+    Gtk::DrawingArea util_m;
+    std::vector<std::uint64_t> busy_m; // utilisation cache, by util_m's width
+    int busyWidth_m = -1;
+    // The worker computing exact columns (one at a time; the latest request
+    // waits in exactWanted_m).
+    std::thread exactThread_m;
+    std::mutex exactLock_m;
+    std::shared_ptr<ExactColumns> exactDone_m; // from the worker, under exactLock_m
+    std::shared_ptr<ExactColumns> exact_m;     // the last exact columns (UI thread)
+    std::optional<ExactKey> exactWanted_m;
+    bool exactBusy_m = false;
+    std::chrono::steady_clock::time_point exactStart_m;
+    sigc::signal<void(std::chrono::nanoseconds)> refinedSignal_m;
+    Glib::Dispatcher exactDispatch_m;
+    sigc::signal<void(std::uint64_t, std::uint64_t)> viewSignal_m;
     sigc::signal<void(std::uint64_t)> selectedSignal_m;
     sigc::signal<void(std::int32_t)> rowSignal_m;
     std::optional<std::size_t> highlightRow_m;

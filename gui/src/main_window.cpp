@@ -77,6 +77,21 @@ MainWindow::MainWindow() {
     cancel_m.signal_clicked().connect([this] { job_m.cancel(); });
     statusBar_m.set_margin(4);
     statusBar_m.append(status_m);
+    window_m.set_tooltip_text("Visible time window (seconds since the trace start)");
+    window_m.set_content_width(300);
+    window_m.set_content_height(18);
+    window_m.set_valign(Gtk::Align::CENTER);
+    window_m.set_draw_func([this](const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
+        cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                             Cairo::ToyFontFace::Weight::NORMAL);
+        cr->set_font_size(13);
+        Cairo::TextExtents ext;
+        cr->get_text_extents(windowText_m, ext);
+        cr->set_source_rgb(0.1, 0.1, 0.1);
+        cr->move_to(width - ext.x_advance - 4, height / 2.0 + 4.5);
+        cr->show_text(windowText_m);
+    });
+    statusBar_m.append(window_m);
     statusBar_m.append(progress_m);
     statusBar_m.append(cancel_m);
     root_m.append(statusBar_m);
@@ -84,6 +99,10 @@ MainWindow::MainWindow() {
     setStatus("No trace open");
 
     graph_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &graph_m); });
+    graph_m.signalViewChanged().connect([this](std::uint64_t b, std::uint64_t e) {
+        windowText_m = "(" + ltt::formatSeconds(b) + ", " + ltt::formatSeconds(e) + ")";
+        window_m.queue_draw();
+    });
     raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
     raw_m.signalFilterRequested().connect([this](EventFilter f) { runFilter(f); });
     process_m.signalPidSelected().connect([this](std::int32_t pid) {
@@ -122,6 +141,22 @@ void MainWindow::buildMenu() {
     view->append("Zoom _in", "win.zoom-in");
     view->append("Zoom _out", "win.zoom-out");
     view->append("Zoom to _fit", "win.zoom-fit");
+    // LTT §3.5: select the events to present and those to ignore.
+    auto kinds = Gio::Menu::create();
+    for (std::size_t k = 0; k < ltt::kGraphEventKinds; ++k) {
+        const auto kind = static_cast<ltt::GraphEventKind>(k);
+        const std::string name = "kind-" + std::to_string(k);
+        kinds->append(std::string(ltt::graphEventKindName(kind)), "win." + name);
+        auto action = Gio::SimpleAction::create_bool(name, true);
+        action->signal_activate().connect([this, action, kind](const Glib::VariantBase&) {
+            bool on = true;
+            action->get_state(on);
+            action->change_state(!on);
+            graph_m.setKindVisible(kind, !on);
+        });
+        add_action(action);
+    }
+    view->append_submenu("Event _kinds", kinds);
     view->append("_Event Graph", "win.tab::0");
     view->append("_Process analysis", "win.tab::1");
     view->append("_Raw Trace", "win.tab::2");
@@ -146,6 +181,8 @@ void MainWindow::buildMenu() {
         raw_m.setDocument(nullptr);
         doc_m.reset();
         selected_m.reset();
+        windowText_m.clear();
+        window_m.queue_draw();
         setStatus("No trace open");
     });
     add_action("quit", [this] { close(); });

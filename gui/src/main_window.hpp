@@ -66,6 +66,9 @@ public:
     RawTraceView& rawView() { return raw_m; }
     Gtk::Entry& searchEntry() { return search_m; }
     Gtk::Label& statusLabel() { return status_m; }
+    // The visible time window "(t1, t2)", in seconds since the trace start,
+    // as the status bar shows it.
+    const std::string& windowText() const { return windowText_m; }
     bool busy() const { return job_m.busy(); }
     // What the status bar's Cancel button does.
     void cancelJob() { job_m.cancel(); }
@@ -94,6 +97,11 @@ private:
     RawTraceView raw_m;
     Gtk::Box statusBar_m{Gtk::Orientation::HORIZONTAL, 6};
     Gtk::Label status_m;
+    // Drawn, not a Gtk::Label: a label's new text queues a resize of the
+    // whole window at every zoom and scroll, which cost more than the
+    // graph's paint.
+    Gtk::DrawingArea window_m;
+    std::string windowText_m;
     Gtk::ProgressBar progress_m;
     Gtk::Button cancel_m{"Cancel"};
     Gtk::Entry gotoEvent_m, gotoTime_m, search_m;

@@ -1,6 +1,8 @@
 // Process analysis tab: see process_view.hpp.
 #include "process_view.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -33,8 +35,15 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
     }
     treeScroll_m.set_child(tree_m);
     treeScroll_m.set_size_request(520, -1);
+    treeScroll_m.set_vexpand(true);
+    tree_m.get_selection()->set_mode(Gtk::SelectionMode::MULTIPLE);
+    descendants_m.set_tooltip_text("Add every process below the selected ones to the figures");
+    descendants_m.set_margin_start(6);
+    descendants_m.signal_toggled().connect([this] { selectionChanged(); });
+    treeBox_m.append(descendants_m);
+    treeBox_m.append(treeScroll_m);
     set_shrink_start_child(false);
-    set_start_child(treeScroll_m);
+    set_start_child(treeBox_m);
     set_resize_start_child(false);
 
     title_m.set_xalign(0);
@@ -48,6 +57,13 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
     grid_m.set_column_spacing(24);
     grid_m.set_row_spacing(2);
     details_m.append(grid_m);
+    auto* tb = Gtk::make_managed<Gtk::Label>();
+    tb->set_markup("<b>Time breakdown :</b>");
+    tb->set_xalign(0);
+    details_m.append(*tb);
+    chart_m.set_content_height(46);
+    chart_m.set_draw_func(sigc::mem_fun(*this, &ProcessView::drawBreakdown));
+    details_m.append(chart_m);
     sysTitle_m.set_markup(
         "<b>System call accounting</b> (name, times called, total time in syscall) :");
     sysTitle_m.set_xalign(0);
@@ -68,16 +84,99 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
     detailScroll_m.set_child(details_m);
     set_end_child(detailScroll_m);
 
-    tree_m.get_selection()->signal_changed().connect([this] {
-        auto it = tree_m.get_selection()->get_selected();
+    tree_m.get_selection()->signal_changed().connect([this] { selectionChanged(); });
+}
+
+void ProcessView::selectionChanged() {
+    if (!doc_m)
+        return;
+    std::vector<std::int64_t> ids;
+    std::int32_t pid = 0;
+    for (const auto& path : tree_m.get_selection()->get_selected_rows()) {
+        auto it = store_m->get_iter(path);
         if (!it)
-            return;
-        int pid = (*it)[cols_m.pid];
-        gint64 id = (*it)[cols_m.id];
-        showDetails(id, pid);
+            continue;
+        ids.push_back((*it)[cols_m.id]);
+        pid = (*it)[cols_m.pid];
+    }
+    if (ids.empty())
+        return;
+    if (descendants_m.get_active()) {
+        std::vector<std::int64_t> all;
+        for (auto id : ids)
+            for (auto d : doc_m->withDescendants(id))
+                all.push_back(d);
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end()), all.end());
+        ids = std::move(all);
+    }
+    if (ids.size() == 1) {
+        showDetails(ids[0], pid);
         if (!syncing_m)
             pidSignal_m.emit(pid);
+        return;
+    }
+    selectedPid_m = pid;
+    shownIds_m = ids;
+    title_m.set_markup("<big><b>" + std::to_string(ids.size()) +
+                       " processes</b></big> — figures summed over the selection");
+    showReport(doc_m->selectionReport(ids), doc_m->selectionSyscalls(ids));
+}
+
+void ProcessView::selectIds(const std::vector<std::int64_t>& ids) {
+    syncing_m = true;
+    auto sel = tree_m.get_selection();
+    sel->unselect_all();
+    store_m->foreach_iter([&](const Gtk::TreeModel::iterator& it) {
+        const gint64 id = (*it)[cols_m.id];
+        if (std::find(ids.begin(), ids.end(), id) != ids.end())
+            sel->select(it);
+        return false;
     });
+    syncing_m = false;
+    selectionChanged();
+}
+
+void ProcessView::drawBreakdown(const Cairo::RefPtr<Cairo::Context>& cr, int width, int) {
+    static constexpr double colours[][3] = {
+        {0.15, 0.55, 0.20}, {0.80, 0.20, 0.15}, {0.84, 0.55, 0.10}, {0.09, 0.65, 0.75},
+        {0.58, 0.40, 0.74}, {0.60, 0.60, 0.60}, {0.85, 0.70, 0.30}};
+    const auto& ns = breakdown_m.ns;
+    std::uint64_t total = 0;
+    for (auto v : ns)
+        total += v;
+    cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                         Cairo::ToyFontFace::Weight::NORMAL);
+    cr->set_font_size(10);
+    const double barW = std::max(100, width - 10);
+    double x = 0;
+    for (std::size_t i = 0; i < ns.size() && total; ++i) {
+        const double w = double(ns[i]) / double(total) * barW;
+        cr->set_source_rgb(colours[i][0], colours[i][1], colours[i][2]);
+        cr->rectangle(x, 2, w, 18);
+        cr->fill();
+        x += w;
+    }
+    cr->set_source_rgb(0.4, 0.4, 0.4);
+    cr->set_line_width(1);
+    cr->rectangle(0.5, 2.5, barW - 1, 17);
+    cr->stroke();
+    // The legend: each part's name and share.
+    x = 0;
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+        cr->set_source_rgb(colours[i][0], colours[i][1], colours[i][2]);
+        cr->rectangle(x, 28, 9, 9);
+        cr->fill();
+        char text[64];
+        std::snprintf(text, sizeof text, "%s %.1f%%", TraceDocument::TimeBreakdown::kNames[i],
+                      total ? 100.0 * double(ns[i]) / double(total) : 0.0);
+        cr->set_source_rgb(0.1, 0.1, 0.1);
+        cr->move_to(x + 12, 37);
+        cr->show_text(text);
+        Cairo::TextExtents ext;
+        cr->get_text_extents(text, ext);
+        x += ext.x_advance + 24;
+    }
 }
 
 void ProcessView::setDocument(const TraceDocument* doc) {
@@ -156,6 +255,7 @@ void ProcessView::selectPid(std::int32_t pid) {
     syncing_m = true;
     auto path = store_m->get_path(found);
     tree_m.expand_to_path(path);
+    tree_m.get_selection()->unselect_all();
     tree_m.get_selection()->select(found);
     tree_m.scroll_to_row(path);
     syncing_m = false;
@@ -163,17 +263,25 @@ void ProcessView::selectPid(std::int32_t pid) {
 
 void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
     selectedPid_m = pid;
-    while (auto* child = grid_m.get_first_child())
-        grid_m.remove(*child);
-    sstore_m->clear();
-    report_m.clear();
+    shownIds_m = {id};
     if (!doc_m)
         return;
     title_m.set_markup(id == 0 ? "<big><b>The All Mighty (0)</b></big> — system-wide"
                                : "<big><b>" + Glib::Markup::escape_text(doc_m->processName(pid)) +
                                      " (" + std::to_string(pid) + ")</b></big>");
+    showReport(doc_m->processReport(id), doc_m->syscalls(id));
+}
+
+void ProcessView::showReport(const std::vector<ReportLine>& lines,
+                             const std::vector<SyscallLine>& calls) {
+    while (auto* child = grid_m.get_first_child())
+        grid_m.remove(*child);
+    sstore_m->clear();
+    report_m.clear();
+    breakdown_m = doc_m->timeBreakdown(shownIds_m);
+    chart_m.queue_draw();
     int r = 0;
-    for (const auto& line : doc_m->processReport(id)) {
+    for (const auto& line : lines) {
         auto* k = Gtk::make_managed<Gtk::Label>(line.label + ":");
         auto* v = Gtk::make_managed<Gtk::Label>(line.value);
         k->set_xalign(0);
@@ -196,7 +304,8 @@ void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
         title += "\n(" + std::string(Glib::Markup::escape_text(note)) + ")";
     sysTitle_m.set_markup(title);
     syscallNote_m = note;
-    for (const auto& s : doc_m->syscalls(id)) {
+    syscallLines_m = calls;
+    for (const auto& s : calls) {
         auto row = *sstore_m->append();
         row[scols_m.name] = s.name;
         row[scols_m.count] = s.count;

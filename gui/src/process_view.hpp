@@ -2,6 +2,12 @@
 // "The All Mighty (0)" on the left; on the right the selected process's
 // characteristics and system call accounting, or system-wide figures for the
 // root. Columns sort by clicking their headers.
+//
+// Several processes can be selected (Ctrl/Shift+click), and "Include
+// descendants" adds every process below the selected ones: the panel then
+// shows the selection's figures summed (TraceDocument::selectionReport).
+// Under the figures, a stacked bar splits the selection's time into user,
+// system, interrupts, I/O wait, preempted, sleeping and waiting to run.
 #pragma once
 
 #include "trace_document.hpp"
@@ -17,6 +23,16 @@ public:
     void selectPid(std::int32_t pid);
     std::int32_t selectedPid() const { return selectedPid_m; }
     sigc::signal<void(std::int32_t)>& signalPidSelected() { return pidSignal_m; }
+
+    // Selects these processes (ProcessInfo ids), as Ctrl+clicks would.
+    void selectIds(const std::vector<std::int64_t>& ids);
+    void setIncludeDescendants(bool on) { descendants_m.set_active(on); }
+    // The processes the panel shows (with descendants when asked).
+    const std::vector<std::int64_t>& shownIds() const { return shownIds_m; }
+    const TraceDocument::TimeBreakdown& breakdown() const { return breakdown_m; }
+    Gtk::DrawingArea& breakdownArea() { return chart_m; }
+    // The system call accounting as shown: name, count, total ns.
+    std::vector<SyscallLine> syscallLines() const { return syscallLines_m; }
 
     // For tests.
     std::string rootLabel() const;
@@ -57,6 +73,9 @@ private:
         Gtk::TreeModelColumn<Glib::ustring> totalText;
     };
     void showDetails(std::int64_t id, std::int32_t pid);
+    void selectionChanged();
+    void showReport(const std::vector<ReportLine>& lines, const std::vector<SyscallLine>& calls);
+    void drawBreakdown(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
 
     const TraceDocument* doc_m = nullptr;
     TreeColumns cols_m;
@@ -64,6 +83,12 @@ private:
     Glib::RefPtr<Gtk::TreeStore> store_m;
     Glib::RefPtr<Gtk::ListStore> sstore_m;
     Gtk::ScrolledWindow treeScroll_m, detailScroll_m, sysScroll_m;
+    Gtk::Box treeBox_m{Gtk::Orientation::VERTICAL, 4};
+    Gtk::CheckButton descendants_m{"Include descendants"};
+    Gtk::DrawingArea chart_m;
+    TraceDocument::TimeBreakdown breakdown_m;
+    std::vector<std::int64_t> shownIds_m;
+    std::vector<SyscallLine> syscallLines_m;
     Gtk::TreeView tree_m, sys_m;
     Gtk::Box details_m{Gtk::Orientation::VERTICAL, 6};
     Gtk::Label title_m;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 namespace traceview {
 
@@ -88,8 +89,14 @@ std::string cellOf(const EventLine& line, int column) {
         return std::to_string(line.cpu);
     case 1:
         return line.event;
-    case 2:
-        return formatTime(line.timeNs);
+    case 2: // whole seconds since the trace anchor, as LTT's list
+        return std::to_string(line.timeNs / 1000000000);
+    case 6: { // the microseconds within that second (nanoseconds as decimals)
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "%06u.%03u", unsigned(line.timeNs / 1000 % 1000000),
+                      unsigned(line.timeNs % 1000));
+        return buf;
+    }
     case 3:
         return std::to_string(line.pid);
     case 4:
@@ -151,7 +158,8 @@ RawTraceView::RawTraceView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
     view_m.add_css_class("data-table");
     addColumn("CPU-ID", 0, false);
     addColumn("Event", 1, false);
-    addColumn("Time", 2, false);
+    addColumn("Seconds", 2, false);
+    addColumn("Microseconds", 6, false);
     addColumn("PID", 3, false);
     addColumn("Entry Length", 4, false);
     addColumn("Event Description", 5, true);
@@ -185,7 +193,8 @@ void RawTraceView::addColumn(const char* title, int column, bool expand) {
     auto factory = Gtk::SignalListItemFactory::create();
     factory->signal_setup().connect([column](const Glib::RefPtr<Gtk::ListItem>& item) {
         auto label = Gtk::make_managed<Gtk::Label>();
-        label->set_xalign(column == 0 || column == 3 || column == 4 ? 1.0f : 0.0f);
+        label->set_xalign(
+            column == 0 || column == 2 || column == 3 || column == 4 || column == 6 ? 1.0f : 0.0f);
         label->set_ellipsize(Pango::EllipsizeMode::END);
         item->set_child(*label);
     });
@@ -207,7 +216,9 @@ void RawTraceView::addColumn(const char* title, int column, bool expand) {
     if (column == 1)
         col->set_fixed_width(130);
     if (column == 2)
-        col->set_fixed_width(140);
+        col->set_fixed_width(80);
+    if (column == 6)
+        col->set_fixed_width(110);
     view_m.append_column(col);
 }
 

@@ -4,12 +4,15 @@
 #include "screenshot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <ltt/events.h>
+#include <map>
 #include <memory>
 
 namespace traceview {
@@ -121,6 +124,30 @@ void checkTypeFilter(MainWindow& win, std::shared_ptr<Checks> checks, guint choi
     Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
 }
 
+// A report figure as an integer ("12", "0.123456789 s => 1.2 %" -> 123456789);
+// nullopt for text such as "masked out at trace time".
+std::optional<long long> figureValue(const std::string& v) {
+    std::string digits;
+    std::size_t i = 0;
+    for (; i < v.size() && (std::isdigit(static_cast<unsigned char>(v[i])) || v[i] == '.'); ++i)
+        if (v[i] != '.')
+            digits += v[i];
+    if (digits.empty() || (i < v.size() && v[i] != ' '))
+        return std::nullopt;
+    return std::stoll(digits);
+}
+
+// CPU time of the calling thread, in ms.
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+std::string windowText(const EventGraphView& g) {
+    return "(" + ltt::formatSeconds(g.viewBegin()) + ", " + ltt::formatSeconds(g.viewEnd()) + ")";
+}
+
 } // namespace
 
 void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
@@ -131,6 +158,11 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
     auto shot = [&win, outDir, checks](const std::string& name) {
         std::string path = outDir + "/" + name + ".png";
         checks->check(saveScreenshot(win, path), "screenshot " + path);
+    };
+    // One widget alone (the README's pictures).
+    auto shotWidget = [outDir, checks](Gtk::Widget& w, const std::string& name) {
+        checks->check(saveScreenshot(w, outDir + "/" + name + ".png"),
+                      "screenshot " + name + ".png");
     };
     auto clicked = std::make_shared<std::uint64_t>(0);
 
@@ -148,7 +180,7 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
             app.quit();
         });
     });
-    script->add([&win, checks, shot](auto next) {
+    script->add([&win, checks, shot, shotWidget](auto next) {
         const TraceDocument* doc = win.document();
         if (!doc) {
             checks->check(false, "document loaded");
@@ -183,7 +215,150 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         checks->check(g.viewBegin() == doc->graph().startNs() &&
                           g.viewEnd() >= doc->graph().endNs(),
                       "initial view is the whole trace");
+        checks->check(win.windowText() == windowText(g),
+                      "status bar shows the visible window (t1, t2)",
+                      win.windowText() + " vs " + windowText(g));
         shot("event-graph");
+        shotWidget(g, "graph-view");
+        next();
+    });
+    // The CPU view: one row per CPU, the task the model says at each column.
+    script->add([&win, checks](auto next) {
+        auto& g = win.graphView();
+        const TraceDocument* doc = win.document();
+        const auto& graph = doc->graph();
+        checks->check(graph.cpuCount() > 0 && g.lastCpuRows() == graph.cpuCount(),
+                      "CPU view has a row per CPU (" + std::to_string(g.lastCpuRows()) + ")");
+        // The task of an event's CPU at its time is the event's task (the
+        // trace's own answer), for events spread over the trace.
+        std::size_t tried = 0, agree = 0;
+        std::string bad;
+        for (std::uint64_t i = 0; i < doc->eventCount() && tried < 60;
+             i += std::max<std::uint64_t>(1, doc->eventCount() / 97)) {
+            EventLine l = doc->event(i);
+            if (l.id == LTT_EV_SCHEDCHANGE || l.id == LTT_EV_BLOCK_START ||
+                l.id == LTT_EV_BLOCK_END || l.id == LTT_EV_HEARTBEAT ||
+                l.id == LTT_EV_TRACE_START || l.id == LTT_EV_LOST)
+                continue;
+            // Events sharing their instant with another on the CPU (an exit
+            // and the switch that follows it) are left out: the answer is
+            // after every event of the instant.
+            auto tied = [&](std::uint64_t j) {
+                if (j >= doc->eventCount())
+                    return false;
+                EventLine o = doc->event(j);
+                return o.cpu == l.cpu && o.timeNs == l.timeNs;
+            };
+            if ((i > 0 && tied(i - 1)) || tied(i + 1))
+                continue;
+            ++tried;
+            const std::int32_t t = graph.taskAt(std::uint16_t(l.cpu), l.timeNs);
+            if (t == l.pid)
+                ++agree;
+            else if (bad.empty())
+                bad = "#" + std::to_string(i) + " CPU " + std::to_string(l.cpu) + ": pid " +
+                      std::to_string(l.pid) + ", CPU view " + std::to_string(t);
+        }
+        checks->check(tried > 10 && agree == tried,
+                      "CPU view: the task on an event's CPU at its time is the event's (" +
+                          std::to_string(agree) + "/" + std::to_string(tried) + ")",
+                      bad);
+        // What the CPU view drew: column c shows the task current at its start.
+        const int w = g.area().get_width() - EventGraphView::kLabelWidth;
+        bool drawn = w > 0;
+        std::string what;
+        for (int c = 0; c < w && drawn; c += std::max(1, w / 37))
+            for (std::size_t cpu = 0; cpu < graph.cpuCount() && drawn; ++cpu) {
+                const std::uint64_t t = ltt::EventGraph::columnStart(g.viewBegin(), g.viewEnd(),
+                                                                     unsigned(w), unsigned(c));
+                const std::int32_t want = t > graph.startNs()
+                                              ? graph.taskAt(std::uint16_t(cpu), t - 1)
+                                              : g.cpuTaskAtX(cpu, c);
+                if (g.cpuTaskAtX(cpu, c) != want) {
+                    drawn = false;
+                    what = "column " + std::to_string(c) + " CPU " + std::to_string(cpu) + ": " +
+                           std::to_string(g.cpuTaskAtX(cpu, c)) + " vs " + std::to_string(want);
+                }
+            }
+        checks->check(drawn, "CPU view columns show the task at their start", what);
+        // Utilisation strip: libltt's busy time, the process analysis' total.
+        std::uint64_t busy = 0;
+        for (auto b : g.utilisationBusy())
+            busy += b;
+        const double want = double(doc->busyCpuNs());
+        checks->check(!g.utilisationBusy().empty() && want > 0 &&
+                          std::abs(double(busy) - want) <= 0.02 * want,
+                      "CPU utilisation strip sums to the analysis' busy CPU time (within 2%)",
+                      std::to_string(busy) + " vs " + std::to_string(std::uint64_t(want)));
+        next();
+    });
+    // Event kinds: hiding one removes its markers, the control lines stay.
+    auto before =
+        std::make_shared<std::pair<std::array<std::size_t, ltt::kGraphEventKinds>, std::size_t>>();
+    script->add([&win, checks, before](auto next) {
+        auto& g = win.graphView();
+        *before = {g.lastMarkersByKind(), g.lastTransitionCount()};
+        checks->check(before->first[std::size_t(ltt::GraphEventKind::SchedChange)] > 0,
+                      "scheduling changes are drawn before hiding them");
+        win.activate_action("win.kind-" +
+                            std::to_string(unsigned(ltt::GraphEventKind::SchedChange)));
+        next();
+    });
+    script->add([&win, checks, before, shot](auto next) {
+        auto& g = win.graphView();
+        const auto sched = std::size_t(ltt::GraphEventKind::SchedChange);
+        checks->check(!g.kindVisible(ltt::GraphEventKind::SchedChange) &&
+                          g.lastMarkersByKind()[sched] == 0,
+                      "View → Event kinds: hiding scheduling changes removes their markers");
+        checks->check(g.lastTransitionCount() == before->second,
+                      "hiding an event kind leaves the control lines as they were");
+        std::size_t others = 0;
+        for (std::size_t k = 0; k < ltt::kGraphEventKinds; ++k)
+            others += k == sched ? 0 : g.lastMarkersByKind()[k];
+        checks->check(others > 0, "the other kinds are still drawn");
+        shot("event-graph-kinds-hidden");
+        win.activate_action("win.kind-" + std::to_string(sched));
+        next();
+    });
+    auto refiningBefore = std::make_shared<std::size_t>(0);
+    script->add([&win, checks, before, refiningBefore](auto next) {
+        auto& g = win.graphView();
+        checks->check(g.lastMarkersByKind() == before->first,
+                      "showing the kind again restores every marker");
+        // The worker path: with no re-read allowed in a frame, the paint
+        // shows the summary, then the worker's exact columns arrive.
+        *refiningBefore = g.refiningPaints();
+        g.setSyncReread(0);
+        g.zoom(64); // below one summary bin per column: columns re-read
+        next();
+    });
+    auto exactMarks = std::make_shared<std::size_t>(0);
+    script->add([&win, checks, exactMarks, refiningBefore](auto next) {
+        auto& g = win.graphView();
+        auto poll = std::make_shared<std::function<void()>>();
+        *poll = [&win, checks, exactMarks, next, poll] {
+            auto& g = win.graphView();
+            if (g.refining() || g.lastPaintRefining()) {
+                g.area().queue_draw();
+                Glib::signal_timeout().connect_once([poll] { (*poll)(); }, 50);
+                return;
+            }
+            *exactMarks = g.lastMarkerCount();
+            g.setSyncReread(EventGraphView::kSyncReread);
+            next();
+            Glib::signal_idle().connect_once([poll] { *poll = nullptr; });
+        };
+        checks->check(g.refiningPaints() > *refiningBefore,
+                      "zoomed view painted while its columns were computed in the background");
+        (*poll)();
+    });
+    script->add([&win, checks, exactMarks](auto next) {
+        auto& g = win.graphView();
+        checks->check(!g.lastPaintRefining() && g.lastMarkerCount() == *exactMarks,
+                      "the background columns equal the ones computed in the paint (" +
+                          std::to_string(*exactMarks) + " markers)",
+                      std::to_string(g.lastMarkerCount()));
+        win.activate_action("win.zoom-fit");
         next();
     });
     auto span = std::make_shared<std::uint64_t>(0);
@@ -205,6 +380,8 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         checks->check(std::abs(double(now) - double(*span) / 8) <= slack,
                       "three ×2 zooms divide the visible span by 8 (to one summary bin per pixel)",
                       std::to_string(*span) + " -> " + std::to_string(now));
+        checks->check(win.windowText() == windowText(g),
+                      "status bar follows the zoom: " + windowText(g), win.windowText());
         shot("event-graph-zoomed");
         next();
     });
@@ -239,11 +416,14 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
             g.zoom(2);
         next();
     });
-    script->add([&win, checks, shot](auto next) {
+    script->add([&win, checks, shot, shotWidget](auto next) {
         auto& g = win.graphView();
         checks->check(g.lastLabelCount() > 0, "zoomed in, events carry labels (" +
                                                   std::to_string(g.lastLabelCount()) + ")");
+        checks->check(g.lastCpuLabelCount() > 0, "zoomed in, the CPU view names its tasks (" +
+                                                     std::to_string(g.lastCpuLabelCount()) + ")");
         shot("event-graph-detail");
+        shotWidget(g.cpuArea(), "cpu-view");
         next();
     });
     script->add([&win, checks, shot, clicked](auto next) {
@@ -281,15 +461,123 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
         checks->check(!p.reportLines().empty() && p.reportLines()[0].first == "Events in trace",
                       "system-wide figures for the root");
         shot("process-analysis");
+        next();
+    });
+    // Several processes: their figures summed.
+    script->add([&win, checks, shot, shotWidget](auto next) {
+        auto& p = win.processView();
+        const TraceDocument* doc = win.document();
+        auto procs = doc->processes();
+        std::sort(procs.begin(), procs.end(), [](const ProcessInfo& a, const ProcessInfo& b) {
+            return a.syscalls > b.syscalls;
+        });
+        std::vector<std::int64_t> ids;
+        for (const auto& pi : procs)
+            if (pi.id != 0 && ids.size() < 3)
+                ids.push_back(pi.id);
+        std::sort(ids.begin(), ids.end());
+        p.selectIds(ids);
+        checks->check(p.shownIds() == ids && ids.size() == 3,
+                      "three processes selected in the tree (" + std::to_string(ids.size()) + ")");
+        // Every summed figure equals the sum of the individual ones (the
+        // longest delay and slice: the largest).
+        std::size_t compared = 0;
+        std::string bad;
+        for (const auto& [label, value] : p.reportLines()) {
+            auto sum = figureValue(value);
+            if (!sum || label == "Processes selected")
+                continue;
+            long long want = 0;
+            bool all = true;
+            const bool peak = label.rfind("Longest", 0) == 0;
+            for (auto id : ids) {
+                std::optional<long long> v;
+                for (const auto& l : doc->processReport(id))
+                    if (l.label == label)
+                        v = figureValue(l.value);
+                all = all && v;
+                if (v)
+                    want = peak ? std::max(want, *v) : want + *v;
+            }
+            if (!all)
+                continue;
+            ++compared;
+            if (*sum != want && bad.empty())
+                bad = label + ": " + value + " vs " + std::to_string(want);
+        }
+        checks->check(compared >= 10 && bad.empty(),
+                      "selection figures equal the sums of the processes' (" +
+                          std::to_string(compared) + " figures)",
+                      bad);
+        std::map<std::string, std::uint64_t> calls;
+        for (auto id : ids)
+            for (const auto& s : doc->syscalls(id))
+                calls[s.name] += s.count;
+        std::map<std::string, std::uint64_t> shown;
+        for (const auto& s : p.syscallLines())
+            shown[s.name] = s.count;
+        checks->check(!shown.empty() && shown == calls,
+                      "selection system call accounting is the sum of the processes' (" +
+                          std::to_string(shown.size()) + " calls)");
+        TraceDocument::TimeBreakdown want;
+        for (auto id : ids) {
+            auto b = doc->timeBreakdown({id});
+            for (std::size_t k = 0; k < want.ns.size(); ++k)
+                want.ns[k] += b.ns[k];
+        }
+        checks->check(p.breakdown().ns == want.ns && want.ns[0] + want.ns[1] > 0,
+                      "time breakdown of the selection is the sum of the processes'");
+        next();
+    });
+    script->add([&win, shot, shotWidget](auto next) {
+        shot("process-selection");
+        shotWidget(win.processView().breakdownArea(), "time-breakdown");
+        next();
+    });
+    script->add([&win, checks](auto next) {
+        auto& p = win.processView();
+        const TraceDocument* doc = win.document();
+        auto procs = doc->processes();
+        // A process and its descendants.
+        std::int64_t parent = -1;
+        for (const auto& pi : procs)
+            if (pi.id != 0 && pi.parent > 0 && parent < 0)
+                parent = pi.parent;
+        if (parent > 0) {
+            p.setIncludeDescendants(true);
+            p.selectIds({parent});
+            const auto family = doc->withDescendants(parent);
+            checks->check(family.size() >= 2 && p.shownIds() == family,
+                          "Include descendants: a process and its " +
+                              std::to_string(family.size() - 1) + " descendants");
+            p.setIncludeDescendants(false);
+        }
+        p.selectPid(0);
         win.notebook().set_current_page(2);
         next();
     });
     script->add([&win, checks, shot, clicked](auto next) {
         auto& r = win.rawView();
         const TraceDocument* doc = win.document();
-        std::vector<std::string> want = {"CPU-ID", "Event",        "Time",
-                                         "PID",    "Entry Length", "Event Description"};
+        std::vector<std::string> want = {"CPU-ID",           "Event", "Seconds",
+                                         "Microseconds",     "PID",   "Entry Length",
+                                         "Event Description"};
         checks->check(r.columnTitles() == want, "raw trace columns");
+        if (doc) {
+            // Seconds and Microseconds together are the event's time.
+            bool same = true;
+            std::string diff;
+            for (guint i = 0; i < std::min<guint>(r.rowCount(), 500) && same; i += 7) {
+                std::string us = r.cellText(i, 6);
+                us.erase(std::remove(us.begin(), us.end(), '.'), us.end());
+                const std::string t = r.cellText(i, 2) + "." + us;
+                const std::string want = ltt::formatSeconds(doc->event(i).timeNs);
+                same = t == want;
+                if (!same)
+                    diff = t + " vs " + want;
+            }
+            checks->check(same, "raw trace Seconds and Microseconds give the event's time", diff);
+        }
         if (doc) {
             checks->check(r.rowCount() == doc->eventCount(),
                           "raw trace lists every event (" + std::to_string(r.rowCount()) + ")");
@@ -417,8 +705,9 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
         std::vector<std::function<void()>> actions;
         std::size_t next = 0;
         clock::time_point issued;
-        std::vector<double> drawMs, frameMs, renderMs;
+        std::vector<double> drawMs, frameMs, renderMs, refinedMs, renderCpuMs;
         clock::time_point beforePaint;
+        double beforePaintCpuMs = 0;
         std::function<void()> onBeforePaint;
         bool firstPaint = false;
         bool waiting = false;
@@ -449,18 +738,29 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
         auto [dmed, dmax] = stats(st->drawMs);
         auto [fmed, fmax] = stats(st->frameMs);
         auto [rmed, rmax] = stats(st->renderMs);
+        auto [cmed, cmax] = stats(st->renderCpuMs);
         if (std::getenv("TRACEVIEW_BENCH_VERBOSE"))
             for (std::size_t i = 0; i < st->drawMs.size(); ++i)
-                std::printf("  action %zu: paint %.2f ms, frame %.2f ms, input to frame %.2f ms\n",
-                            i, st->drawMs[i], st->renderMs[i], st->frameMs[i]);
+                std::printf("  action %zu: paint %.2f ms, frame %.2f ms (UI thread CPU %.2f ms), "
+                            "input to frame %.2f ms\n",
+                            i, st->drawMs[i], st->renderMs[i], st->renderCpuMs[i], st->frameMs[i]);
         std::printf("redraws: %zu (zoom and scroll sequence)\n", st->drawMs.size());
         std::printf("redraw (graph paint): median %.2f ms, worst %.2f ms\n", dmed, dmax);
         std::printf("redraw (whole frame: layout, graph paint, render): median %.2f ms, worst "
                     "%.2f ms\n",
                     rmed, rmax);
+        // The UI thread's own CPU time over the same span: what the frame
+        // costs without the time the thread waited for a CPU (other work on
+        // a loaded machine, the refining worker).
+        std::printf("redraw (whole frame, UI thread CPU time): median %.2f ms, worst %.2f ms\n",
+                    cmed, cmax);
         std::printf("redraw (input to frame painted, incl. waiting for the frame clock): "
                     "median %.2f ms, worst %.2f ms\n",
                     fmed, fmax);
+        auto [xmed, xmax] = stats(st->refinedMs);
+        std::printf("views refined off the UI thread (summary shown first): %zu, exact columns "
+                    "after median %.2f ms, worst %.2f ms\n",
+                    st->refinedMs.size(), xmed, xmax);
         const auto& graph = win.document()->graph();
         std::printf("event graph model: %.2f MB (%zu summary bins of %llu ns), %llu events "
                     "re-read by the redraws\n",
@@ -495,6 +795,9 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
     st->painted = g.signalPainted().connect([st](std::chrono::nanoseconds d) {
         st->lastDrawMs = std::chrono::duration<double, std::milli>(d).count();
     });
+    g.signalRefined().connect([st](std::chrono::nanoseconds d) {
+        st->refinedMs.push_back(std::chrono::duration<double, std::milli>(d).count());
+    });
     auto shown = [&win, &g, st, start] {
         auto clockp = g.area().get_frame_clock();
         std::printf("events: %llu\n", (unsigned long long)win.document()->eventCount());
@@ -517,6 +820,7 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
                 std::chrono::duration<double, std::milli>(now - st->issued).count());
             st->renderMs.push_back(
                 std::chrono::duration<double, std::milli>(now - st->beforePaint).count());
+            st->renderCpuMs.push_back(threadCpuMs() - st->beforePaintCpuMs);
             Glib::signal_idle().connect_once([st] { st->issueNext(); });
         };
         // gtkmm 4.8 does not wrap GdkFrameClock::after-paint.
@@ -525,7 +829,10 @@ void runBenchmark(Gtk::Application& app, MainWindow& win, const std::string& tra
                              (*static_cast<std::function<void()>*>(data))();
                          }),
                          &st->onAfterPaint);
-        st->onBeforePaint = [st] { st->beforePaint = clock::now(); };
+        st->onBeforePaint = [st] {
+            st->beforePaint = clock::now();
+            st->beforePaintCpuMs = threadCpuMs();
+        };
         g_signal_connect(clockp->gobj(), "before-paint",
                          G_CALLBACK(+[](GdkFrameClock*, gpointer data) {
                              (*static_cast<std::function<void()>*>(data))();

@@ -94,6 +94,12 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
             }
         }
     }
+    // A short trace is read before the loop checks again: a Cancel pressed
+    // meanwhile still cancels.
+    if (progress.cancelled()) {
+        error = "cancelled";
+        return nullptr;
+    }
     if (c.error())
         impl->warnings.push_back(c.error()->str());
     impl->events = n;
@@ -203,6 +209,14 @@ std::uint64_t TraceDocument::eventAtTime(std::uint64_t timeNs) const {
     return c.valid() ? c.index() : impl_m->events;
 }
 
+std::optional<std::uint64_t> TraceDocument::eventOnCpuAt(unsigned cpu, std::uint64_t timeNs) const {
+    auto c = impl_m->reader->atTime(timeNs);
+    for (int i = 0; c.valid() && i < 4096; c.next(), ++i)
+        if (c.event().cpu == cpu)
+            return c.index();
+    return std::nullopt;
+}
+
 std::string TraceDocument::processName(std::int32_t pid) const {
     if (pid == 0)
         return "swapper";
@@ -247,6 +261,11 @@ std::string TraceDocument::eventTypeLabel(std::uint64_t mask) {
     return {};
 }
 
+std::uint64_t TraceDocument::busyCpuNs() const {
+    const ltt::CpuStats t = impl_m->analysis->total();
+    return t.userNs + t.kernelNs + t.irqNs;
+}
+
 std::vector<ProcessInfo> TraceDocument::processes() const {
     const auto& procs = impl_m->analysis->processes();
     std::vector<ProcessInfo> out(procs.size());
@@ -280,6 +299,81 @@ std::vector<SyscallLine> TraceDocument::syscalls(std::int64_t id) const {
     if (id <= 0 || std::uint64_t(id) >= procs.size())
         return ltt::syscallAccounting(*impl_m->analysis, nullptr);
     return ltt::syscallAccounting(*impl_m->analysis, &procs[std::size_t(id)]);
+}
+
+namespace {
+// The selection as one process: its stats summed by libltt's addStats().
+ltt::Process selectionProcess(const ltt::TraceAnalysis& a, const std::vector<std::int64_t>& ids) {
+    ltt::Process sum;
+    const auto& procs = a.processes();
+    for (std::int64_t id : ids)
+        if (id >= 0 && std::uint64_t(id) < procs.size())
+            ltt::addStats(sum.stats, procs[std::size_t(id)].stats);
+    sum.fromSnapshot = true; // no "Started at" line
+    return sum;
+}
+} // namespace
+
+std::vector<ReportLine> TraceDocument::selectionReport(const std::vector<std::int64_t>& ids) const {
+    const auto& a = *impl_m->analysis;
+    std::vector<ReportLine> out{{"Processes selected", std::to_string(ids.size())}};
+    for (auto& line : ltt::processCharacteristics(a, selectionProcess(a, ids)))
+        if (line.label != "PID" && line.label != "Parent PID" && line.label != "Thread group" &&
+            line.label != "Kernel thread")
+            out.push_back(std::move(line));
+    return out;
+}
+
+std::vector<SyscallLine>
+TraceDocument::selectionSyscalls(const std::vector<std::int64_t>& ids) const {
+    const auto& a = *impl_m->analysis;
+    const ltt::Process p = selectionProcess(a, ids);
+    return ltt::syscallAccounting(a, &p);
+}
+
+std::vector<std::int64_t> TraceDocument::withDescendants(std::int64_t id) const {
+    const auto& procs = impl_m->analysis->processes();
+    std::vector<std::int64_t> out;
+    if (id < 0 || std::uint64_t(id) >= procs.size())
+        return out;
+    std::vector<std::uint8_t> seen(procs.size(), 0);
+    std::vector<std::int64_t> todo{id};
+    while (!todo.empty()) {
+        const std::int64_t i = todo.back();
+        todo.pop_back();
+        if (seen[std::size_t(i)])
+            continue;
+        seen[std::size_t(i)] = 1;
+        out.push_back(i);
+        if (i == 0) {
+            // Every process hangs below the root (processes()).
+            for (std::size_t k = 1; k < procs.size(); ++k)
+                todo.push_back(std::int64_t(k));
+            continue;
+        }
+        for (auto child : procs[std::size_t(i)].children)
+            if (child < procs.size())
+                todo.push_back(child);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TraceDocument::TimeBreakdown
+TraceDocument::timeBreakdown(const std::vector<std::int64_t>& ids) const {
+    const auto& a = *impl_m->analysis;
+    std::vector<std::int64_t> use = ids;
+    if (ids.size() == 1 && ids[0] == 0) {
+        use.clear();
+        for (std::size_t k = 0; k < a.processes().size(); ++k)
+            if (a.processes()[k].pid != 0)
+                use.push_back(std::int64_t(k));
+    }
+    const ltt::ProcessStats s = selectionProcess(a, use).stats;
+    TimeBreakdown b;
+    b.ns = {s.userNs,  s.syscallNs + s.trapNs, s.irqNs, s.ioWaitNs, s.preemptedNs,
+            s.sleepNs, s.schedDelayNs};
+    return b;
 }
 
 std::string TraceDocument::syscallNote() const {

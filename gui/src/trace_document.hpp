@@ -7,6 +7,7 @@
 // (and can cancel).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <libltt/event_query.hpp>
@@ -82,6 +83,9 @@ public:
     std::uint64_t eventTimeNs(std::uint64_t index) const;
     // First event at or after timeNs (eventCount() when none).
     std::uint64_t eventAtTime(std::uint64_t timeNs) const;
+    // The first event of `cpu` at or after `timeNs` (within a few thousand
+    // events of the first event at that time); nullopt when none.
+    std::optional<std::uint64_t> eventOnCpuAt(unsigned cpu, std::uint64_t timeNs) const;
     std::uint64_t totalLost() const;
     std::uint64_t realtimeAnchorNs() const;
     unsigned cpuCount() const;
@@ -102,9 +106,32 @@ public:
     static std::string eventTypeLabel(std::uint64_t mask);
 
     std::vector<ProcessInfo> processes() const;
+    // CPU time out of the idle task (user, kernel, interrupts) over all
+    // CPUs, from the process analysis (TraceAnalysis::total()).
+    std::uint64_t busyCpuNs() const;
     // By ProcessInfo::id; the root (id 0) gives the system-wide figures.
     std::vector<ReportLine> processReport(std::int64_t id) const;
     std::vector<SyscallLine> syscalls(std::int64_t id) const;
+    // A selection of several processes (ProcessInfo ids) seen as one: the
+    // same characteristics and system call accounting, each figure the sum
+    // over the selection (longest delay and slice: the maximum); the
+    // process's own lines (PID, parent, start, exit) are replaced by the
+    // number of processes. The root (id 0) in a selection stands for pid 0.
+    std::vector<ReportLine> selectionReport(const std::vector<std::int64_t>& ids) const;
+    std::vector<SyscallLine> selectionSyscalls(const std::vector<std::int64_t>& ids) const;
+    // `id` and every process below it in the tree.
+    std::vector<std::int64_t> withDescendants(std::int64_t id) const;
+    // Where the selection's time went, from libltt's figures of the same
+    // names (ProcessStats): user = executing process code, system = in
+    // system calls and traps, then interrupts, waiting for I/O, preempted,
+    // sleeping and waiting to run. A lone root (id 0) gives every process
+    // but the idle task.
+    struct TimeBreakdown {
+        std::array<std::uint64_t, 7> ns{};
+        static constexpr std::array<const char*, 7> kNames = {
+            "user", "system", "interrupts", "I/O wait", "preempted", "sleeping", "waiting to run"};
+    };
+    TimeBreakdown timeBreakdown(const std::vector<std::int64_t>& ids) const;
     // Why the system call accounting is empty or nameless ("masked out at
     // trace time"), as traceanalyze says it; empty when complete.
     std::string syscallNote() const;

@@ -71,7 +71,8 @@ fold_selftest() {
 }
 fold_selftest selftest "$log" "$rc"
 
-for shot in event-graph event-graph-zoomed event-graph-selected process-analysis raw-trace \
+for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
+	cpu-view process-analysis process-selection time-breakdown raw-trace \
 	raw-trace-filtered; do
 	f=$out/$shot.png
 	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then

@@ -103,6 +103,9 @@ struct RowBins {
     std::vector<std::int64_t> firstEvent; // first marker's event index, -1 when none
     std::vector<GraphEventKind> firstKind;
     std::vector<std::uint32_t> eventCount; // markers in the column
+    // Bit k set: the column holds a marker of GraphEventKind k (the graph's
+    // event-kind filter draws a column whose markers are all hidden as empty).
+    std::vector<std::uint16_t> kinds;
 };
 
 struct LostMark {
@@ -177,6 +180,28 @@ public:
                                          std::uint64_t maxDistNs) const;
     // Whether `row` has control at `timeNs` (on at least one CPU).
     bool hasControl(std::size_t row, std::uint64_t timeNs) const;
+
+    // CPUs the trace's events name (0 .. cpuCount() - 1).
+    std::size_t cpuCount() const;
+    // The CPU view: out[cpu][c] is the task current on `cpu` at the start of
+    // column c (before the events at that instant; -1 while the CPU's state
+    // is unknown). Columns starting on a bin boundary come from the
+    // checkpoints; the others walk from the checkpoint of their bin (at most
+    // one bin's events, a walk shared by the columns of one bin).
+    void cpuTasks(std::uint64_t begin, std::uint64_t end, unsigned columns,
+                  std::vector<std::vector<std::int32_t>>& out) const;
+    // The task current on `cpu` once every event at or before `timeNs` has
+    // happened (a SCHEDCHANGE at `timeNs` counts); -1 when unknown.
+    std::int32_t taskAt(std::uint16_t cpu, std::uint64_t timeNs) const;
+    // CPU time spent out of the idle task (user, kernel, interrupts) per
+    // column, summed over the CPUs: the summary keeps it per bin and a column
+    // that cuts a bin gets the bin's share by overlap. Time across a
+    // lost-events gap is not counted.
+    std::vector<std::uint64_t> busyNs(std::uint64_t begin, std::uint64_t end,
+                                      unsigned columns) const;
+    // Events a bin()/binRows() over this view would re-read from the trace
+    // (an upper bound: the events of the bins the columns cut).
+    std::uint64_t rereadEstimate(std::uint64_t begin, std::uint64_t end, unsigned columns) const;
     // Markers in `row` (for tests and counts).
     std::size_t markerCount(std::size_t row) const { return rowMarkers_m.at(row); }
 
@@ -204,6 +229,7 @@ private:
         GraphEventKind kind = GraphEventKind::Other;
         std::uint8_t changes = 0;  // control entered or left the row in the bin
         std::uint8_t endCount = 0; // CPUs holding the row at the bin's end
+        std::uint16_t kinds = 0;   // bit k: a marker of kind k in the bin
     };
     struct CpuCheckpoint {
         std::uint32_t row = 0;
@@ -234,6 +260,8 @@ private:
     std::vector<Entry> entries_m;
     std::vector<std::uint32_t> binEntry_m;
     std::vector<std::uint64_t> binIndex_m;
+    // busy_m[b]: CPU time out of the idle task in bin b, summed over CPUs.
+    std::vector<std::uint64_t> busy_m;
     // Checkpoint b (b = 0 .. binCount()): the builder's state before the
     // first event at or after bin b's start; ckCpu_m[ckCpuAt_m[b] ..
     // ckCpuAt_m[b+1]) and ckSaved_m[ckSavedAt_m[b] .. ckSavedAt_m[b+1]).

@@ -118,6 +118,11 @@ struct ProcessStats {
     SyscallTable syscallTable;
 };
 
+// Adds `from`'s figures to `into`: counts, times and system call accounting
+// summed, the longest delay and slice as maxima (a selection of processes
+// seen as one).
+void addStats(ProcessStats& into, const ProcessStats& from);
+
 // One task (thread) instance: a PID reused after an exit is a new Process.
 struct Process {
     std::int32_t pid = 0;
