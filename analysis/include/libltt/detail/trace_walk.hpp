@@ -288,6 +288,17 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
         // is fed changes nothing even if a catch-up stops at the head.
         if (V == LTT_FORMAT_V1 && h.event == LTT_EV_HEARTBEAT) [[unlikely]]
             base = tsc;
+        // Whether a catch-up stops at the record of time t: at the first
+        // whose key (running maximum) is not below `limit`.
+        auto stopsCatchUp = [&](std::uint64_t t) __attribute__((always_inline)) {
+            if constexpr (CatchUp) {
+                const std::uint64_t k = std::max(m, (t - t0) << S | c);
+                if (k >= limit)
+                    return true;
+                m = k;
+            }
+            return false;
+        };
         if constexpr (V != LTT_FORMAT_V1) {
             // Version 2: each record's header word is read once, and a
             // record whose size its low bits give (all but EXT and
@@ -298,12 +309,8 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
             std::uint32_t w;
             std::memcpy(&w, blk + o, sizeof w);
             do {
-                if constexpr (CatchUp) {
-                    const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
-                    if (k >= limit)
-                        break;
-                    m = k;
-                }
+                if (stopsCatchUp(tsc))
+                    break;
                 const std::byte* const p = blk + o;
                 EventOf<V> e;
                 e.record = p;
@@ -331,12 +338,8 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
             h = recordHead<V>(blk + o);
         } else {
             do {
-                if constexpr (CatchUp) {
-                    const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
-                    if (k >= limit)
-                        break;
-                    m = k;
-                }
+                if (stopsCatchUp(tsc))
+                    break;
                 const auto e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
                                             static_cast<std::uint16_t>(c));
                 o += h.size;
