@@ -15,6 +15,7 @@
 // for no text; message() words it the way the reader reports it.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -334,6 +335,23 @@ namespace detail {
 template <class T> inline void expandAs(std::byte* out, const T& v) {
     std::memcpy(out, &v, sizeof v);
 }
+// Writes a 16-byte detail structure whose two little-endian 64-bit halves
+// are `lo` and `hi` with one 16-byte store. Consumers copy such a structure
+// whole, with one 16-byte load: the CPU forwards that load from a store of
+// the same place and size, but not from two or three smaller stores (the
+// load then waits until they reach the cache, on the path from a system
+// call's number to its accounting).
+template <class T> inline void expand16(std::byte* out, std::uint64_t lo, std::uint64_t hi) {
+    static_assert(sizeof(T) == 16);
+    if constexpr (std::endian::native == std::endian::little) {
+        using Pair = std::uint64_t __attribute__((vector_size(16)));
+        const Pair v = {lo, hi};
+        std::memcpy(out, &v, sizeof v);
+    } else {
+        std::memcpy(out, &lo, sizeof lo); // (not reached: the reader reads little-endian hosts)
+        std::memcpy(out + 8, &hi, sizeof hi);
+    }
+}
 template <class T> inline T loadAt(const std::byte* p) {
     T v;
     std::memcpy(&v, p, sizeof v);
@@ -351,6 +369,101 @@ inline std::int32_t pidAfter(std::int32_t pid, std::uint8_t event, std::uint16_t
     return pid;
 }
 
+// Decodes a version 2 record of a compact code (neither EXT nor an invalid
+// number) whose header word `w` has been read, as decodeRecord() does; its
+// head's event and subtype are the code's (kCodes), its bytes in the block
+// `stored`. Walks that know a record's word call it directly: the code and
+// the event come from the word once.
+[[gnu::always_inline]] inline DecodedRecord decodeCompact(const std::byte* p, std::uint32_t w,
+                                                          std::uint16_t stored,
+                                                          std::uint64_t& lastIp, std::int32_t& pid,
+                                                          std::byte* expanded) {
+    using detail::expand16;
+    using detail::expandAs;
+    using detail::loadAt;
+    const auto code = static_cast<std::uint8_t>(w & LTT_CODE_MASK);
+    const CodeInfo& c = kCodes[code];
+    const std::uint32_t arg = LTT_WORD_SHORT_ARG(w);
+    // The system call codes, most of any trace, first and by compares:
+    // the CPU predicts a few conditional branches better than the
+    // switch's one indirect jump among twenty targets.
+    if (code == LTT_CODE_SYS_ENTRY_SHORT) {
+        expand16<ltt_ev_syscall_entry>(expanded, lastIp, arg);
+    } else if (code == LTT_CODE_SYS_EXIT_SHORT) {
+        // Sign-extended from 9 bits.
+        expandAs(expanded, ltt_ev_syscall_exit{static_cast<std::int64_t>(arg ^ 0x100u) - 0x100});
+    } else if (code == LTT_CODE_SYS_ENTRY_NEAR) {
+        lastIp +=
+            static_cast<std::uint64_t>(static_cast<std::int64_t>(loadAt<std::int32_t>(p + 8)));
+        expand16<ltt_ev_syscall_entry>(expanded, lastIp, loadAt<std::uint32_t>(p + 4));
+    } else if (code == LTT_CODE_SYS_EXIT_MID) {
+        expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int32_t>(p + 4)});
+    } else {
+        switch (code) {
+        case LTT_CODE_HEARTBEAT:
+            expandAs(expanded, ltt_ev_heartbeat{loadAt<std::uint64_t>(p + 8)});
+            break;
+        case LTT_CODE_SYS_ENTRY:
+            lastIp = loadAt<std::uint64_t>(p + 8);
+            expand16<ltt_ev_syscall_entry>(expanded, lastIp, loadAt<std::uint32_t>(p + 4));
+            break;
+        case LTT_CODE_SYS_ENTRY_SAME:
+            expand16<ltt_ev_syscall_entry>(expanded, lastIp, loadAt<std::uint32_t>(p + 4));
+            break;
+        case LTT_CODE_SYS_EXIT:
+            expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int64_t>(p + 4)});
+            break;
+        case LTT_CODE_TRAP_ENTRY: {
+            const std::uint32_t t = loadAt<std::uint32_t>(p + 4);
+            expandAs(expanded, ltt_ev_trap_entry{loadAt<std::uint64_t>(p + 8),
+                                                 loadAt<std::uint64_t>(p + 16), t & 0xff, t >> 8});
+            break;
+        }
+        case LTT_CODE_IRQ_ENTRY: {
+            const std::uint32_t i = loadAt<std::uint32_t>(p + 4);
+            expandAs(expanded, ltt_ev_irq_entry{i & 0xffffff, i >> 24});
+            break;
+        }
+        case LTT_CODE_SCHED: {
+            const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
+            constexpr std::uint64_t pidMask = (1u << LTT_SCHED_PID_BITS) - 1;
+            pid = static_cast<std::int32_t>(v & pidMask);
+            // in | out << 32, out_state
+            expand16<ltt_ev_schedchange>(expanded, (v & pidMask) | ((v >> 22) & pidMask) << 32,
+                                         v >> 44);
+            break;
+        }
+        case LTT_CODE_SOFTIRQ_ENTRY:
+        case LTT_CODE_SOFTIRQ_EXIT:
+            expandAs(expanded, ltt_ev_soft_irq{arg});
+            break;
+        case LTT_CODE_WAKEUP:
+            expand16<ltt_ev_process>(expanded, loadAt<std::uint32_t>(p + 4),
+                                     loadAt<std::uint32_t>(p + 8));
+            break;
+        case LTT_CODE_FS_READ:
+        case LTT_CODE_FS_WRITE:
+            // The fixed part of ltt_ev_file_system: fd, aux 0, arg.
+            expand16<ltt_ev_memory>(
+                expanded, loadAt<std::uint32_t>(p + 4),
+                static_cast<std::uint64_t>(std::int64_t{loadAt<std::int32_t>(p + 8)}));
+            break;
+        case LTT_CODE_FS_CLOSE:
+            expand16<ltt_ev_memory>(expanded, loadAt<std::uint32_t>(p + 4), 0);
+            break;
+        case LTT_CODE_PAGE_ALLOC:
+        case LTT_CODE_PAGE_FREE: {
+            const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
+            expand16<ltt_ev_memory>(expanded, v & ~LTT_PAGE_ORDER_MASK, v & LTT_PAGE_ORDER_MASK);
+            break;
+        }
+        default: // TRAP_EXIT, IRQ_EXIT, KERNEL_TIMER: no details
+            break;
+        }
+    }
+    return {code, c.event, c.subtype, c.size, stored};
+}
+
 // Decodes the record at `p` whose head is `h` (a record the checks above
 // accepted). A version 2 compact record's details are expanded into
 // `expanded` (kMaxExpanded bytes) as the full version 1 structure, reserved
@@ -362,7 +475,6 @@ template <unsigned V>
 [[gnu::always_inline]] inline DecodedRecord
 decodeRecord(const std::byte* p, const ltt_record_header& h, std::uint64_t& lastIp,
              std::int32_t& pid, std::byte* expanded) {
-    using detail::expandAs;
     using detail::loadAt;
     if constexpr (V == LTT_FORMAT_V1) {
         pid = pidAfter(pid, h.event, h.size, p + sizeof h);
@@ -376,90 +488,7 @@ decodeRecord(const std::byte* p, const ltt_record_header& h, std::uint64_t& last
             pid = pidAfter(pid, h.event, h.size, p + sizeof h);
             return {code, h.event, h.subtype, h.size, h.size};
         }
-        const CodeInfo& c = kCodes[code];
-        const std::uint32_t arg = LTT_WORD_SHORT_ARG(w);
-        // The system call codes, most of any trace, first and by compares:
-        // the CPU predicts a few conditional branches better than the
-        // switch's one indirect jump among twenty targets.
-        if (code == LTT_CODE_SYS_ENTRY_SHORT) {
-            expandAs(expanded, ltt_ev_syscall_entry{lastIp, arg, 0});
-        } else if (code == LTT_CODE_SYS_EXIT_SHORT) {
-            // Sign-extended from 9 bits.
-            expandAs(expanded,
-                     ltt_ev_syscall_exit{static_cast<std::int64_t>(arg ^ 0x100u) - 0x100});
-        } else if (code == LTT_CODE_SYS_ENTRY_NEAR) {
-            lastIp +=
-                static_cast<std::uint64_t>(static_cast<std::int64_t>(loadAt<std::int32_t>(p + 8)));
-            expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
-        } else if (code == LTT_CODE_SYS_EXIT_MID) {
-            expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int32_t>(p + 4)});
-        } else {
-            switch (code) {
-            case LTT_CODE_HEARTBEAT:
-                expandAs(expanded, ltt_ev_heartbeat{loadAt<std::uint64_t>(p + 8)});
-                break;
-            case LTT_CODE_SYS_ENTRY:
-                lastIp = loadAt<std::uint64_t>(p + 8);
-                expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
-                break;
-            case LTT_CODE_SYS_ENTRY_SAME:
-                expandAs(expanded, ltt_ev_syscall_entry{lastIp, loadAt<std::uint32_t>(p + 4), 0});
-                break;
-            case LTT_CODE_SYS_EXIT:
-                expandAs(expanded, ltt_ev_syscall_exit{loadAt<std::int64_t>(p + 4)});
-                break;
-            case LTT_CODE_TRAP_ENTRY: {
-                const std::uint32_t t = loadAt<std::uint32_t>(p + 4);
-                expandAs(expanded,
-                         ltt_ev_trap_entry{loadAt<std::uint64_t>(p + 8),
-                                           loadAt<std::uint64_t>(p + 16), t & 0xff, t >> 8});
-                break;
-            }
-            case LTT_CODE_IRQ_ENTRY: {
-                const std::uint32_t i = loadAt<std::uint32_t>(p + 4);
-                expandAs(expanded, ltt_ev_irq_entry{i & 0xffffff, i >> 24});
-                break;
-            }
-            case LTT_CODE_SCHED: {
-                const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
-                constexpr std::uint64_t pidMask = (1u << LTT_SCHED_PID_BITS) - 1;
-                pid = static_cast<std::int32_t>(v & pidMask);
-                expandAs(expanded,
-                         ltt_ev_schedchange{pid, static_cast<std::int32_t>((v >> 22) & pidMask),
-                                            static_cast<std::uint32_t>(v >> 44), 0});
-                break;
-            }
-            case LTT_CODE_SOFTIRQ_ENTRY:
-            case LTT_CODE_SOFTIRQ_EXIT:
-                expandAs(expanded, ltt_ev_soft_irq{arg});
-                break;
-            case LTT_CODE_WAKEUP:
-                expandAs(expanded, ltt_ev_process{loadAt<std::int32_t>(p + 4), 0,
-                                                  loadAt<std::uint32_t>(p + 8)});
-                break;
-            case LTT_CODE_FS_READ:
-            case LTT_CODE_FS_WRITE:
-                expandAs(expanded, loadAt<std::int32_t>(p + 4));
-                expandAs(expanded + 4, std::uint32_t{0});
-                expandAs(expanded + 8, std::int64_t{loadAt<std::int32_t>(p + 8)});
-                break;
-            case LTT_CODE_FS_CLOSE:
-                expandAs(expanded, loadAt<std::int32_t>(p + 4));
-                expandAs(expanded + 4, std::uint32_t{0});
-                expandAs(expanded + 8, std::int64_t{0});
-                break;
-            case LTT_CODE_PAGE_ALLOC:
-            case LTT_CODE_PAGE_FREE: {
-                const std::uint64_t v = loadAt<std::uint64_t>(p + 4);
-                expandAs(expanded,
-                         ltt_ev_memory{v & ~LTT_PAGE_ORDER_MASK, v & LTT_PAGE_ORDER_MASK});
-                break;
-            }
-            default: // TRAP_EXIT, IRQ_EXIT, KERNEL_TIMER: no details
-                break;
-            }
-        }
-        return {code, h.event, h.subtype, c.size, h.size};
+        return decodeCompact(p, w, h.size, lastIp, pid, expanded);
     }
 }
 

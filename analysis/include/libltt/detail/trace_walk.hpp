@@ -288,23 +288,67 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
         // is fed changes nothing even if a catch-up stops at the head.
         if (V == LTT_FORMAT_V1 && h.event == LTT_EV_HEARTBEAT) [[unlikely]]
             base = tsc;
-        do {
+        // Whether a catch-up stops at the record of time t: at the first
+        // whose key (running maximum) is not below `limit`.
+        auto stopsCatchUp = [&](std::uint64_t t) __attribute__((always_inline)) {
             if constexpr (CatchUp) {
-                const std::uint64_t k = std::max(m, (tsc - t0) << S | c);
+                const std::uint64_t k = std::max(m, (t - t0) << S | c);
                 if (k >= limit)
-                    break;
+                    return true;
                 m = k;
             }
-            const auto e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
-                                        static_cast<std::uint16_t>(c));
-            o += h.size;
-            ++records;
-            h = recordHead<V>(blk + o); // at most the barrier: in the block
-            if constexpr (V != LTT_FORMAT_V1)
+            return false;
+        };
+        if constexpr (V != LTT_FORMAT_V1) {
+            // Version 2: each record's header word is read once, and a
+            // record whose size its low bits give (all but EXT and
+            // TRAP_ENTRY, which take the head) is decoded from the word
+            // alone (decodeCompact()); the next record's delta comes from
+            // its word too. (A run holds no number that is no code, and a
+            // heartbeat only as its head, whose time the stream has.)
+            std::uint32_t w;
+            std::memcpy(&w, blk + o, sizeof w);
+            do {
+                if (stopsCatchUp(tsc))
+                    break;
+                const std::byte* const p = blk + o;
+                EventOf<V> e;
+                e.record = p;
+                e.offset = blockOffset + o;
+                e.tsc = tsc;
+                e.cpu = static_cast<std::uint16_t>(c);
+                DecodedRecord d;
+                if (LTT_CODE_SIZE_APART(w)) [[unlikely]]
+                    d = decodeRecord<V>(p, recordHead<V>(p), lastIp, pid, e.expanded);
+                else
+                    d = decodeCompact(p, w, static_cast<std::uint16_t>(4 * ((w & 3) + 1)), lastIp,
+                                      pid, e.expanded);
+                e.size = d.size;
+                e.id = d.event;
+                e.subtype = d.subtype;
+                e.code = d.code;
+                e.pid = pid;
+                o += d.stored;
+                ++records;
+                std::memcpy(&w, blk + o, sizeof w); // at most the barrier: in the block
                 base = tsc;
-            tsc = base + h.delta;
-            g(e);
-        } while (o < until);
+                tsc += w >> kCodes[w & LTT_CODE_MASK].shift; // the delta, as recordHead()
+                g(e);
+            } while (o < until);
+            h = recordHead<V>(blk + o);
+        } else {
+            do {
+                if (stopsCatchUp(tsc))
+                    break;
+                const auto e = makeEvent<V>(blk + o, blockOffset + o, tsc, h, pid, lastIp,
+                                            static_cast<std::uint16_t>(c));
+                o += h.size;
+                ++records;
+                h = recordHead<V>(blk + o); // at most the barrier: in the block
+                tsc = base + h.delta;
+                g(e);
+            } while (o < until);
+        }
         const std::uint64_t before = n;
         n += records - s.records;
         s.offset = o;
