@@ -1,7 +1,9 @@
 // CallSiteAnalysis (callsites.hpp): one walk over the merged events.
 #include <algorithm>
+#include <cinttypes>
 #include <cstring>
 #include <libltt/callsites.hpp>
+#include <libltt/event_format.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <ltt/module_events.h>
 #include <map>
@@ -231,6 +233,29 @@ CallSiteReport analyzeCallSites(const TraceReader& reader, const ProcSnapshot* s
         rep.error = c.error();
     w.finish(rep);
     return rep;
+}
+
+void writeCallSitesText(std::FILE* f, const CallSiteReport& rep) {
+    std::fprintf(f, "Call sites\n==========\n");
+    if (!rep.ipsRecorded)
+        std::fprintf(f, "System call entries or their details were masked out at trace time: "
+                        "no call site is known.\n");
+    if (!rep.mapsRecorded)
+        std::fprintf(f, "MAP records were masked out at trace time: call sites of programs "
+                        "started during the trace show as addresses.\n");
+    for (const auto& p : rep.processes) {
+        std::fprintf(f, "\nProcess %d (%s): %" PRIu64 " system calls, %" PRIu64 " ns\n", p.pid,
+                     escaped(p.name).c_str(), p.calls, p.totalNs);
+        std::fprintf(f, "  %-20s %10s %10s %14s  %s\n", "System call", "Count", "Timed",
+                     "Time (ns)", "Call site");
+        for (const auto& s : p.sites)
+            std::fprintf(f, "  %-20s %10" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s\n",
+                         TraceAnalysis::syscallSlotName(s.nr).c_str(), s.count, s.timed, s.totalNs,
+                         escaped(s.site).c_str());
+    }
+    if (rep.unresolved)
+        std::fprintf(f, "\n%" PRIu64 " calls came from addresses no known mapping holds.\n",
+                     rep.unresolved);
 }
 
 std::string kallsymsPathFor(const std::string& tracePath) {

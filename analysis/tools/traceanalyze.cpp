@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <getopt.h>
+#include <libltt/callsites.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
 #include <libltt/proc_file.hpp>
@@ -34,6 +35,7 @@ using ull = unsigned long long;
 
 struct Options {
     bool analyze = false, summarize = false, dump = false, json = false;
+    bool callsites = false;
     bool progress = true;
     std::int64_t pid = -1;
     int cpu = -1;
@@ -59,11 +61,13 @@ void usage(std::FILE* f) {
                  "                       takes them: keys (syscall_entry, file_system, ...), LTT\n"
                  "                       names (SYS_ENTRY, FS, ...), groups (SYSCALL, CORE, ...)\n"
                  "                       or ids\n"
+                 "      --callsites      per process, each system call's call sites\n"
+                 "                       (binary!function+offset) with counts and time\n"
                  "      --json           the analysis as one JSON document (docs/json.md)\n"
                  "      --no-progress    no progress line even on a terminal\n"
                  "  -h, --help           this text\n"
                  "  -V, --version        version\n"
-                 "Without -a, -s or -d: -a -s.\n");
+                 "Without -a, -s, -d or --callsites: -a -s.\n");
 }
 
 // -o/-t TYPES: libltt's event-name vocabulary (the one tracedaemon -e reads).
@@ -113,13 +117,32 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     return 0;
 }
 
+// ------------------------------------------------------------- call sites
+
+// The call sites of every process (or -p's), symbolized with the ELF files
+// by path and the trace's NAME.kallsyms when there is one.
+std::optional<ltt::CallSiteReport> callSites(const Options& o, const ltt::TraceReader& r,
+                                             const ltt::ProcSnapshot* snap) {
+    ltt::Symbolizer sym;
+    const std::string ks = ltt::kallsymsPathFor(o.trace);
+    std::string why;
+    if (access(ks.c_str(), F_OK) == 0 && !sym.loadKallsyms(ks, &why))
+        std::fprintf(stderr, "traceanalyze: warning: kernel addresses stay raw: %s\n", why.c_str());
+    auto rep = ltt::analyzeCallSites(r, snap, sym, o.pid);
+    if (rep.error) {
+        std::fprintf(stderr, "traceanalyze: %s\n", rep.error->str().c_str());
+        return std::nullopt;
+    }
+    return rep;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     Options o;
     o.types.set();
     bool typesGiven = false;
-    enum { kJson = 1000, kNoProgress };
+    enum { kJson = 1000, kNoProgress, kCallSites };
     static const option longopts[] = {{"analyze", no_argument, nullptr, 'a'},
                                       {"summarize", no_argument, nullptr, 's'},
                                       {"dump", no_argument, nullptr, 'd'},
@@ -128,6 +151,7 @@ int main(int argc, char** argv) {
                                       {"omit", required_argument, nullptr, 'o'},
                                       {"trace", required_argument, nullptr, 't'},
                                       {"json", no_argument, nullptr, kJson},
+                                      {"callsites", no_argument, nullptr, kCallSites},
                                       {"no-progress", no_argument, nullptr, kNoProgress},
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
@@ -177,6 +201,9 @@ int main(int argc, char** argv) {
         case kJson:
             o.json = true;
             break;
+        case kCallSites:
+            o.callsites = true;
+            break;
         case kNoProgress:
             o.progress = false;
             break;
@@ -206,7 +233,7 @@ int main(int argc, char** argv) {
         o.proc = argv[optind + 1];
     if (npos >= 3)
         o.out = argv[optind + 2];
-    if (!o.analyze && !o.summarize && !o.dump)
+    if (!o.analyze && !o.summarize && !o.dump && !o.callsites)
         o.analyze = o.summarize = true;
 
     ltt::TraceError err;
@@ -248,6 +275,14 @@ int main(int argc, char** argv) {
     int rc = 0;
     if (o.dump && !o.json)
         rc = dump(out, o, *reader);
+    std::optional<ltt::CallSiteReport> sites;
+    if (rc == 0 && o.callsites) {
+        sites = callSites(o, *reader, snap ? &*snap : nullptr);
+        if (!sites)
+            rc = 1;
+        else if (!o.json)
+            ltt::writeCallSitesText(out, *sites);
+    }
     if (rc == 0 && (o.analyze || o.summarize || o.json)) {
         TraceAnalysis a(*reader, snap ? &*snap : nullptr);
         const bool tty = o.progress && isatty(STDERR_FILENO) && reader->claimedEvents() > 4000000;
@@ -270,6 +305,7 @@ int main(int argc, char** argv) {
             ro.pid = o.pid;
             ro.cpu = o.cpu;
             ro.types = o.types;
+            ro.callsites = sites ? &*sites : nullptr;
             if (o.json)
                 ltt::writeJsonReport(out, a, ro);
             else

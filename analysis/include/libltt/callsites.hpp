@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <libltt/proc_file.hpp>
 #include <libltt/symbolize.hpp>
 #include <libltt/trace_reader.hpp>
@@ -50,6 +51,10 @@ struct CallSiteReport {
 // of every process, or of process `pid` (its thread group id) when >= 0.
 CallSiteReport analyzeCallSites(const TraceReader& reader, const ProcSnapshot* snapshot,
                                 Symbolizer& symbolizer, std::int64_t pid = -1);
+
+// The text report: per process, its call sites sorted by time (names
+// escaped), and what was missing for them.
+void writeCallSitesText(std::FILE* out, const CallSiteReport& report);
 
 // NAME.kallsyms for the trace NAME.trace (the copy tracedaemon saves).
 std::string kallsymsPathFor(const std::string& tracePath);
