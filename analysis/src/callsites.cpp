@@ -258,12 +258,4 @@ void writeCallSitesText(std::FILE* f, const CallSiteReport& rep) {
                      rep.unresolved);
 }
 
-std::string kallsymsPathFor(const std::string& tracePath) {
-    constexpr std::string_view kExt = ".trace";
-    std::string base = tracePath;
-    if (base.size() > kExt.size() && base.ends_with(kExt))
-        base.resize(base.size() - kExt.size());
-    return base + ".kallsyms";
-}
-
 } // namespace ltt

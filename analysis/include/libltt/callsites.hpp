@@ -56,7 +56,4 @@ CallSiteReport analyzeCallSites(const TraceReader& reader, const ProcSnapshot* s
 // escaped), and what was missing for them.
 void writeCallSitesText(std::FILE* out, const CallSiteReport& report);
 
-// NAME.kallsyms for the trace NAME.trace (the copy tracedaemon saves).
-std::string kallsymsPathFor(const std::string& tracePath);
-
 } // namespace ltt

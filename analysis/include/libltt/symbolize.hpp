@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -82,6 +83,16 @@ private:
     std::vector<KernelSymbol> kernel_m;                       // sorted by address
     std::size_t filesOpened_m = 0;
 };
+
+// NAME.kallsyms for the trace NAME.trace (another name: that name and
+// .kallsyms): where tracedaemon saves its copy of /proc/kallsyms.
+inline std::string kallsymsPathFor(const std::string& tracePath) {
+    constexpr std::string_view kExt = ".trace";
+    std::string base = tracePath;
+    if (base.size() > kExt.size() && base.ends_with(kExt))
+        base.resize(base.size() - kExt.size());
+    return base + ".kallsyms";
+}
 
 // A process's executable mappings over time: the .proc snapshot's, then
 // those MAP records add; exec empties them, fork copies them.
