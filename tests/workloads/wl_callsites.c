@@ -2,7 +2,9 @@
 /*
  * wl_callsites: system calls from known call sites, for the call-site
  * symbolization tests. make_getpids() makes getpid 2 000 times and
- * make_more_getpids() 500 times (or the counts given as arguments), each
+ * make_more_getpids() 500 times (or the counts given as arguments; a third
+ * argument is seconds to sleep first, so the process can be alive when a
+ * trace starts and be known from its .proc snapshot), each
  * from one `syscall` instruction inlined into the function itself, so the
  * user address a system call entry records lies in that function (a call
  * through libc's getpid() would record an address in libc).
@@ -11,6 +13,7 @@
  * PIE and not, and a stripped copy of the dynamic PIE.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 static inline long raw_getpid(void)
 {
@@ -34,6 +37,8 @@ __attribute__((noinline)) void make_more_getpids(long n)
 
 int main(int argc, char **argv)
 {
+	if (argc > 3)
+		sleep((unsigned int)atoi(argv[3]));
 	make_getpids(argc > 1 ? atol(argv[1]) : 2000);
 	make_more_getpids(argc > 2 ? atol(argv[2]) : 500);
 	return 0;
