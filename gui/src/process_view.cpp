@@ -65,6 +65,7 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
     sysScroll_m.set_child(sys_m);
     sysScroll_m.set_vexpand(true);
     details_m.append(sysScroll_m);
+    details_m.append(callsites_m);
     detailScroll_m.set_child(details_m);
     set_end_child(detailScroll_m);
 
@@ -163,6 +164,7 @@ void ProcessView::selectPid(std::int32_t pid) {
 
 void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
     selectedPid_m = pid;
+    callsites_m.showProcess(doc_m, pid);
     while (auto* child = grid_m.get_first_child())
         grid_m.remove(*child);
     sstore_m->clear();

@@ -11,11 +11,14 @@ set -u
 WL=$1
 O=$out
 ltt_load_first || { echo "guest: /dev/tracer not created" >&2; exit 1; }
-"$WL/wl_callsites-dyn-nopie" 2000 500 4 &
+"$WL/wl_callsites-dyn-nopie" 2000 500 8 &
 early=$!
 tracedaemon -q "$O/cs.trace" "$O/cs.proc" >"$O/cs.daemon.log" 2>&1 &
 daemon=$!
-sleep 1
+# The .proc is renamed into place once tracing runs (slow on the debug
+# kernel: a fixed sleep is not enough there).
+i=0
+while [ ! -f "$O/cs.proc" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 for v in static static-pie dyn stripped; do
 	"$WL/wl_callsites-$v"
 	echo "$v $?" >>"$O/cs.status"
