@@ -39,18 +39,23 @@ bool saveKallsyms(const std::string& kallsyms, const std::string& traceFile, std
         return false;
     }
     const std::string path = kallsymsPathFor(traceFile);
-    ReplacementFile out(path, "kallsyms copy");
-    std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n = ::write(out.fd(), s.data() + done, s.size() - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+    try {
+        ReplacementFile out(path, "kallsyms copy");
+        std::size_t done = 0;
+        while (done < s.size()) {
+            const ssize_t n = ::write(out.fd(), s.data() + done, s.size() - done);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+            }
+            done += static_cast<std::size_t>(n);
         }
-        done += static_cast<std::size_t>(n);
+        out.commit();
+    } catch (const std::exception& e) {
+        why = e.what();
+        return false;
     }
-    out.commit();
     return true;
 }
 

@@ -11,8 +11,9 @@ namespace ltt::daemon {
 // a private file (0600, written whole or not at all, as the .proc). Writes
 // nothing and returns false with the reason in `why` when the source
 // cannot be read or shows no address (all zero: this process may not see
-// kernel addresses, kptr_restrict). Throws std::system_error when the
-// copy cannot be written.
+// kernel addresses, kptr_restrict), and when the copy cannot be written (a
+// full disk, a planted link): the copy is an extra, so its failure never
+// stops a trace, and it leaves no partial file.
 bool saveKallsyms(const std::string& kallsyms, const std::string& traceFile, std::string& why);
 
 } // namespace ltt::daemon
