@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <iterator>
 #include <libltt/callsites.hpp>
+#include <libltt/event_format.hpp>
 #include <libltt/symbolize.hpp>
 #include <ltt/module_events.h>
 #include <optional>
@@ -279,4 +280,22 @@ TEST(CallSites, SnapshotMapsThenExecAndMapRecords) {
 TEST(CallSites, KallsymsPathBesideTheTrace) {
     EXPECT_EQ(kallsymsPathFor("/t/out.trace"), "/t/out.kallsyms");
     EXPECT_EQ(kallsymsPathFor("out"), "out.kallsyms");
+}
+
+TEST(CallSites, DumpDescribesMapRecords) {
+    test::TraceBuilder tb(1);
+    tb.block(0, 2000, 7);
+    const ltt_ev_map m = mapRecord(0x7f0000001000, 0x2000, 0x1000, "/lib/x\n.so");
+    tb.evBytes(2010, LTT_EV_MAP, LTT_MAP_MMAP, &m, LTT_EV_MAP_FIXED + 11);
+    tb.end(2100);
+    const auto bytes = tb.bytes();
+    TraceError err;
+    auto r = TraceReader::openMemory(bytes, "map.trace", &err);
+    ASSERT_TRUE(r) << err.str();
+    TraceCursor c = r->begin();
+    while (c.valid() && c.event().id != LTT_EV_MAP)
+        c.next();
+    ASSERT_TRUE(c.valid());
+    EXPECT_EQ(describeEvent(c.event()), "MAP : mmap; START : 0x7f0000001000; LENGTH : 0x2000; "
+                                        "OFFSET : 0x1000; PATH : /lib/x\\n.so");
 }
