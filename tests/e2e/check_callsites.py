@@ -71,6 +71,8 @@ except (ValueError, KeyError) as e:
 check("callsites: MAP records in the trace", doc.get("map_records", 0) > 0, "none")
 
 twin = nm_ranges(f"{wl}/wl_callsites-dyn")
+dyn_offsets = {}  # function -> the offsets the unstripped dyn build's sites have
+stripped_addrs = {}  # function -> the addresses the stripped build's sites have
 for v in ["static", "static-pie", "dyn", "dyn-nopie", "stripped"]:
     name = f"wl_callsites-{v}"
     # dyn-nopie, alive at the start, has its .proc name: the 15-byte comm.
@@ -93,8 +95,12 @@ for v in ["static", "static-pie", "dyn", "dyn-nopie", "stripped"]:
             if fn is None:
                 bad.append(s["site"])
                 continue
+            stripped_addrs.setdefault(fn, set()).add(a)
         elif m:
             fn = m.group(1)
+            if v == "dyn":
+                off = int(s["site"].rsplit("+", 1)[1], 16)
+                dyn_offsets.setdefault(fn, set()).add(off)
         else:
             bad.append(s["site"])
             continue
@@ -110,6 +116,11 @@ for v in ["static", "static-pie", "dyn", "dyn-nopie", "stripped"]:
             check(f"callsites: {v}: loader calls resolve in ld-linux-x86-64.so.2",
                   any(s.startswith("ld-linux-x86-64.so.2!") for s in all_sites),
                   f"sites {all_sites[:6]}")
+
+want = {fn: {twin[fn][0] + o for o in offs} for fn, offs in dyn_offsets.items() if fn in twin}
+check("callsites: stripped: each site is nm's address of the function in the unstripped twin "
+      "plus the offset the twin's own sites have", want and stripped_addrs == want,
+      f"stripped {stripped_addrs}, twin {want}")
 
 if os.path.exists(f"{out}/cs.params"):
     for line in open(f"{out}/cs.params"):
