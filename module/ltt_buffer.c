@@ -644,6 +644,8 @@ void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 	 */
 	u64 mask = smp_load_acquire(&ltt_live_mask);
 
+	if (event == LTT_EV_SYSCALL_EXIT)
+		ltt_map_syscall_exit(mask);
 	if (event >= 64 || !(mask & BIT_ULL(event)))
 		return;
 	if (ltt_run.filters && !ltt_task_match(current) &&

@@ -267,7 +267,7 @@ static int ltt_start(void)
 	ltt_run.fallback = ltt_choose_clock(info);
 	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
-	ltt_run.event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
+	ltt_run.event_mask = cfg->event_mask & LTT_MOD_MASK;
 	ltt_run.details_mask = cfg->details_mask;
 	for (i = 0; i < LTT_EV_MAX; i++)
 		ltt_run.size_max[i] = ltt_run.details_mask & BIT_ULL(i) ?
@@ -456,7 +456,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 			return -EFAULT;
 		if (ltt_dev.state == LTT_TRACING)
 			return -EBUSY;
-		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1))
+		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_MOD_MASK)
 			return -EINVAL;
 		if (cmd == LTT_IOC_SET_EVENT_MASK)
 			cfg->event_mask = v64;

@@ -589,7 +589,7 @@ struct ltt_tp {
 
 static struct ltt_tp ltt_tps[] = {
 	LTT_TP(sys_enter, ltt_tp_sys_enter, LTT_EV_CORE_SYSCALL, NULL),
-	LTT_TP(sys_exit, ltt_tp_sys_exit, LTT_EV_CORE_SYSCALL, NULL),
+	LTT_TP(sys_exit, ltt_tp_sys_exit, LTT_EV_CORE_SYSCALL | LTT_EV(MAP), NULL),
 	LTT_TP(page_fault_user, ltt_tp_page_fault, LTT_EV_TRAP, NULL),
 	LTT_TP(page_fault_kernel, ltt_tp_page_fault, LTT_EV_TRAP, NULL),
 	LTT_TP(irq_handler_entry, ltt_tp_irq_entry, LTT_EV_IRQ, NULL),

@@ -18,6 +18,7 @@
 #include <asm/msr.h>
 #include <ltt/abi.h>
 #include <ltt/format.h>
+#include <ltt/module_events.h>
 
 struct task_struct;
 
@@ -27,6 +28,11 @@ struct task_struct;
 #define LTT_END_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_block_end))
 #define LTT_LOST_REC (LTT_EXT_HDR + (u32)sizeof(struct ltt_ev_lost))
 #define LTT_HB_REC 16u /* LTT_CODE_HEARTBEAT: header word, zero, u64 tsc */
+/*
+ * Events the module records: the facility's (events.h) and those of its
+ * own that it implements (module_events.h).
+ */
+#define LTT_MOD_MASK (LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP))
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
 
@@ -175,6 +181,9 @@ void ltt_backend_detach(void);
 struct pt_regs;
 void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
 void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
+
+/* ltt_map.c: MAP records at the exit of mmap, mprotect and execve */
+void ltt_map_syscall_exit(u64 mask);
 
 /* ltt_main.c */
 bool ltt_task_match(struct task_struct *t);

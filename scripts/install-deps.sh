@@ -9,7 +9,7 @@ packages=(
 	# user space build and tests
 	build-essential cmake ninja-build pkg-config clang clang-format
 	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
-	libelf-dev jq python3 babeltrace2 protobuf-compiler time
+	libelf-dev libdw-dev jq python3 babeltrace2 protobuf-compiler time
 	# GUI and its headless tests
 	libgtkmm-4.0-dev xvfb xauth
 	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test

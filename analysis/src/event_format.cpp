@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <libltt/event_format.hpp>
+#include <ltt/module_events.h>
 #include <utility>
 
 namespace ltt {
@@ -498,6 +500,22 @@ void describeEvent(const Event& e, std::string& out) {
         ltt_ev_custom d;
         if (e.copyDetails(d) >= LTT_EV_CUSTOM_FIXED)
             appendf(out, "ID : 0x%x; LENGTH : %u", d.id, d.length);
+        break;
+    }
+    case LTT_EV_MAP: {
+        // The file mapped executable (module_events.h); the path is untrusted.
+        static const char* const kHow[] = {"mmap", "mprotect", "exec"};
+        const auto det = e.details();
+        if (det.size() <= LTT_EV_MAP_FIXED) {
+            appendf(out, "EVENT %u; SUBTYPE : %u; %zu BYTES", e.id, e.subtype, have);
+            break;
+        }
+        ltt_ev_map d;
+        std::memcpy(&d, det.data(), LTT_EV_MAP_FIXED);
+        const char* path = reinterpret_cast<const char*>(det.data() + LTT_EV_MAP_FIXED);
+        appendf(out, "MAP : %s; START : 0x%llx; LENGTH : 0x%llx; OFFSET : 0x%llx; PATH : ",
+                e.subtype < 3 ? kHow[e.subtype] : "?", ull(d.start), ull(d.length), ull(d.offset));
+        appendEscaped(out, std::string_view(path, strnlen(path, det.size() - LTT_EV_MAP_FIXED)));
         break;
     }
     case LTT_EV_TRAP_EXIT:

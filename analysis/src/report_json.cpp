@@ -2,6 +2,7 @@
 // docs/json.md. Masked-out figures are null.
 #include <cstdio>
 #include <cstring>
+#include <libltt/callsites.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
@@ -34,6 +35,37 @@ void jsonString(std::FILE* f, std::string_view s) {
     appendJsonEscaped(out, s);
     out.push_back('"');
     std::fwrite(out.data(), 1, out.size(), f);
+}
+
+// "callsites": per process, its call sites sorted by time (docs/json.md).
+template <class Num> void writeJsonCallSites(std::FILE* f, const CallSiteReport& c, Num& num) {
+    std::fprintf(f,
+                 ",\n  \"callsites\": {\"ips_recorded\": %s, \"maps_recorded\": %s, "
+                 "\"map_records\": %llu, \"unresolved\": %llu, \"processes\": [",
+                 c.ipsRecorded ? "true" : "false", c.mapsRecorded ? "true" : "false",
+                 ull(c.mapRecords), ull(c.unresolved));
+    bool first = true;
+    for (const auto& p : c.processes) {
+        std::fprintf(f, "%s\n    {\"pid\": %d, \"name\": ", first ? "" : ",", p.pid);
+        first = false;
+        jsonString(f, p.name);
+        std::fprintf(f, ", \"calls\": %llu, \"total_ns\": %llu, \"sites\": [", ull(p.calls),
+                     ull(p.totalNs));
+        bool firstSite = true;
+        for (const auto& s : p.sites) {
+            std::fprintf(f, "%s\n      {\"nr\": ", firstSite ? "" : ",");
+            num(s.nr < syscallTableSize(), s.nr);
+            std::fprintf(f, ", \"syscall\": ");
+            jsonString(f, TraceAnalysis::syscallSlotName(s.nr));
+            std::fprintf(f, ", \"site\": ");
+            jsonString(f, s.site);
+            std::fprintf(f, ", \"count\": %llu, \"timed\": %llu, \"total_ns\": %llu}", ull(s.count),
+                         ull(s.timed), ull(s.totalNs));
+            firstSite = false;
+        }
+        std::fprintf(f, "%s]}", firstSite ? "" : "\n    ");
+    }
+    std::fprintf(f, "%s]}", first ? "" : "\n  ");
 }
 
 } // namespace
@@ -142,7 +174,10 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
         std::fprintf(f, ", \"idle_ns\": %llu, \"events\": %llu, \"lost_events\": %llu}",
                      ull(c.idleNs), ull(c.events), ull(c.lost));
     }
-    std::fprintf(f, "\n  ]}\n}\n");
+    std::fprintf(f, "\n  ]}");
+    if (o.callsites)
+        writeJsonCallSites(f, *o.callsites, num);
+    std::fprintf(f, "\n}\n");
 }
 
 } // namespace ltt

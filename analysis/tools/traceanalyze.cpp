@@ -19,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <getopt.h>
+#include <libltt/callsites.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
 #include <libltt/private_file.hpp>
@@ -41,6 +42,7 @@ using ull = unsigned long long;
 
 struct Options {
     bool analyze = false, summarize = false, dump = false, json = false;
+    bool callsites = false;
     bool progress = true;
     std::int64_t pid = -1;
     int cpu = -1;
@@ -69,6 +71,8 @@ void usage(std::FILE* f) {
                  "                       takes them: keys (syscall_entry, file_system, ...), LTT\n"
                  "                       names (SYS_ENTRY, FS, ...), groups (SYSCALL, CORE, ...)\n"
                  "                       or ids\n"
+                 "      --callsites      per process, each system call's call sites\n"
+                 "                       (binary!function+offset) with counts and time\n"
                  "      --json           the analysis as one JSON document (docs/json.md)\n"
                  "      --no-progress    no progress line even on a terminal\n"
                  "      --follow         follow a trace its producer is still writing: the\n"
@@ -80,7 +84,7 @@ void usage(std::FILE* f) {
                  "                       this long (--follow; 30; 0: never)\n"
                  "  -h, --help           this text\n"
                  "  -V, --version        version\n"
-                 "Without -a, -s or -d: -a -s.\n");
+                 "Without -a, -s, -d or --callsites: -a -s.\n");
 }
 
 // -o/-t TYPES: libltt's event-name vocabulary (the one tracedaemon -e reads).
@@ -131,13 +135,15 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
 }
 
 // The report the options select, as text or JSON.
-void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a) {
+void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
+                 const ltt::CallSiteReport* sites = nullptr) {
     ltt::ReportOptions ro;
     ro.summarize = o.summarize;
     ro.analyze = o.analyze;
     ro.pid = o.pid;
     ro.cpu = o.cpu;
     ro.types = o.types;
+    ro.callsites = sites;
     if (o.json)
         ltt::writeJsonReport(f, a, ro);
     else
@@ -267,13 +273,32 @@ int followTrace(const Options& o) {
     }
 }
 
+// ------------------------------------------------------------- call sites
+
+// The call sites of every process (or -p's), symbolized with the ELF files
+// by path and the trace's NAME.kallsyms when there is one.
+std::optional<ltt::CallSiteReport> callSites(const Options& o, const ltt::TraceReader& r,
+                                             const ltt::ProcSnapshot* snap) {
+    ltt::Symbolizer sym;
+    const std::string ks = ltt::kallsymsPathFor(o.trace);
+    std::string why;
+    if (access(ks.c_str(), F_OK) == 0 && !sym.loadKallsyms(ks, &why))
+        std::fprintf(stderr, "traceanalyze: warning: kernel addresses stay raw: %s\n", why.c_str());
+    auto rep = ltt::analyzeCallSites(r, snap, sym, o.pid);
+    if (rep.error) {
+        std::fprintf(stderr, "traceanalyze: %s\n", rep.error->str().c_str());
+        return std::nullopt;
+    }
+    return rep;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     Options o;
     o.types.set();
     bool typesGiven = false;
-    enum { kJson = 1000, kNoProgress };
+    enum { kJson = 1000, kNoProgress, kCallSites };
     enum { kFollow = 1100, kInterval, kFollowTimeout };
     static const option longopts[] = {{"analyze", no_argument, nullptr, 'a'},
                                       {"summarize", no_argument, nullptr, 's'},
@@ -283,6 +308,7 @@ int main(int argc, char** argv) {
                                       {"omit", required_argument, nullptr, 'o'},
                                       {"trace", required_argument, nullptr, 't'},
                                       {"json", no_argument, nullptr, kJson},
+                                      {"callsites", no_argument, nullptr, kCallSites},
                                       {"no-progress", no_argument, nullptr, kNoProgress},
                                       {"follow", no_argument, nullptr, kFollow},
                                       {"interval", required_argument, nullptr, kInterval},
@@ -335,6 +361,9 @@ int main(int argc, char** argv) {
         case kJson:
             o.json = true;
             break;
+        case kCallSites:
+            o.callsites = true;
+            break;
         case kNoProgress:
             o.progress = false;
             break;
@@ -381,11 +410,12 @@ int main(int argc, char** argv) {
         o.proc = argv[optind + 1];
     if (npos >= 3)
         o.out = argv[optind + 2];
-    if (!o.analyze && !o.summarize && !o.dump)
+    if (!o.analyze && !o.summarize && !o.dump && !o.callsites)
         o.analyze = o.summarize = true;
     if (o.follow) {
-        if (o.dump) {
-            std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump\n");
+        if (o.dump || o.callsites) {
+            std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump or "
+                                 "--callsites\n");
             return 2;
         }
         return followTrace(o);
@@ -430,6 +460,14 @@ int main(int argc, char** argv) {
     int rc = 0;
     if (o.dump && !o.json)
         rc = dump(out, o, *reader);
+    std::optional<ltt::CallSiteReport> sites;
+    if (rc == 0 && o.callsites) {
+        sites = callSites(o, *reader, snap ? &*snap : nullptr);
+        if (!sites)
+            rc = 1;
+        else if (!o.json)
+            ltt::writeCallSitesText(out, *sites);
+    }
     if (rc == 0 && (o.analyze || o.summarize || o.json)) {
         TraceAnalysis a(*reader, snap ? &*snap : nullptr);
         const bool tty = o.progress && isatty(STDERR_FILENO) && reader->claimedEvents() > 4000000;
@@ -446,7 +484,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
             rc = 1;
         } else {
-            writeReport(out, o, a);
+            writeReport(out, o, a, sites ? &*sites : nullptr);
         }
     }
     if (out != stdout && std::fclose(out) != 0) {

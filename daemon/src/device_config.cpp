@@ -2,16 +2,20 @@
 
 #include <cstring>
 #include <limits>
+#include <ltt/module_events.h>
 
 namespace ltt::daemon {
 
 ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
     ltt_config c;
     std::memset(&c, 0, sizeof c);
-    std::uint64_t events = o.events.value_or(LTT_EV_MASK_ALL);
+    // The module's own MAP records are on by default: without them the call
+    // sites of processes started during the trace cannot be symbolized.
+    constexpr std::uint64_t kModuleEvents = LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP);
+    std::uint64_t events = o.events.value_or(kModuleEvents);
     if (o.details && o.events)
         events |= *o.details;
-    events &= LTT_EV_MASK_ALL;
+    events &= kModuleEvents;
     c.event_mask = events;
     c.details_mask = o.details ? (*o.details & events) : events;
     c.buffer_size = o.bufferSize.value_or(LTT_BUFFER_DEFAULT);

@@ -4,6 +4,7 @@
 #include "command_child.hpp"
 #include "commit_buffer.hpp"
 #include "device_config.hpp"
+#include "kallsyms_copy.hpp"
 #include "proc_snapshot.hpp"
 #include "snapshot_thread.hpp"
 #include "test_emitter.hpp"
@@ -442,6 +443,8 @@ SessionSummary Session::run() {
         // libltt/private_file.hpp); the trace is truncated only once it starts.
         traceFd_m = openPrivateFile(o_m.traceFile, "trace file");
         proc_m = std::make_unique<ReplacementFile>(o_m.procFile, "proc file");
+        if (std::string why; !saveKallsyms(env_m.procRoot + "/kallsyms", o_m.traceFile, why))
+            say("no kernel symbols saved: " + why);
         dev_m->enableSigio();
 
         startTracing(*dev_m);

@@ -81,6 +81,7 @@ ProcessView::ProcessView() : Gtk::Paned(Gtk::Orientation::HORIZONTAL) {
     sysScroll_m.set_child(sys_m);
     sysScroll_m.set_vexpand(true);
     details_m.append(sysScroll_m);
+    details_m.append(callsites_m);
     detailScroll_m.set_child(details_m);
     set_end_child(detailScroll_m);
 
@@ -264,6 +265,7 @@ void ProcessView::selectPid(std::int32_t pid) {
 void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
     selectedPid_m = pid;
     shownIds_m = {id};
+    callsites_m.showProcess(doc_m, pid);
     if (!doc_m)
         return;
     title_m.set_markup(id == 0 ? "<big><b>The All Mighty (0)</b></big> — system-wide"

@@ -10,6 +10,7 @@
 // system, interrupts, I/O wait, preempted, sleeping and waiting to run.
 #pragma once
 
+#include "callsite_view.hpp"
 #include "trace_document.hpp"
 
 #include <gtkmm.h>
@@ -94,6 +95,7 @@ private:
     Gtk::Label title_m;
     Gtk::Grid grid_m;
     Gtk::Label sysTitle_m;
+    CallSiteView callsites_m;
     std::int32_t selectedPid_m = 0;
     std::size_t processCount_m = 0;
     std::vector<std::pair<std::string, std::string>> report_m;

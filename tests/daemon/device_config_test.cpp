@@ -4,6 +4,7 @@
 #include "fake_device.hpp"
 
 #include <gtest/gtest.h>
+#include <ltt/module_events.h>
 
 using namespace ltt::daemon;
 using namespace ltt::daemon::testing;
@@ -21,8 +22,8 @@ Options parsed(std::initializer_list<std::string_view> args) {
 
 TEST(ModuleConfig, DefaultsTraceEverythingWithDetails) {
     ltt_config c = moduleConfig(parsed({"a", "b"}));
-    EXPECT_EQ(c.event_mask, LTT_EV_MASK_ALL);
-    EXPECT_EQ(c.details_mask, LTT_EV_MASK_ALL);
+    EXPECT_EQ(c.event_mask, LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP));
+    EXPECT_EQ(c.details_mask, LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP));
     EXPECT_EQ(c.buffer_size, LTT_BUFFER_DEFAULT);
     EXPECT_EQ(c.record_cpuid, 0u);
     EXPECT_EQ(c.filters, 0u);
@@ -47,7 +48,7 @@ TEST(ModuleConfig, DetailsOnlyForNamedEventsAndTheyAreRecorded) {
     EXPECT_EQ(c.event_mask, LTT_EV_BIT(LTT_EV_SCHEDCHANGE) | LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
     EXPECT_EQ(c.details_mask, LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
     ltt_config all = moduleConfig(parsed({"-D", "fs", "a", "b"}));
-    EXPECT_EQ(all.event_mask, LTT_EV_MASK_ALL);
+    EXPECT_EQ(all.event_mask, LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP));
     EXPECT_EQ(all.details_mask, LTT_EV_BIT(LTT_EV_FILE_SYSTEM));
     ltt_config none = moduleConfig(parsed({"-D", "NONE", "a", "b"}));
     EXPECT_EQ(none.details_mask, 0u);

@@ -74,4 +74,10 @@ vm_import "$out/accuracy.txt"
 if ! [[ $(tail -n 1 "$out/accuracy.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
 	t_fail "e2e: accuracy checker reported its totals" "$(tail -n 5 "$out/accuracy.txt")"
 fi
+
+# Call sites named by traceanalyze --callsites, on the patched kernel and
+# its debug build (lockdep, KASAN: the console must stay clean).
+source tests/e2e/callsites.sh
+callsites_e2e ltt
+callsites_e2e debug
 t_summary

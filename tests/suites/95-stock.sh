@@ -109,4 +109,8 @@ vm_import "$res/accuracy.txt"
 if ! [[ $(tail -n 1 "$res/accuracy.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed(,\ [0-9]+\ skipped)?$ ]]; then
 	t_fail "stock: accuracy checker reported its totals" "$(tail -n 5 "$res/accuracy.txt")"
 fi
+
+# Call sites, with MAP records from the tracepoint backend.
+source tests/e2e/callsites.sh
+callsites_e2e stock
 t_summary

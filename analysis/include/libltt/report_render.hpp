@@ -13,6 +13,8 @@
 
 namespace ltt {
 
+struct CallSiteReport; // libltt/callsites.hpp
+
 struct ReportOptions {
     bool summarize = false; // trace header, event counts, system summary
     bool analyze = false;   // process tree, process analysis, wait times
@@ -21,6 +23,9 @@ struct ReportOptions {
     // Event types shown in the counts (bit LTT_EV_COUNT: ids this version
     // does not know).
     std::bitset<LTT_EV_COUNT + 1> types = std::bitset<LTT_EV_COUNT + 1>().set();
+    // The "callsites" section of the JSON document, when given
+    // (traceanalyze --callsites).
+    const CallSiteReport* callsites = nullptr;
 };
 
 // The text report of a finished analysis: the lost-events banner, then the
