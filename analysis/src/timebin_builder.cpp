@@ -268,6 +268,13 @@ EventGraph EventGraphBuilder::finish(std::uint64_t endNs,
     State& s = *s_m;
     s.ensureRows();
     EventGraph& g = s.g;
+    // A CPU running a task from its last record to the trace's end was busy
+    // all that time too.
+    for (std::size_t c = 0; !s.first && c < s.ctl.cpus.size() && c < s.lastNs.size(); ++c) {
+        const Cpu& cpu = s.ctl.cpus[c];
+        if (cpu.known && cpu.row != kIdleRow)
+            s.addBusy(s.lastNs[c], std::max(g.end_m, endNs));
+    }
     if (s.first) {
         // No events: no bins, one checkpoint (nothing known).
         s.openBin(0);

@@ -65,7 +65,8 @@ std::vector<std::uint32_t> EventGraph::density(std::uint64_t begin, std::uint64_
 }
 
 std::optional<GraphHit> EventGraph::nearestEvent(std::size_t row, std::uint64_t timeNs,
-                                                 std::uint64_t maxDistNs) const {
+                                                 std::uint64_t maxDistNs,
+                                                 std::uint16_t kinds) const {
     if (row >= rows_m.size() || rowMarkers_m[row] == 0)
         return std::nullopt;
     // The last marker before timeNs (the first of its instant) and the first
@@ -80,7 +81,8 @@ std::optional<GraphHit> EventGraph::nearestEvent(std::size_t row, std::uint64_t 
         if (ev->timeNs < lo)
             continue;
         auto kind = graphEventKindOf(ev->event, ev->subtype);
-        if (!kind || markerRow(*kind, s.rowOf(ev->pid)) != row)
+        if (!kind || !(kinds & (1u << unsigned(*kind))) ||
+            markerRow(*kind, s.rowOf(ev->pid)) != row)
             continue;
         if (ev->timeNs >= timeNs) {
             after = GraphHit{ev->index, ev->timeNs, *kind};

@@ -519,6 +519,38 @@ double EventGraphView::timeToX(std::uint64_t t, int graphWidth) const {
     return (double(t) - double(begin_m)) / double(end_m - begin_m) * graphWidth;
 }
 
+bool EventGraphView::showsWholeTrace() const {
+    if (!doc_m)
+        return true;
+    const auto& g = doc_m->graph();
+    return begin_m <= g.startNs() && end_m >= g.endNs();
+}
+
+void EventGraphView::replaceDocument(const TraceDocument* doc) {
+    const bool whole = showsWholeTrace();
+    const std::uint64_t begin = begin_m, end = end_m;
+    const std::size_t firstRow = firstRow_m;
+    setDocument(doc);
+    if (!doc_m)
+        return;
+    firstRow_m = firstRow;
+    if (whole)
+        return; // setDocument showed the whole, grown trace
+    // Exactly the window shown before, not re-aligned to the grown trace's
+    // (wider) summary bins: the times on the axis stay put.
+    const auto& g = doc_m->graph();
+    const std::uint64_t lo = g.startNs(), hi = std::max(g.endNs(), g.startNs() + 1);
+    begin_m = std::clamp(begin, lo, hi - 1);
+    end_m = std::max(begin_m + 1, end);
+    wantSpan_m = end_m - begin_m;
+    snapWidth_m = area_m.get_width() - kLabelWidth;
+    snapCover_m = false;
+    syncScrollbars();
+    area_m.queue_draw();
+    overview_m.queue_draw();
+    viewChanged();
+}
+
 std::uint64_t EventGraphView::xToTime(double x) const {
     int w = std::max(1, area_m.get_width() - kLabelWidth);
     double t = double(begin_m) + x / w * double(end_m - begin_m);
@@ -533,7 +565,9 @@ std::optional<ltt::GraphHit> EventGraphView::hitAt(double x, double y) const {
         return std::nullopt;
     int w = std::max(1, area_m.get_width() - kLabelWidth);
     auto nsPerPx = std::max<std::uint64_t>(1, (end_m - begin_m) / std::uint64_t(w));
-    return doc_m->graph().nearestEvent(*row, xToTime(x - kLabelWidth), 4 * nsPerPx);
+    // Markers of hidden kinds are not drawn, so they cannot be picked.
+    return doc_m->graph().nearestEvent(*row, xToTime(x - kLabelWidth), 4 * nsPerPx,
+                                       std::uint16_t(~hiddenKinds_m));
 }
 
 void EventGraphView::showProcess(std::int32_t pid) {

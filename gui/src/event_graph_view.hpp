@@ -36,6 +36,13 @@ public:
     ~EventGraphView() override;
 
     void setDocument(const TraceDocument* doc);
+    // The same trace, grown (traceview --follow): keeps the row scroll, the
+    // hidden kinds and, unless it showed the whole trace, the visible
+    // window; a view of the whole trace grows with it. The selection is
+    // the window's to restore (selectEvent) once the new document is ready.
+    void replaceDocument(const TraceDocument* doc);
+    // Whether the visible window holds the whole trace.
+    bool showsWholeTrace() const;
     // Visible window, in ns since the trace start.
     // With `cover`, the view shows at least [begin, end) (zoom to fit).
     void setView(std::uint64_t begin, std::uint64_t end, bool cover = false);

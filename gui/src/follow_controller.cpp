@@ -50,13 +50,16 @@ void FollowController::reload(bool last) {
     pending_m = false;
     reloading_m = true;
     std::weak_ptr<FollowController*> self = self_m;
-    window_m.openTrace(trace_m, proc_m, [self, last](bool ok) {
+    // The first update replaces whatever the window showed; the later ones
+    // keep the view the user set up on this trace.
+    window_m.reloadTrace(trace_m, proc_m, shown_m, [self, last](bool ok) {
         auto s = self.lock();
         if (!s)
             return;
         FollowController& c = **s;
         c.reloading_m = false;
         ++c.reloads_m;
+        c.shown_m = c.shown_m || (ok && c.window_m.document());
         Gtk::Label& status = c.window_m.statusLabel();
         if (last) {
             c.done_m = true;

@@ -5,9 +5,12 @@
 // whether whole blocks or the .proc arrived; that look is cheap (an fstat,
 // and a scan of the block frames when the file grew). When something
 // arrived and the window is not busy, the controller re-opens the trace
-// through MainWindow::openTrace(), whose worker threads rebuild the graph,
+// through MainWindow::reloadTrace(), whose worker threads rebuild the graph,
 // the analysis and the index off the UI thread with the usual progress bar
-// and Cancel; the next look waits until that is done. When the follower
+// and Cancel; the next look waits until that is done. Updates after the
+// first keep the view (MainWindow::reloadTrace): the zoom or, when the whole
+// trace was shown, the whole grown trace, the scroll, the selection, the
+// tab, the hidden event kinds and the processes selected. When the follower
 // ends (every CPU's FINAL block, the producer's close, the idle timeout),
 // a last re-open shows the finished file exactly as opening it would.
 #pragma once
@@ -60,6 +63,7 @@ private:
     bool pending_m = false;   // something arrived that is not shown yet
     bool reloading_m = false; // a re-open is running
     bool done_m = false;
+    bool shown_m = false; // an update showed this trace
     std::uint64_t reloads_m = 0;
     // The re-opens' callbacks hold it weakly: one that completes after this
     // controller is gone does nothing.

@@ -47,6 +47,67 @@ struct FollowChecks {
     }
 };
 
+// What the self test sets up on the view while following, and checks that
+// later updates keep.
+struct KeepProbe {
+    int stage = 0;             // 0: first update, 1: a later one, 2: view set up
+    std::uint64_t reloads = 0; // updates done when the stage began
+    std::uint64_t endNs = 0;   // the trace's end at the first update
+    bool wholeGrew = false;    // the whole-trace view showed the grown trace
+    std::uint64_t begin = 0, end = 0;
+    std::string windowText;
+    std::uint64_t selTime = 0;
+    unsigned selCpu = 0;
+    std::vector<std::int64_t> processIds;
+};
+
+constexpr auto kHidden = ltt::GraphEventKind::Syscall;
+
+ltt::GraphEventKind kindOf(const EventLine& l) {
+    return ltt::graphEventKindOf(l.id, l.subtype).value_or(ltt::GraphEventKind::Other);
+}
+
+// Sets up a view a user would: zoomed into the trace's middle quarter, an
+// event of a shown kind selected, system calls hidden, the process tab
+// showing two processes. False when the trace has no such event yet.
+bool setUpView(MainWindow& win, KeepProbe& k) {
+    const TraceDocument& d = *win.document();
+    const auto& g = d.graph();
+    const std::uint64_t span = g.endNs() - g.startNs();
+    win.graphView().setView(g.startNs() + span * 3 / 8, g.startNs() + span * 5 / 8);
+    const std::uint64_t from = d.eventAtTime(win.graphView().viewBegin());
+    std::optional<std::uint64_t> pick;
+    for (std::uint64_t i = from; i < d.eventCount() && i < from + 100000; ++i) {
+        const EventLine l = d.event(i);
+        if (l.timeNs >= win.graphView().viewEnd())
+            break;
+        const auto kind = ltt::graphEventKindOf(l.id, l.subtype);
+        if (kind && *kind != kHidden && *kind != ltt::GraphEventKind::Lost) {
+            pick = i;
+            break;
+        }
+    }
+    if (!pick)
+        return false;
+    win.selectEvent(*pick);
+    win.activate_action("win.kind-" + std::to_string(unsigned(kHidden)));
+    const auto procs = d.processes();
+    std::vector<std::int64_t> ids;
+    for (const auto& p : procs)
+        if (p.id != 0 && ids.size() < 2)
+            ids.push_back(p.id);
+    win.notebook().set_current_page(1);
+    win.processView().selectIds(ids);
+    k.processIds = win.processView().selectedIds();
+    k.begin = win.graphView().viewBegin();
+    k.end = win.graphView().viewEnd();
+    k.windowText = win.windowText();
+    const EventLine l = d.event(*pick);
+    k.selTime = l.timeNs;
+    k.selCpu = l.cpu;
+    return true;
+}
+
 } // namespace
 
 void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
@@ -55,10 +116,29 @@ void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string
     g_mkdir_with_parents(outDir.c_str(), 0755);
     // The event counts the window showed while following.
     auto seen = std::make_shared<std::set<std::uint64_t>>();
+    auto probe = std::make_shared<KeepProbe>();
     auto watcher = std::make_shared<sigc::connection>(Glib::signal_timeout().connect(
-        [&win, seen] {
-            if (const TraceDocument* d = win.document())
-                seen->insert(d->eventCount());
+        [&win, seen, probe] {
+            const TraceDocument* d = win.document();
+            if (!d)
+                return true;
+            seen->insert(d->eventCount());
+            const FollowController* f = win.follower();
+            // Between updates only: the document is analysed and indexed.
+            if (!f || win.busy() || !d->ready() || f->reloads() <= probe->reloads)
+                return true;
+            KeepProbe& k = *probe;
+            if (k.stage == 0) {
+                k.endNs = d->graph().endNs();
+                k.reloads = f->reloads();
+                k.stage = win.graphView().showsWholeTrace() ? 1 : 0;
+            } else if (k.stage == 1) {
+                k.wholeGrew = win.graphView().showsWholeTrace() && d->graph().endNs() > k.endNs;
+                if (setUpView(win, k)) {
+                    k.reloads = f->reloads();
+                    k.stage = 2;
+                }
+            }
             return true;
         },
         20));
@@ -92,6 +172,39 @@ void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string
         checks->check(statusText.find("following ended: every CPU wrote its final block") !=
                           std::string::npos,
                       "the status bar says why following ended", statusText);
+        // The view set up while following, after the later updates.
+        const KeepProbe& k = *probe;
+        checks->check(k.wholeGrew,
+                      "a view of the whole trace grew with the trace at the next update");
+        checks->check(k.stage == 2 && f.reloads() > k.reloads,
+                      "the trace was updated after the view was set up (" +
+                          std::to_string(f.reloads() - std::min(f.reloads(), k.reloads)) +
+                          " updates)");
+        if (k.stage == 2) {
+            EventGraphView& g = win.graphView();
+            checks->check(g.viewBegin() == k.begin && g.viewEnd() == k.end &&
+                              win.windowText() == k.windowText,
+                          "updates keep the zoomed window " + k.windowText,
+                          "now " + win.windowText());
+            const auto sel = win.selectedEvent();
+            const bool same = sel && g.selected() == sel &&
+                              win.document()->event(*sel).timeNs == k.selTime &&
+                              win.document()->event(*sel).cpu == k.selCpu;
+            checks->check(same, "updates keep the selected event",
+                          sel ? "selected #" + std::to_string(*sel) : "nothing selected");
+            checks->check(!g.kindVisible(kHidden), "updates keep the hidden event kind");
+            checks->check(win.notebook().get_current_page() == 1, "updates keep the tab",
+                          "tab " + std::to_string(win.notebook().get_current_page()));
+            checks->check(
+                k.processIds.size() == 2 && win.processView().selectedIds() == k.processIds,
+                "updates keep the " + std::to_string(k.processIds.size()) + " processes selected");
+        }
+        std::size_t remembered = 0;
+        for (const auto& r : win.rememberedTraces())
+            remembered += Glib::path_get_basename(r) == Glib::path_get_basename(trace);
+        checks->check(remembered == 1, "the trace went into the recent files once (" +
+                                           std::to_string(remembered) + " times)");
+        win.notebook().set_current_page(0);
         auto followed = std::make_shared<std::vector<std::string>>(figures(*win.document()));
         // After a pause for layout and painting, the screenshot; then the
         // same file opened as any finished trace is.
@@ -99,6 +212,33 @@ void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string
             [=, &win] {
                 const std::string path = outDir + "/event-graph-followed.png";
                 checks->check(saveScreenshot(win, path), "screenshot " + path);
+                // A click on a hidden kind's marker picks a shown event or
+                // nothing.
+                EventGraphView& g = win.graphView();
+                const TraceDocument& d = *win.document();
+                std::optional<std::uint64_t> hidden;
+                std::pair<double, double> at;
+                const std::uint64_t from = d.eventAtTime(g.viewBegin());
+                for (std::uint64_t i = from; i < d.eventCount() && i < from + 100000; ++i) {
+                    const EventLine l = d.event(i);
+                    if (l.timeNs >= g.viewEnd())
+                        break;
+                    auto pos = g.positionOf(i);
+                    if (kindOf(l) == kHidden && pos) {
+                        hidden = i;
+                        at = *pos;
+                        break;
+                    }
+                }
+                checks->check(hidden.has_value(), "a hidden system call is in the view");
+                if (hidden) {
+                    g.clickAt(at.first, at.second);
+                    const auto sel = win.selectedEvent();
+                    checks->check(
+                        !sel || (*sel != *hidden && kindOf(d.event(*sel)) != kHidden),
+                        "a click on a hidden kind's marker selects no event of it",
+                        sel ? "selected #" + std::to_string(*sel) + " " + d.event(*sel).event : "");
+                }
                 win.openTrace(trace, proc, [=, &win](bool ok2) {
                     checks->check(ok2, "the finished trace opens");
                     if (ok2) {

@@ -357,72 +357,146 @@ void MainWindow::startJob(const std::string& what,
     });
 }
 
-void MainWindow::openTrace(const std::string& tracePath, const std::string& procPath,
+void MainWindow::openTrace(const std::string& trace, const std::string& proc,
                            std::function<void(bool)> then, std::function<void()> shown) {
+    loadTrace(trace, proc, false, true, std::move(then), std::move(shown));
+}
+
+void MainWindow::reloadTrace(const std::string& trace, const std::string& proc, bool keepView,
+                             std::function<void(bool)> then) {
+    loadTrace(trace, proc, keepView && doc_m, false, std::move(then), {});
+}
+
+void MainWindow::remember(const std::string& trace) {
+    Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
+    openedThisSession_m.push_back(trace);
+    rebuildRecentMenu();
+}
+
+MainWindow::KeptView MainWindow::keptView() const {
+    KeptView k;
+    k.page = notebook_m.get_current_page();
+    k.processIds = process_m.selectedIds();
+    if (selected_m && doc_m && doc_m->ready() && *selected_m < doc_m->eventCount()) {
+        const EventLine line = doc_m->event(*selected_m);
+        k.selected = selected_m;
+        k.selectedTime = line.timeNs;
+        k.selectedCpu = line.cpu;
+    }
+    return k;
+}
+
+void MainWindow::restoreView(const KeptView& k) {
+    if (!doc_m || !doc_m->ready())
+        return;
+    notebook_m.set_current_page(k.page);
+    if (!k.processIds.empty())
+        process_m.selectIds(k.processIds);
+    if (!k.selected)
+        return;
+    // The same event: events of a CPU whose blocks arrived late can sort
+    // before it and shift its number, so it is found again by time and CPU.
+    std::optional<std::uint64_t> index;
+    const std::uint64_t n = doc_m->eventCount();
+    auto same = [&](std::uint64_t i) {
+        const EventLine line = doc_m->event(i);
+        return line.timeNs == k.selectedTime && line.cpu == k.selectedCpu;
+    };
+    if (*k.selected < n && same(*k.selected))
+        index = k.selected;
+    for (std::uint64_t i = doc_m->eventAtTime(k.selectedTime); !index && i < n; ++i) {
+        if (doc_m->event(i).timeNs != k.selectedTime)
+            break;
+        if (same(i))
+            index = i;
+    }
+    if (!index)
+        return;
+    // Not selectEvent(): that would also select the event's process over
+    // the processes the user selected.
+    selected_m = index;
+    graph_m.selectEvent(index);
+    raw_m.selectEvent(index);
+}
+
+void MainWindow::loadTrace(const std::string& tracePath, const std::string& procPath, bool keepView,
+                           bool rememberIt, std::function<void(bool)> then,
+                           std::function<void()> shown) {
     // Absolute paths: the recent-files list stores URIs.
     const std::string trace = Gio::File::create_for_path(tracePath)->get_path();
     const std::string proc =
         procPath.empty() ? procPath : Gio::File::create_for_path(procPath)->get_path();
     job_m.cancel();
-    startJob("Opening " + Glib::path_get_basename(trace),
-             [this, trace, proc, then, shown](Progress& p) {
-                 auto err = std::make_shared<std::string>();
-                 std::shared_ptr<TraceDocument> doc(
-                     TraceDocument::open(
-                         trace, Glib::file_test(proc, Glib::FileTest::EXISTS) ? proc : "", p, *err)
-                         .release());
-                 return std::function<void()>([this, doc, err, trace, then, shown] {
-                     if (!doc) {
-                         if (*err == "cancelled")
-                             setStatus("Opening cancelled");
-                         else
-                             showError(*err);
-                         if (then)
-                             then(false);
-                         return;
-                     }
-                     graph_m.setDocument(nullptr);
-                     process_m.setDocument(nullptr);
-                     raw_m.setDocument(nullptr);
-                     doc_m = doc;
-                     selected_m.reset();
-                     graph_m.setDocument(doc_m.get());
-                     set_title(Glib::path_get_basename(trace) + " — traceview");
-                     setStatus(doc_m->summary());
-                     Gtk::RecentManager::get_default()->add_item(Glib::filename_to_uri(trace));
-                     openedThisSession_m.push_back(trace);
-                     rebuildRecentMenu();
-                     if (shown)
-                         shown();
-                     // Second stage: process analysis and the index behind the raw
-                     // list, while the graph can already be browsed.
-                     startJob("Analyzing", [this, doc, then](Progress& p) {
-                         bool ok = doc->complete(p);
-                         return std::function<void()>([this, doc, ok, then] {
-                             if (doc != doc_m)
-                                 return;
-                             if (ok) {
-                                 process_m.setDocument(doc_m.get());
-                                 raw_m.setDocument(doc_m);
-                                 graph_m.area().queue_draw(); // process names
-                                 std::string status = doc_m->summary();
-                                 for (const auto& w : doc_m->warnings())
-                                     status += "   WARNING: " + w;
-                                 setStatus(status);
-                             } else {
-                                 setStatus("Analysis cancelled: only the event graph is available");
-                             }
-                             if (then)
-                                 then(ok);
-                         });
-                     });
-                 });
-             });
+    startJob("Opening " + Glib::path_get_basename(trace), [this, trace, proc, then, shown, keepView,
+                                                           rememberIt](Progress& p) {
+        auto err = std::make_shared<std::string>();
+        std::shared_ptr<TraceDocument> doc(
+            TraceDocument::open(trace, Glib::file_test(proc, Glib::FileTest::EXISTS) ? proc : "", p,
+                                *err)
+                .release());
+        return std::function<void()>([this, doc, err, trace, then, shown, keepView, rememberIt] {
+            if (!doc) {
+                if (*err == "cancelled")
+                    setStatus("Opening cancelled");
+                else
+                    showError(*err);
+                if (then)
+                    then(false);
+                return;
+            }
+            const bool keep = keepView && doc_m;
+            const KeptView kept = keep ? keptView() : KeptView{};
+            process_m.setDocument(nullptr);
+            raw_m.setDocument(nullptr);
+            // The graph reads the old document's extent while the
+            // window still holds it.
+            if (keep)
+                graph_m.replaceDocument(doc.get());
+            else
+                graph_m.setDocument(nullptr);
+            doc_m = doc;
+            selected_m.reset();
+            if (!keep)
+                graph_m.setDocument(doc_m.get());
+            set_title(Glib::path_get_basename(trace) + " — traceview");
+            setStatus(doc_m->summary());
+            if (rememberIt)
+                remember(trace);
+            if (shown)
+                shown();
+            // Second stage: process analysis and the index behind the raw
+            // list, while the graph can already be browsed.
+            startJob("Analyzing", [this, doc, then, keep, kept](Progress& p) {
+                bool ok = doc->complete(p);
+                return std::function<void()>([this, doc, ok, then, keep, kept] {
+                    if (doc != doc_m)
+                        return;
+                    if (ok) {
+                        process_m.setDocument(doc_m.get());
+                        raw_m.setDocument(doc_m);
+                        graph_m.area().queue_draw(); // process names
+                        std::string status = doc_m->summary();
+                        for (const auto& w : doc_m->warnings())
+                            status += "   WARNING: " + w;
+                        setStatus(status);
+                        if (keep)
+                            restoreView(kept);
+                    } else {
+                        setStatus("Analysis cancelled: only the event graph is available");
+                    }
+                    if (then)
+                        then(ok);
+                });
+            });
+        });
+    });
 }
 
 void MainWindow::followTrace(const std::string& trace, const std::string& proc,
                              FollowSettings settings, std::function<void(bool)> ended) {
     follow_m.reset();
+    // Into the recent-files list once, not at every update.
+    remember(Gio::File::create_for_path(trace)->get_path());
     follow_m = std::make_unique<FollowController>(*this, trace, proc, settings, std::move(ended));
 }
 

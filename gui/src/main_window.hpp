@@ -46,6 +46,13 @@ public:
     // process analysis and the raw list are ready too.
     void openTrace(const std::string& trace, const std::string& proc,
                    std::function<void(bool)> then = {}, std::function<void()> shown = {});
+    // Opens the trace again after it grew (traceview --follow), leaving the
+    // recent-files list alone. With `keepView`, what the user set up stays:
+    // the visible window (or, when it was the whole trace, the whole grown
+    // trace), the row scroll, the selected event, the tab, the hidden event
+    // kinds and the processes selected.
+    void reloadTrace(const std::string& trace, const std::string& proc, bool keepView,
+                     std::function<void(bool)> then = {});
     const TraceDocument* document() const { return doc_m.get(); }
     // Follows a trace tracedaemon is still writing (follow_controller.hpp);
     // opening or closing another trace stops following.
@@ -77,8 +84,23 @@ public:
     const std::vector<std::pair<std::string, std::string>>& recentTraces() const {
         return recent_m;
     }
+    // Traces added to the recent-files list by this window (for tests).
+    const std::vector<std::string>& rememberedTraces() const { return openedThisSession_m; }
 
 private:
+    // What reloadTrace() keeps of the view across documents.
+    struct KeptView {
+        int page = 0;
+        std::optional<std::uint64_t> selected;
+        std::uint64_t selectedTime = 0;
+        std::uint16_t selectedCpu = 0;
+        std::vector<std::int64_t> processIds;
+    };
+    void loadTrace(const std::string& trace, const std::string& proc, bool keepView, bool remember,
+                   std::function<void(bool)> then, std::function<void()> shown);
+    KeptView keptView() const;
+    void restoreView(const KeptView& kept);
+    void remember(const std::string& trace);
     void buildMenu();
     void buildToolbar();
     void rebuildRecentMenu();

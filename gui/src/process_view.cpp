@@ -124,6 +124,14 @@ void ProcessView::selectionChanged() {
     showReport(doc_m->selectionReport(ids), doc_m->selectionSyscalls(ids));
 }
 
+std::vector<std::int64_t> ProcessView::selectedIds() const {
+    std::vector<std::int64_t> ids;
+    for (const auto& path : tree_m.get_selection()->get_selected_rows())
+        if (auto it = store_m->get_iter(path))
+            ids.push_back((*it)[cols_m.id]);
+    return ids;
+}
+
 void ProcessView::selectIds(const std::vector<std::int64_t>& ids) {
     syncing_m = true;
     auto sel = tree_m.get_selection();

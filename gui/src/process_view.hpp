@@ -27,6 +27,9 @@ public:
 
     // Selects these processes (ProcessInfo ids), as Ctrl+clicks would.
     void selectIds(const std::vector<std::int64_t>& ids);
+    // The processes selected in the tree (ProcessInfo ids, descendants not
+    // added).
+    std::vector<std::int64_t> selectedIds() const;
     void setIncludeDescendants(bool on) { descendants_m.set_active(on); }
     // The processes the panel shows (with descendants when asked).
     const std::vector<std::int64_t>& shownIds() const { return shownIds_m; }

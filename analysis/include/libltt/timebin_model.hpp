@@ -175,9 +175,11 @@ public:
     // Markers of all rows per column (the overview's density strip).
     std::vector<std::uint32_t> density(std::uint64_t begin, std::uint64_t end,
                                        unsigned columns) const;
-    // The marker of `row` nearest to `timeNs`, if one is within `maxDistNs`.
+    // The marker of `row` nearest to `timeNs`, if one is within `maxDistNs`,
+    // among the kinds whose bit (1 << GraphEventKind) is set in `kinds`.
     std::optional<GraphHit> nearestEvent(std::size_t row, std::uint64_t timeNs,
-                                         std::uint64_t maxDistNs) const;
+                                         std::uint64_t maxDistNs,
+                                         std::uint16_t kinds = 0xffff) const;
     // Whether `row` has control at `timeNs` (on at least one CPU).
     bool hasControl(std::size_t row, std::uint64_t timeNs) const;
 
