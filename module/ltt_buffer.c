@@ -799,6 +799,36 @@ static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 }
 NOKPROBE_SYMBOL(ltt_callback_filtered);
 
+/* One tracing session's share of an event: its mask, filters, writer. */
+static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
+					      u8 subtype,
+					      const void *details, u16 size,
+					      struct task_struct *task)
+{
+	if (!(s->run.event_mask & BIT_ULL(event)))
+		return;
+	if (unlikely(s->run.filters)) {
+		ltt_callback_filtered(s, event, subtype, details, size, task);
+		return;
+	}
+	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
+		  true, task);
+}
+
+/* The callback's walk when more than one session traces. */
+static noinline void notrace ltt_callback_many(struct ltt_live *live,
+					       u8 event, u8 subtype,
+					       const void *details, u16 size,
+					       struct task_struct *task)
+{
+	unsigned int i;
+
+	for (i = 0; i < live->n; i++)
+		ltt_session_event(live->s[i], event, subtype, details, size,
+				  task);
+}
+NOKPROBE_SYMBOL(ltt_callback_many);
+
 /**
  * ltt_callback() - the facility's callback: mask, filter, store one event
  * @event:   enum ltt_event_id
@@ -809,36 +839,41 @@ NOKPROBE_SYMBOL(ltt_callback_filtered);
  *
  * Preemption disabled, any context. Every tracing session whose mask and
  * filters take the event gets it in its own buffers. The writer is
- * inlined here for sessions without filters: this is the path every
- * traced event takes.
+ * inlined here for one session without filters, the common case;
+ * several sessions take ltt_callback_many().
  */
 void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 			  struct task_struct *task)
 {
 	/* The union of the tracing sessions' masks, 0 when none traces. */
 	u64 mask = READ_ONCE(ltt_live_mask);
+	struct ltt_session *s;
 	struct ltt_live *live;
-	unsigned int i;
 
 	if (event >= 64 || !(mask & BIT_ULL(event)))
 		return;
-	/* Pairs with the sessions' publication (rcu_assign_pointer). */
-	live = rcu_dereference_sched(ltt_live);
-	if (unlikely(!live))
-		return;
-	for (i = 0; i < live->n; i++) {
-		struct ltt_session *s = live->s[i];
-
+	/*
+	 * Pairs with the sessions' publication (rcu_assign_pointer). The one
+	 * tracing session, NULL when there are several (or, for a moment,
+	 * none). Its own mask is tested again: while a session starts or
+	 * stops, the union read above may be another moment's.
+	 */
+	s = rcu_dereference_sched(ltt_solo);
+	if (likely(s)) {
 		if (!(s->run.event_mask & BIT_ULL(event)))
-			continue;
+			return;
 		if (unlikely(s->run.filters)) {
 			ltt_callback_filtered(s, event, subtype, details, size,
 					      task);
-			continue;
+			return;
 		}
 		ltt_write(s, event, subtype, details,
 			  min(size, s->run.size_max[event]), true, task);
+		return;
 	}
+	live = rcu_dereference_sched(ltt_live);
+	if (live)
+		ltt_callback_many(live, event, subtype, details, size, task);
 }
 NOKPROBE_SYMBOL(ltt_callback);
 

@@ -119,6 +119,7 @@ unsigned int ltt_ncpus __read_mostly;
 /* The callback's first test: the union of the tracing sessions' masks. */
 u64 ltt_live_mask __read_mostly;
 struct ltt_live __rcu *ltt_live;
+struct ltt_session __rcu *ltt_solo;
 
 /**
  * struct ltt_sessions - what the sessions share
@@ -238,10 +239,13 @@ static int ltt_live_update(struct ltt_session *s, bool add)
 	 */
 	if (add) {
 		rcu_assign_pointer(ltt_live, new);
+		rcu_assign_pointer(ltt_solo, new->n == 1 ? new->s[0] : NULL);
 		WRITE_ONCE(ltt_live_mask, mask);
 	} else {
 		WRITE_ONCE(ltt_live_mask, mask);
 		rcu_assign_pointer(ltt_live, new);
+		rcu_assign_pointer(ltt_solo, new && new->n == 1 ? new->s[0] :
+							    NULL);
 	}
 	if (old)
 		kfree_rcu(old, rcu);

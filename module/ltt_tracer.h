@@ -226,6 +226,8 @@ struct ltt_live {
 };
 
 extern struct ltt_live __rcu *ltt_live;
+/* The tracing session when exactly one traces, else NULL (ltt_live). */
+extern struct ltt_session __rcu *ltt_solo;
 extern unsigned int ltt_ncpus;
 /* The union of the tracing sessions' event masks, 0 when none traces. */
 extern u64 ltt_live_mask;
