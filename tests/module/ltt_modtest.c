@@ -1944,11 +1944,12 @@ static void check_sessions_masks(void)
 				  LTT_EV_BIT(LTT_EV_PROCESS);
 	struct sess_seen a = { 0 }, b = { 0 }, u = { 0 };
 	struct trace ta = { 0 }, tb = { 0 };
-	int fa = open_dev(), fb = open_dev(), go[2], rep[2], r = 0, ur = -1;
+	int fa = open_dev(), fb = open_dev(), go[2], rep[2], rdy[2], r = 0;
+	int ur = -1;
 	pid_t pid = -1;
 	char c;
 
-	if (fa < 0 || fb < 0 || pipe(go) || pipe(rep)) {
+	if (fa < 0 || fb < 0 || pipe(go) || pipe(rep) || pipe(rdy)) {
 		check(false, "sessions: setup", "%s", strerror(errno));
 		goto out;
 	}
@@ -1971,7 +1972,8 @@ static void check_sessions_masks(void)
 							LTT_EV_MASK_ALL,
 							1u << 20);
 		e = e ? e : start(fu, &t);
-		if (read(go[0], &c, 1) != 1)
+		/* Both users' loops run while all three sessions trace. */
+		if (write(rdy[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(1);
 		e = e ? e : sess_work(fu, SESS_N_USER, 1);
 		e = e ? e : sess_collect(fu, &t, &s);
@@ -1994,7 +1996,7 @@ static void check_sessions_masks(void)
 		pid_t self = getpid();
 
 		/* Root's share, while uid 1000 runs its own. */
-		if (write(go[1], "g", 1) != 1)
+		if (read(rdy[0], &c, 1) != 1 || write(go[1], "g", 1) != 1)
 			r = -EIO;
 		r = r || sess_work(fb, SESS_N_ROOT, 2);
 		if (read(rep[0], v, sizeof(v)) != sizeof(v))
@@ -2046,6 +2048,8 @@ out:
 	close(go[1]);
 	close(rep[0]);
 	close(rep[1]);
+	close(rdy[0]);
+	close(rdy[1]);
 }
 
 /*
