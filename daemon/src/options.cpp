@@ -513,6 +513,12 @@ Events (case-insensitive; LTT names, ABI names and groups):
   (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
   (the same names as traceanalyze -o/-t)
 
+Users: several tracedaemons may trace at once (8 sessions). Root or
+CAP_PERFMON traces every task; any other user gets only the events of their
+own processes (real or effective UID theirs), other users' tasks shown as PID
+0, no kernel addresses, buffers of at most 1M, 2 sessions per user, and a
+PROCFILE listing only their own processes. Nothing else needs root.
+
 Output files: TRACEFILE and PROCFILE are created mode 0600. A symbolic link,
 another user's file, a file with a second hard link or anything but a regular
 file at either path is refused before tracing starts. TRACEFILE is synced to

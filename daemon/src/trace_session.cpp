@@ -467,8 +467,13 @@ SessionSummary Session::run() {
 
         // /proc is read in a thread of its own while this one drains; the
         // loop lets the command exec once the .proc is in place.
+        // A restricted session (no CAP_PERFMON) sees only this user's
+        // tasks, and so does its .proc.
+        std::optional<long long> onlyUid;
+        if (info_m.flags & LTT_TRACE_F_RESTRICTED)
+            onlyUid = static_cast<long long>(::getuid());
         snapshot_m = std::make_unique<SnapshotThread>(
-            [this] { return env_m.takeSnapshot(env_m.procRoot); }, *proc_m);
+            [this, onlyUid] { return env_m.takeSnapshot(env_m.procRoot, onlyUid); }, *proc_m);
         snapshotPending_m = true;
         if (!o_m.duration && !child_m)
             say("tracing until SIGINT or SIGTERM");

@@ -51,14 +51,20 @@
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
 #define LTT_ABI_MAJOR 2
-#define LTT_ABI_MINOR 1
+#define LTT_ABI_MINOR 2
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 
 /* ------------------------------------------------------------------------
  * ioctl interface of /dev/tracer
  *
+ * Every open is a session of its own (ABI 2.2; before, a second open got
+ * EBUSY): its own configuration, buffers, trace, lost counts. Anyone may
+ * open; an opener without CAP_PERFMON gets a restricted session that sees
+ * only its own tasks (LTT_TRACE_F_RESTRICTED, module/README.md).
+ *
  * Call sequence of the daemon:
- *   fd = open("/dev/tracer", O_RDONLY);          EBUSY if already open
+ *   fd = open("/dev/tracer", O_RDONLY);          EUSERS past the session
+ *                                                limits
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);      refuse another major
  *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing
  *   fcntl(fd, F_SETOWN, getpid()); fcntl(fd, F_SETFL, O_ASYNC)  -> SIGIO
@@ -101,6 +107,8 @@ struct ltt_config {
 #define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
 #define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
 #define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
+#define LTT_TRACE_F_RESTRICTED 0x8 /* a session without CAP_PERFMON: only
+				    * the opener's own tasks (ABI 2.2) */
 struct ltt_trace_info {
 	__u32 abi_version;
 	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */
@@ -126,7 +134,7 @@ struct ltt_trace_info {
 struct ltt_ev_trace_start_ext {
 	struct ltt_ev_trace_start start;
 	__u32 backend;  /* LTT_BACKEND_* */
-	__u32 reserved; /* zero */
+	__u32 session;  /* the session's id (ABI 2.2; zero before) */
 };
 
 struct ltt_lost_counts {

@@ -189,11 +189,16 @@ TEST(OpenTraceDevice, EveryFailureSaysWhatToDo) {
               std::string::npos);
     EXPECT_EQ(openFailureMessage("/dev/tracer", EBUSY, std::nullopt),
               "cannot open /dev/tracer: Device or resource busy. The trace device is in use: "
-              "another tracedaemon is running (only one may trace at a time)");
-    EXPECT_EQ(openFailureMessage("/dev/tracer", EACCES, std::nullopt),
-              "cannot open /dev/tracer: Permission denied. Tracing needs root (the device is "
-              "mode 0600)");
-    EXPECT_EQ(openFailureMessage("/dev/tracer", EPERM, std::nullopt),
-              "cannot open /dev/tracer: Operation not permitted. Tracing needs root (the device "
-              "is mode 0600)");
+              "another tracedaemon is running (this module predates concurrent sessions and "
+              "lets one trace at a time)");
+    EXPECT_EQ(openFailureMessage("/dev/tracer", EUSERS, std::nullopt),
+              "cannot open /dev/tracer: Too many users. Too many tracing sessions are open: 8 "
+              "in all, 2 per unprivileged user and 4 for all unprivileged users together; "
+              "wait for one to end");
+    EXPECT_NE(openFailureMessage("/dev/tracer", EACCES, std::nullopt)
+                  .find("This user may not open the trace device"),
+              std::string::npos);
+    EXPECT_NE(openFailureMessage("/dev/tracer", EPERM, std::nullopt)
+                  .find("gives every user a session of their own processes"),
+              std::string::npos);
 }
