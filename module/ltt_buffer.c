@@ -465,7 +465,7 @@ NOKPROBE_SYMBOL(ltt_close_block);
  * The slow path of a write: no open block, a delta that needs a heartbeat
  * first, or a record that does not fit. @task: the facility's task of the
  * event (or NULL). Return true when the caller must notify the reader (a
- * block became READY).
+ * block became READY); *@stored says whether the record was written.
  *
  * It also notes the task current on the CPU after the event, for a FINAL
  * block STOP may have to open on this CPU's behalf: that happens only when
@@ -476,7 +476,8 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 					    u8 event, u8 subtype,
 					    const void *details, u16 size,
 					    bool counted,
-					    struct task_struct *task)
+					    struct task_struct *task,
+					    bool *stored)
 {
 	bool notify = false;
 	int tries;
@@ -516,6 +517,7 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 			ltt_commit(c, rsize, now, event, details, size, ext);
 			if (counted)
 				WRITE_ONCE(c->recorded, c->recorded + 1);
+			*stored = true;
 			return notify;
 		}
 		ltt_close_block(c, now, 0);
@@ -546,30 +548,31 @@ NOKPROBE_SYMBOL(ltt_drop);
  * Store one record on the current CPU. The fast path: an open block, a
  * delta that fits 27 bits, a compact record (or an EXT one) that fits.
  * A CPU that is not traced (id >= ltt_ncpus) has no open block: its
- * events take the slow path, which ignores them.
+ * events take the slow path, which ignores them. Return true when the
+ * record was stored.
  */
-static __always_inline void ltt_write(u8 event, u8 subtype,
+static __always_inline bool ltt_write(u8 event, u8 subtype,
 				      const void *details, u16 size,
 				      bool counted,
 				      struct task_struct *task)
 {
 	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
 	unsigned long flags;
-	bool notify = false;
+	bool notify = false, stored = true;
 	u32 rsize, *p;
 	u64 now, delta;
 
 	if (unlikely(in_nmi())) {
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	local_irq_save(flags);
 	if (unlikely(c->nesting)) {
 		local_irq_restore(flags);
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	c->nesting = 1;
 	now = ltt_clock();
@@ -599,13 +602,15 @@ static __always_inline void ltt_write(u8 event, u8 subtype,
 		c->recorded++;
 	goto out;
 slow:
+	stored = false;
 	notify = ltt_write_slow(c, now, event, subtype, details, size, counted,
-				task);
+				task, &stored);
 out:
 	c->nesting = 0;
 	local_irq_restore(flags);
 	if (unlikely(notify))
 		irq_work_queue(&ltt_notify);
+	return stored;
 }
 
 /**
@@ -623,6 +628,34 @@ void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size)
 	ltt_write(event, subtype, details, size, true, NULL);
 }
 NOKPROBE_SYMBOL(ltt_log);
+
+/*
+ * An event followed by its VARS record (ltt_vars.c), with interrupts off
+ * across both so that no other record of the CPU comes between them.
+ */
+static noinline void notrace ltt_write_vars(u8 event, u8 subtype,
+					    const void *details, u16 size,
+					    u16 stored_size,
+					    struct task_struct *task)
+{
+	struct ltt_vars_cpu *vc;
+	struct ltt_ev_vars v;
+	unsigned long flags;
+	u8 nargs;
+	u16 vsize;
+
+	local_irq_save(flags);
+	if (ltt_write(event, subtype, details, stored_size, true, task)) {
+		vc = ltt_vars_this_cpu();
+		vsize = ltt_vars_compose(vc, ltt_run.vars_mask, event, details,
+					 size, task, &v, &nargs);
+		if (vsize &&
+		    !ltt_write(LTT_EV_VARS, nargs, &v, vsize, false, NULL))
+			ltt_vars_cpu_reset(vc);
+	}
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(ltt_write_vars);
 
 /**
  * ltt_callback() - the facility's callback: mask, filter, store one event
@@ -649,6 +682,11 @@ void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 	if (ltt_run.filters && !ltt_task_match(current) &&
 	    !(task && ltt_task_match(task)))
 		return;
+	if (unlikely(ltt_run.vars_mask)) {
+		ltt_write_vars(event, subtype, details, size,
+			       min(size, ltt_run.size_max[event]), task);
+		return;
+	}
 	if (size > ltt_run.size_max[event])
 		size = ltt_run.size_max[event];
 	ltt_write(event, subtype, details, size, true, task);

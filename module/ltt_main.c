@@ -239,6 +239,7 @@ static void ltt_unhook(void)
 		synchronize_rcu();
 		return;
 	}
+	ltt_extra_detach();
 	ltt_backend_detach();
 	ltt_dev.hooked = false;
 }
@@ -267,7 +268,9 @@ static int ltt_start(void)
 	ltt_run.fallback = ltt_choose_clock(info);
 	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
-	ltt_run.event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
+	ltt_run.event_mask = cfg->event_mask &
+			     (LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK);
+	ltt_run.vars_mask = ltt_vars_start();
 	ltt_run.details_mask = cfg->details_mask;
 	for (i = 0; i < LTT_EV_MAX; i++)
 		ltt_run.size_max[i] = ltt_run.details_mask & BIT_ULL(i) ?
@@ -296,6 +299,7 @@ static int ltt_start(void)
 		.start.event_mask = ltt_run.event_mask,
 		.start.details_mask = ltt_run.details_mask,
 		.backend = ltt_backend,
+		.vars_mask = ltt_run.vars_mask,
 	};
 	preempt_disable();
 	ltt_log_trace_start(&ts);
@@ -306,6 +310,11 @@ static int ltt_start(void)
 	 * up, and it still returns at once until ltt_live_mask is set below.
 	 */
 	ret = ltt_backend_attach(cfg);
+	if (!ret) {
+		ret = ltt_extra_attach(ltt_run.event_mask);
+		if (ret)
+			ltt_backend_detach();
+	}
 	if (ret) {
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		ltt_discard();
@@ -368,6 +377,7 @@ static void ltt_reset(void)
 		ltt_stop();
 	ltt_discard();
 	ltt_dev.cfg = ltt_default_config;
+	ltt_vars_reset_config();
 	ltt_dev.uid = GLOBAL_ROOT_UID;
 	ltt_dev.gid = GLOBAL_ROOT_GID;
 }
@@ -456,7 +466,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 			return -EFAULT;
 		if (ltt_dev.state == LTT_TRACING)
 			return -EBUSY;
-		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1))
+		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_EV_MASK_MOUNT_LOCK)
 			return -EINVAL;
 		if (cmd == LTT_IOC_SET_EVENT_MASK)
 			cfg->event_mask = v64;
@@ -570,6 +580,9 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case LTT_IOC_USER_EVENT:
 		ret = ltt_ioc_user_event(uarg);
+		break;
+	case LTT_IOC_SET_VARS_MASK:
+		ret = ltt_vars_set_mask(uarg, ltt_dev.state == LTT_TRACING);
 		break;
 	default:
 		ret = ltt_ioc_config(cmd, uarg);
@@ -693,6 +706,7 @@ static int __init ltt_init(void)
 	mutex_init(&ltt_dev.lock);
 	init_waitqueue_head(&ltt_dev.readq);
 	ltt_dev.cfg = ltt_default_config;
+	ltt_vars_reset_config();
 	ltt_dev.uid = GLOBAL_ROOT_UID;
 	ltt_dev.gid = GLOBAL_ROOT_GID;
 	ltt_test_init();

@@ -18,6 +18,7 @@
 #include <asm/msr.h>
 #include <ltt/abi.h>
 #include <ltt/format.h>
+#include <ltt/module_events.h>
 
 struct task_struct;
 
@@ -117,6 +118,7 @@ struct ltt_cpu {
  * @fallback:     timestamps come from local_clock() instead of the TSC
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
+ * @vars_mask:    variables recorded after each event (enum ltt_var)
  */
 struct ltt_run {
 	u64 event_mask;
@@ -129,6 +131,7 @@ struct ltt_run {
 	u32 buffer_size;
 	bool fallback;
 	u16 size_max[LTT_EV_MAX];
+	u32 vars_mask;
 };
 
 extern struct ltt_run ltt_run;
@@ -175,6 +178,36 @@ void ltt_backend_detach(void);
 struct pt_regs;
 void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
 void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
+
+/*
+ * ltt_vars.c: kernel-state variables.
+ *
+ * struct ltt_vars_cpu - a CPU's last recorded values
+ * @known: LTT_VAR_BIT()s whose @last value the trace holds
+ * @last:  the values, by enum ltt_var
+ */
+struct ltt_vars_cpu {
+	u32 known;
+	u64 last[LTT_VAR_COUNT];
+};
+struct ltt_vars_cpu *ltt_vars_this_cpu(void);
+long ltt_vars_set_mask(u32 __user *uarg, bool tracing);
+void ltt_vars_reset_config(void);
+u32 ltt_vars_start(void);
+void ltt_vars_cpu_reset(struct ltt_vars_cpu *vc);
+u16 ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
+		     const void *details, u16 size, struct task_struct *task,
+		     struct ltt_ev_vars *out, u8 *nargs);
+
+/*
+ * ltt_extra.c: MOUNT (from the system call exit tracepoint) and LOCK (the
+ * lock contention tracepoints), for both backends. Attach registers the
+ * probes the event mask selects and detach removes them; both sleep and
+ * run under the device lock.
+ */
+int ltt_extra_attach(u64 event_mask);
+void ltt_extra_detach(void);
+size_t ltt_user_name(char *dst, const char __user *src);
 
 /* ltt_main.c */
 bool ltt_task_match(struct task_struct *t);

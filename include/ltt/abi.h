@@ -51,7 +51,7 @@
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
 #define LTT_ABI_MAJOR 2
-#define LTT_ABI_MINOR 1
+#define LTT_ABI_MINOR 2
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 
 /* ------------------------------------------------------------------------
@@ -125,8 +125,8 @@ struct ltt_trace_info {
 #define LTT_BACKEND_TRACEPOINTS 1 /* an unmodified kernel's tracepoints */
 struct ltt_ev_trace_start_ext {
 	struct ltt_ev_trace_start start;
-	__u32 backend;  /* LTT_BACKEND_* */
-	__u32 reserved; /* zero */
+	__u32 backend;   /* LTT_BACKEND_* */
+	__u32 vars_mask; /* LTT_VAR_BIT()s recorded in VARS records */
 };
 
 struct ltt_lost_counts {
@@ -187,6 +187,8 @@ struct ltt_user_event {
 #define LTT_IOC_SET_SYSCALL_DEPTH _IOW(LTT_IOC_MAGIC, 0x18, __u32)
 #define LTT_IOC_SET_SYSCALL_RANGE \
 	_IOW(LTT_IOC_MAGIC, 0x19, struct ltt_addr_range)
+/* Kernel-state variables (module_events.h, enum ltt_var); default none. */
+#define LTT_IOC_SET_VARS_MASK _IOW(LTT_IOC_MAGIC, 0x1c, __u32)
 #define LTT_IOC_GET_TRACE_INFO _IOR(LTT_IOC_MAGIC, 0x20, struct ltt_trace_info)
 #define LTT_IOC_GET_LOST _IOR(LTT_IOC_MAGIC, 0x21, struct ltt_lost_counts)
 #define LTT_IOC_TEST_EMIT _IOW(LTT_IOC_MAGIC, 0x30, struct ltt_test_emit)
