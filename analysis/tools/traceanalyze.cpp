@@ -20,6 +20,7 @@
 #include <libltt/event_names.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
 #include <string>
@@ -59,7 +60,8 @@ void usage(std::FILE* f) {
                  "                       takes them: keys (syscall_entry, file_system, ...), LTT\n"
                  "                       names (SYS_ENTRY, FS, ...), groups (SYSCALL, CORE, ...)\n"
                  "                       or ids\n"
-                 "      --json           the analysis as one JSON document (docs/json.md)\n"
+                 "      --json           the analysis as one JSON document (docs/json.md);\n"
+                 "                       with -d also every event (\"events\")\n"
                  "      --no-progress    no progress line even on a terminal\n"
                  "  -h, --help           this text\n"
                  "  -V, --version        version\n"
@@ -86,9 +88,14 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     std::fprintf(f, "%-6s %-14s %10s %9s %7s %6s  %s\n", "CPU-ID", "Event", "Seconds", "Nanosec",
                  "PID", "Length", "Event Description");
     std::string line;
+    // Follows every task's calls (all events, before the filters) so that
+    // a system call's exit shows the whole call when its arguments were
+    // recorded (tracedaemon -V args).
+    ltt::SyscallTracker calls;
     ltt::TraceCursor c = r.begin();
     for (; c.valid(); c.next()) {
         const ltt::Event& e = c.event();
+        calls.feed(e);
         if (o.cpu >= 0 && e.cpu != o.cpu)
             continue;
         if (o.pid >= 0 && e.pid != o.pid)
@@ -102,6 +109,8 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
                               ull(t % 1000000000), e.pid, e.size);
         line.assign(head, static_cast<std::size_t>(n));
         ltt::describeEvent(e, line);
+        if (!calls.exitLine().empty())
+            line.append("; ").append(calls.exitLine());
         line.push_back('\n');
         std::fwrite(line.data(), 1, line.size(), f);
     }
@@ -270,6 +279,7 @@ int main(int argc, char** argv) {
             ro.pid = o.pid;
             ro.cpu = o.cpu;
             ro.types = o.types;
+            ro.events = o.dump;
             if (o.json)
                 ltt::writeJsonReport(out, a, ro);
             else
