@@ -309,11 +309,16 @@ static int ltt_start(void)
 	 * Patch the hooks in only now: everything the callback uses is set
 	 * up, and it still returns at once until ltt_live_mask is set below.
 	 */
-	ret = ltt_backend_attach(cfg);
+	/*
+	 * The probes of ltt_extra.c first: on a shared tracepoint (sys_exit)
+	 * they then run before the backend's, so a MOUNT record precedes its
+	 * SYSCALL_EXIT where the backend takes both from the tracepoint.
+	 */
+	ret = ltt_extra_attach(ltt_run.event_mask);
 	if (!ret) {
-		ret = ltt_extra_attach(ltt_run.event_mask);
+		ret = ltt_backend_attach(cfg);
 		if (ret)
-			ltt_backend_detach();
+			ltt_extra_detach();
 	}
 	if (ret) {
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
