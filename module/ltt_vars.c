@@ -285,6 +285,7 @@ u16 notrace ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
 			     u8 *nargs)
 {
 	unsigned int v, n = 0;
+	unsigned long m;
 	u64 sw[2];
 
 	out->changed = 0;
@@ -314,11 +315,13 @@ u16 notrace ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
 	} else {
 		mask &= ~LTT_VARS_SWITCH;
 	}
-	for (v = LTT_VAR_PID; v < LTT_VAR_COUNT; v++) {
+	/* The selected variables only, in ascending order. */
+	m = mask & ~LTT_VAR_BIT(LTT_VAR_ARGS);
+	while (m) {
 		u64 val;
 
-		if (!(mask & LTT_VAR_BIT(v)))
-			continue;
+		v = __ffs(m);
+		m &= m - 1;
 		if (v == LTT_VAR_PREV || v == LTT_VAR_NEXT)
 			val = sw[v - LTT_VAR_PREV];
 		else
