@@ -69,6 +69,21 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
             std::fprintf(f, ", \"call\": ");
             jsonString(f, calls.exitLine());
         }
+        if (e.id == LTT_EV_TRACE_START) {
+            // Which variables the VARS records hold: one outside these was
+            // not recorded, one inside them absent from a record unchanged.
+            ltt_ev_trace_start_ext ts;
+            e.copyDetails(ts);
+            std::fprintf(f, ", \"variables\": [");
+            bool firstVar = true;
+            for (unsigned i = 0; i < LTT_VAR_COUNT; ++i)
+                if (ts.vars_mask & LTT_VAR_BIT(i)) {
+                    std::fprintf(f, "%s\"%s\"", firstVar ? "" : ", ",
+                                 std::string(varName(i)).c_str());
+                    firstVar = false;
+                }
+            std::fprintf(f, "]");
+        }
         if (auto v = decodeVars(e)) {
             if (v->changed & LTT_VAR_BIT(LTT_VAR_ARGS)) {
                 std::fprintf(f, ", \"syscall\": %u, \"args\": [", v->nr);
