@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kernel-state variables, decoded system calls, MOUNT and LOCK events in the
-# QEMU guest (tests/module/vars-guest.sh), on the patched kernel and on the
-# debug kernel (lockdep, KASAN: a warning on the console fails the run):
+# QEMU guest (tests/module/vars-guest.sh), on the patched kernel, on the
+# debug kernel (lockdep, KASAN: a warning on the console fails the run) and
+# on Debian's unmodified kernel (the tracepoint backend):
 # a workload with known calls (tests/workloads/wl_vars.c) traced with
 # tracedaemon -V, then held on the host (tests/module/check_vars.py)
 # against its own readings: traceanalyze -d shows its calls strace-style
@@ -26,7 +27,7 @@ if ! vm_need "$build/bin/tracedaemon" "$build/bin/traceanalyze" "$build/workload
 fi
 make -s BUILD="$build" module-test >&2 || t_fail "variables: ltt_modtest builds"
 
-for run in ltt:check:2 debug:check:2 ltt:bench:1; do
+for run in ${LTT_VARS_RUNS:-ltt:check:2 debug:check:2 stock:check:2 ltt:bench:1}; do
 	IFS=: read -r variant mode smp <<<"$run"
 	out=$build/test-results/vars-$mode-$variant
 	log=$out.log
