@@ -331,6 +331,16 @@ static void check_ioctls(int fd)
 	      "event mask with unknown ids: EINVAL", " ");
 	check(set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 1ULL << 40) == -EINVAL,
 	      "details mask with unknown ids: EINVAL", " ");
+	/* The module's own events: MOUNT (23) and LOCK (24) are selectable. */
+	check(set_u64(fd, LTT_IOC_SET_EVENT_MASK, 3ULL << 23) == 0 &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ULL << 25) == -EINVAL,
+	      "event mask: MOUNT and LOCK accepted, other module ids EINVAL",
+	      " ");
+	/* Variables: bits 0..19 (module_events.h), nothing above. */
+	check(set_u32(fd, LTT_IOC_SET_VARS_MASK, 0xfffff) == 0 &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 1u << 20) == -EINVAL &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 0) == 0,
+	      "vars mask: the 20 variables accepted, unknown bits EINVAL", " ");
 	check(set_u32(fd, LTT_IOC_SET_CPUID, 2) == -EINVAL, "cpuid 2: EINVAL",
 	      " ");
 	check(set_s32(fd, LTT_IOC_TRACK_PID, -2) == -EINVAL &&
