@@ -475,7 +475,7 @@ NOKPROBE_SYMBOL(ltt_block_pid);
  * The slow path of a write: no open block, a delta that needs a heartbeat
  * first, or a record that does not fit. @task: the facility's task of the
  * event (or NULL). Return true when the caller must notify the reader (a
- * block became READY).
+ * block became READY); *@stored says whether the record was written.
  *
  * It also notes the task current on the CPU after the event, for a FINAL
  * block STOP may have to open on this CPU's behalf: that happens only when
@@ -486,7 +486,8 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 					    u8 event, u8 subtype,
 					    const void *details, u16 size,
 					    bool counted,
-					    struct task_struct *task)
+					    struct task_struct *task,
+					    bool *stored)
 {
 	bool notify = false;
 	int tries;
@@ -526,6 +527,7 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 			ltt_commit(c, rsize, now, event, details, size, ext);
 			if (counted)
 				WRITE_ONCE(c->recorded, c->recorded + 1);
+			*stored = true;
 			return notify;
 		}
 		ltt_close_block(c, now, 0);
@@ -556,30 +558,31 @@ NOKPROBE_SYMBOL(ltt_drop);
  * Store one record on the current CPU. The fast path: an open block, a
  * delta that fits 27 bits, a compact record (or an EXT one) that fits.
  * A CPU that is not traced (id >= ltt_ncpus) has no open block: its
- * events take the slow path, which ignores them.
+ * events take the slow path, which ignores them. Return true when the
+ * record was stored.
  */
-static __always_inline void ltt_write(struct ltt_session *s, u8 event,
+static __always_inline bool ltt_write(struct ltt_session *s, u8 event,
 				      u8 subtype, const void *details,
 				      u16 size, bool counted,
 				      struct task_struct *task)
 {
 	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
 	unsigned long flags;
-	bool notify = false;
+	bool notify = false, stored = true;
 	u32 rsize, *p;
 	u64 now, delta;
 
 	if (unlikely(in_nmi())) {
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	local_irq_save(flags);
 	if (unlikely(c->nesting)) {
 		local_irq_restore(flags);
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	c->nesting = 1;
 	now = ltt_clock(&s->run);
@@ -609,13 +612,15 @@ static __always_inline void ltt_write(struct ltt_session *s, u8 event,
 		c->recorded++;
 	goto out;
 slow:
+	stored = false;
 	notify = ltt_write_slow(c, now, event, subtype, details, size, counted,
-				task);
+				task, &stored);
 out:
 	c->nesting = 0;
 	local_irq_restore(flags);
 	if (unlikely(notify))
 		irq_work_queue(&s->notify);
+	return stored;
 }
 
 /**
@@ -667,6 +672,7 @@ union ltt_redacted {
 	struct ltt_ev_schedchange sched;
 	struct ltt_ev_soft_irq soft;
 	struct ltt_ev_memory mem;
+	struct ltt_ev_lock lock;
 };
 
 /* Is @addr outside user space, i.e. a kernel address? */
@@ -682,8 +688,9 @@ static __always_inline bool ltt_kernel_addr(u64 addr)
  * needs current to be the owner's, and to happen in task context, or be
  * an interrupt, trap or timer interrupting the owner's task. A
  * schedchange passes when either side is the owner's, the other side
- * shown as pid 0. Kernel addresses are zeroed, kthread creation and page
- * allocations dropped. *@details may be pointed at @buf, a rewritten copy.
+ * shown as pid 0. Kernel addresses (a LOCK's lock among them) are zeroed,
+ * kthread creation and page allocations dropped. *@details may be pointed
+ * at @buf, a rewritten copy.
  */
 static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
 				 u8 subtype, const void **details, u16 size,
@@ -769,81 +776,133 @@ static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
 		break;
 	case LTT_EV_NETWORK:
 		return !in_interrupt();
+	case LTT_EV_LOCK:
+		/* The lock's address is a kernel address. */
+		if (size >= sizeof(buf->lock)) {
+			memcpy(&buf->lock, *details, sizeof(buf->lock));
+			buf->lock.lock = 0;
+			*details = buf;
+		}
+		break;
 	}
 	return true;
 }
 NOKPROBE_SYMBOL(ltt_restrict);
 
 /*
- * The callback's path for a session with filters: the task filters, and
- * for a restricted session its owner rules and redactions.
+ * An event of @s followed by its VARS record (ltt_vars.c), with interrupts
+ * off across both so that no other record of the CPU comes between them.
+ * @size bytes at @details are what the variables are taken from,
+ * @stored_size of them are stored.
+ */
+static noinline void notrace ltt_write_vars(struct ltt_session *s, u8 event,
+					    u8 subtype, const void *details,
+					    u16 size, u16 stored_size,
+					    struct task_struct *task)
+{
+	struct ltt_vars_cpu *vc;
+	struct ltt_ev_vars v;
+	unsigned long flags;
+	u8 nargs;
+	u16 vsize;
+
+	local_irq_save(flags);
+	if (ltt_write(s, event, subtype, details, stored_size, true, task)) {
+		vc = &this_cpu_ptr(s->cpus)->vars;
+		vsize = ltt_vars_compose(vc, s->run.vars_mask, event, details,
+					 size, task, &v, &nargs);
+		if (vsize &&
+		    !ltt_write(s, LTT_EV_VARS, nargs, &v, vsize, false, NULL))
+			ltt_vars_cpu_reset(vc);
+	}
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(ltt_write_vars);
+
+/*
+ * The path of a session with filters: the task filters, and for a
+ * restricted session its owner rules and redactions. The VARS record
+ * (@vars and the session's vars_mask) reads current's state, so a
+ * restricted session gets one only after an event of its owner's current
+ * task; its PREV and NEXT come from the redacted schedchange.
  */
 static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 						   u8 event, u8 subtype,
 						   const void *details,
 						   u16 size,
-						   struct task_struct *task)
+						   struct task_struct *task,
+						   bool vars)
 {
 	const struct ltt_run *r = &s->run;
 	union ltt_redacted buf;
+	u16 stored = min(size, r->size_max[event]);
 
 	if ((r->filters & ~LTT_FILTER_OWNER) && !ltt_task_match(r, current) &&
 	    !(task && ltt_task_match(r, task)))
 		return;
-	if (size > r->size_max[event])
-		size = r->size_max[event];
-	if ((r->filters & LTT_FILTER_OWNER) &&
-	    !ltt_restrict(r, event, subtype, &details, size, task, &buf))
-		return;
-	ltt_write(s, event, subtype, details, size, true, task);
+	if (r->filters & LTT_FILTER_OWNER) {
+		if (!ltt_restrict(r, event, subtype, &details, size, task,
+				  &buf))
+			return;
+		if (vars && r->vars_mask && !ltt_task_owned(r, current))
+			vars = false;
+	}
+	if (vars && r->vars_mask)
+		ltt_write_vars(s, event, subtype, details, size, stored, task);
+	else
+		ltt_write(s, event, subtype, details, stored, true, task);
 }
 NOKPROBE_SYMBOL(ltt_callback_filtered);
 
-/* One tracing session's share of an event: its mask, filters, writer. */
+/*
+ * One tracing session's share of an event: its mask, filters, writer, and
+ * with @vars the VARS record its vars_mask asks for.
+ */
 static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
 					      u8 subtype,
 					      const void *details, u16 size,
-					      struct task_struct *task)
+					      struct task_struct *task,
+					      bool vars)
 {
 	if (!(s->run.event_mask & BIT_ULL(event)))
 		return;
 	if (unlikely(s->run.filters)) {
-		ltt_callback_filtered(s, event, subtype, details, size, task);
+		ltt_callback_filtered(s, event, subtype, details, size, task,
+				      vars);
+		return;
+	}
+	if (vars && unlikely(s->run.vars_mask)) {
+		ltt_write_vars(s, event, subtype, details, size,
+			       min(size, s->run.size_max[event]), task);
 		return;
 	}
 	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
 		  true, task);
 }
 
-/* The callback's walk when more than one session traces. */
+/* The walk when more than one session traces. */
 static noinline void notrace ltt_callback_many(struct ltt_live *live,
 					       u8 event, u8 subtype,
 					       const void *details, u16 size,
-					       struct task_struct *task)
+					       struct task_struct *task,
+					       bool vars)
 {
 	unsigned int i;
 
 	for (i = 0; i < live->n; i++)
 		ltt_session_event(live->s[i], event, subtype, details, size,
-				  task);
+				  task, vars);
 }
 NOKPROBE_SYMBOL(ltt_callback_many);
 
-/**
- * ltt_callback() - the facility's callback: mask, filter, store one event
- * @event:   enum ltt_event_id
- * @subtype: the event's subtype
- * @details: the detail structure (NULL when @size is 0)
- * @size:    valid bytes at @details
- * @task:    the task the event concerns (docs/kernel-facility.md)
- *
- * Preemption disabled, any context. Every tracing session whose mask and
- * filters take the event gets it in its own buffers. The writer is
- * inlined here for one session without filters, the common case;
- * several sessions take ltt_callback_many().
+/*
+ * Hand an event to every tracing session whose mask and filters take it.
+ * The writer is inlined for one session without filters, the common
+ * case; several sessions take ltt_callback_many().
  */
-void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
-			  struct task_struct *task)
+static __always_inline void ltt_dispatch(u8 event, u8 subtype,
+					 const void *details, u16 size,
+					 struct task_struct *task, bool vars)
 {
 	/* The union of the tracing sessions' masks, 0 when none traces. */
 	u64 mask = READ_ONCE(ltt_live_mask);
@@ -860,22 +919,51 @@ void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 	 */
 	s = rcu_dereference_sched(ltt_solo);
 	if (likely(s)) {
-		if (!(s->run.event_mask & BIT_ULL(event)))
-			return;
-		if (unlikely(s->run.filters)) {
-			ltt_callback_filtered(s, event, subtype, details, size,
-					      task);
-			return;
-		}
-		ltt_write(s, event, subtype, details,
-			  min(size, s->run.size_max[event]), true, task);
+		ltt_session_event(s, event, subtype, details, size, task, vars);
 		return;
 	}
 	live = rcu_dereference_sched(ltt_live);
 	if (live)
-		ltt_callback_many(live, event, subtype, details, size, task);
+		ltt_callback_many(live, event, subtype, details, size, task,
+				  vars);
+}
+
+/**
+ * ltt_callback() - the facility's callback: mask, filter, store one event
+ * @event:   enum ltt_event_id
+ * @subtype: the event's subtype
+ * @details: the detail structure (NULL when @size is 0)
+ * @size:    valid bytes at @details
+ * @task:    the task the event concerns (docs/kernel-facility.md)
+ *
+ * Preemption disabled, any context. Every tracing session whose mask and
+ * filters take the event gets it in its own buffers, followed by a VARS
+ * record when the session records variables.
+ */
+void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
+			  struct task_struct *task)
+{
+	ltt_dispatch(event, subtype, details, size, task, true);
 }
 NOKPROBE_SYMBOL(ltt_callback);
+
+/**
+ * ltt_log_extra() - store an event of ltt_extra.c's probes
+ * @event:   LTT_EV_MOUNT or LTT_EV_LOCK
+ * @subtype: the event's subtype
+ * @details: the detail structure
+ * @size:    valid bytes at @details
+ *
+ * As ltt_callback() for an event of current without a concerned task,
+ * without VARS records: every session's masks, filters and (restricted)
+ * owner rules apply.
+ */
+void notrace ltt_log_extra(u8 event, u8 subtype, const void *details,
+			   u16 size)
+{
+	ltt_dispatch(event, subtype, details, size, NULL, false);
+}
+NOKPROBE_SYMBOL(ltt_log_extra);
 
 /**
  * ltt_log_trace_start() - write TRACE_START as the first record of the

@@ -313,6 +313,7 @@ static void ltt_discard(struct ltt_session *s);
 static int ltt_attach_for(struct ltt_session *s)
 {
 	struct ltt_config want = s->cfg;
+	int ret;
 
 	want.event_mask = ltt_live_union() | s->run.event_mask;
 	/* The syscall IP policy is global: see the top of this file. */
@@ -320,7 +321,14 @@ static int ltt_attach_for(struct ltt_session *s)
 		want.syscall_depth = 0;
 		want.syscall_range = (struct ltt_addr_range){};
 	}
-	return ltt_backend_attach(&want);
+	/*
+	 * ltt_extra.c's probes first; their sys_exit probe runs before the
+	 * backend's anyway (its priority, see there).
+	 */
+	ret = ltt_extra_attach(want.event_mask);
+	if (!ret)
+		ret = ltt_backend_attach(&want);
+	return ret;
 }
 
 static int ltt_start(struct ltt_session *s)
@@ -350,7 +358,9 @@ static int ltt_start(struct ltt_session *s)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	if (s->restricted)
 		info->flags |= LTT_TRACE_F_RESTRICTED;
-	r->event_mask = cfg->event_mask & LTT_EV_MASK_ALL;
+	r->event_mask = cfg->event_mask &
+			(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK);
+	r->vars_mask = ltt_vars_start(s);
 	r->details_mask = cfg->details_mask;
 	for (i = 0; i < LTT_EV_MAX; i++)
 		r->size_max[i] = r->details_mask & BIT_ULL(i) ?
@@ -381,6 +391,7 @@ static int ltt_start(struct ltt_session *s)
 		.start.event_mask = r->event_mask,
 		.start.details_mask = r->details_mask,
 		.backend = ltt_backend,
+		.vars_mask = r->vars_mask,
 		.session = s->id,
 	};
 	preempt_disable();
@@ -397,8 +408,12 @@ static int ltt_start(struct ltt_session *s)
 	if (!ret)
 		ret = ltt_live_update(s, true);
 	if (ret) {
-		if (!ltt_sessions.attached)
+		if (!ltt_sessions.attached) {
 			ltt_backend_detach();
+			ltt_extra_detach();
+		} else {
+			ltt_extra_trim(ltt_live_union());
+		}
 		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		ltt_discard(s);
@@ -438,9 +453,11 @@ static int ltt_stop(struct ltt_session *s)
 	 */
 	if (!rcu_access_pointer(ltt_live)) {
 		ltt_backend_detach();
+		ltt_extra_detach();
 		ltt_sessions.attached = false;
 	} else {
 		ltt_backend_trim(ltt_live_union());
+		ltt_extra_trim(ltt_live_union());
 		synchronize_rcu();
 	}
 	mutex_unlock(&ltt_sessions.lock);
@@ -470,6 +487,7 @@ static void ltt_reset(struct ltt_session *s)
 		ltt_stop(s);
 	ltt_discard(s);
 	s->cfg = ltt_default_config;
+	s->vars_cfg = 0;
 	s->uid = GLOBAL_ROOT_UID;
 	s->gid = GLOBAL_ROOT_GID;
 }
@@ -566,7 +584,7 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 			return -EFAULT;
 		if (s->state == LTT_TRACING)
 			return -EBUSY;
-		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1))
+		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_EV_MASK_MOUNT_LOCK)
 			return -EINVAL;
 		if (cmd == LTT_IOC_SET_EVENT_MASK)
 			cfg->event_mask = v64;
@@ -681,6 +699,10 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case LTT_IOC_USER_EVENT:
 		ret = ltt_ioc_user_event(s, uarg);
+		break;
+	case LTT_IOC_SET_VARS_MASK:
+		ret = ltt_vars_set_mask(&s->vars_cfg, uarg,
+					s->state == LTT_TRACING);
 		break;
 	default:
 		ret = ltt_ioc_config(s, cmd, uarg);

@@ -22,6 +22,7 @@
 #include <asm/msr.h>
 #include <ltt/abi.h>
 #include <ltt/format.h>
+#include <ltt/module_events.h>
 
 struct task_struct;
 
@@ -33,6 +34,17 @@ struct task_struct;
 #define LTT_HB_REC 16u /* LTT_CODE_HEARTBEAT: header word, zero, u64 tsc */
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
+
+/**
+ * struct ltt_vars_cpu - a CPU's last recorded kernel-state variables, one
+ * per session and CPU (ltt_vars.c)
+ * @known: LTT_VAR_BIT()s whose @last value the session's trace holds
+ * @last:  the values, by enum ltt_var
+ */
+struct ltt_vars_cpu {
+	u32 known;
+	u64 last[LTT_VAR_COUNT];
+};
 
 /* State of one buffer of a CPU's pair. */
 enum ltt_buf_state {
@@ -84,6 +96,7 @@ struct ltt_buf {
  *                only once every CPU's are allocated
  * @sess:         the session these buffers belong to
  * @cpu:          the CPU this is
+ * @vars:         the session's last variables recorded on this CPU
  */
 struct ltt_cpu {
 	struct ltt_buf buf[2];
@@ -108,6 +121,7 @@ struct ltt_cpu {
 	void *spare[2];
 	struct ltt_session *sess;
 	unsigned int cpu;
+	struct ltt_vars_cpu vars;
 };
 
 /**
@@ -127,6 +141,7 @@ struct ltt_cpu {
  * @fallback:     timestamps come from local_clock() instead of the TSC
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
+ * @vars_mask:    variables recorded after each event (enum ltt_var)
  */
 struct ltt_run {
 	u64 event_mask;
@@ -140,6 +155,7 @@ struct ltt_run {
 	u32 buffer_size;
 	bool fallback;
 	u16 size_max[LTT_EV_MAX];
+	u32 vars_mask;
 };
 
 /* Not an ABI filter: the session is restricted to its owner's tasks. */
@@ -168,6 +184,7 @@ struct ltt_emitter;
  * @hb_period_ns: heartbeat interval of the running trace
  * @restricted: opened without CAP_PERFMON: sees only its owner's tasks
  * @id:       session number, unique while the module is loaded
+ * @vars_cfg: LTT_VAR_BIT()s for the next START (LTT_IOC_SET_VARS_MASK)
  * @emitters: test mode's per-CPU work items (ltt_test.c), or NULL
  * @emit_lock: one TEST_EMIT of this session at a time
  * @emit_pending: emitters not finished
@@ -192,6 +209,7 @@ struct ltt_session {
 	u64 hb_period_ns;
 	bool restricted;
 	u32 id;
+	u32 vars_cfg;
 	struct ltt_emitter *emitters;
 	struct mutex emit_lock;
 	atomic_t emit_pending;
@@ -255,6 +273,7 @@ void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc);
 
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		  struct task_struct *task);
+void ltt_log_extra(u8 event, u8 subtype, const void *details, u16 size);
 
 /*
  * The event source, one of two built by Kbuild: ltt_fac.c, the patched
@@ -280,6 +299,29 @@ void ltt_backend_trim(u64 mask);
 struct pt_regs;
 void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
 void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
+
+/* ltt_vars.c: kernel-state variables (struct ltt_vars_cpu above). */
+long ltt_vars_set_mask(u32 *cfg, u32 __user *uarg, bool tracing);
+u32 ltt_vars_start(struct ltt_session *s);
+void ltt_vars_cpu_reset(struct ltt_vars_cpu *vc);
+u16 ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
+		     const void *details, u16 size, struct task_struct *task,
+		     struct ltt_ev_vars *out, u8 *nargs);
+
+/*
+ * ltt_extra.c: MOUNT (from the system call exit tracepoint) and LOCK (the
+ * lock contention tracepoints), for both backends. Like the backend's,
+ * the probes follow the union of the tracing sessions' masks:
+ * ltt_extra_attach() registers those @mask needs and are not yet
+ * registered, ltt_extra_trim() removes those @mask no longer needs without
+ * waiting, ltt_extra_detach() removes all and returns once no CPU runs one
+ * of them. All sleep and run under the sessions lock. The probes hand
+ * their events to ltt_log_extra().
+ */
+int ltt_extra_attach(u64 mask);
+void ltt_extra_trim(u64 mask);
+void ltt_extra_detach(void);
+size_t ltt_user_name(char *dst, const char __user *src);
 
 /* ltt_main.c */
 bool ltt_task_match(const struct ltt_run *r, struct task_struct *t);

@@ -1,7 +1,11 @@
 #include "device_config.hpp"
 
+#include "trace_device.hpp"
+
+#include <cerrno>
 #include <cstring>
 #include <limits>
+#include <ltt/module_events.h>
 
 namespace ltt::daemon {
 
@@ -11,7 +15,7 @@ ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
     std::uint64_t events = o.events.value_or(LTT_EV_MASK_ALL);
     if (o.details && o.events)
         events |= *o.details;
-    events &= LTT_EV_MASK_ALL;
+    events &= LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK;
     c.event_mask = events;
     c.details_mask = o.details ? (*o.details & events) : events;
     c.buffer_size = o.bufferSize.value_or(LTT_BUFFER_DEFAULT);
@@ -43,6 +47,17 @@ ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
         c.syscall_range.upper = o.syscallUpper.value_or(std::numeric_limits<std::uint64_t>::max());
     }
     return c;
+}
+
+void configureVars(TraceDevice& dev, const Options& o) {
+    if (!o.vars || !*o.vars)
+        return; // the module's default: none (and older modules lack the ioctl)
+    __u32 mask = *o.vars;
+    if (int r = dev.control(LTT_IOC_SET_VARS_MASK, &mask); r < 0)
+        throw DeviceError(dev.path() + ": cannot select the variables of -V (mask " +
+                              std::to_string(mask) + "): " + std::strerror(-r) +
+                              (-r == ENOTTY ? " (the module predates variables)" : ""),
+                          -r);
 }
 
 } // namespace ltt::daemon

@@ -136,7 +136,7 @@ std::string openFailureMessage(const std::string& path, int err, std::optional<i
         break;
     case EACCES:
     case EPERM:
-        msg += ". This user may not open the trace device (a module before ABI 2.2 "
+        msg += ". This user may not open the trace device (a module before ABI 2.3 "
                "needs root; a current one's node is mode 0666 and gives every user a "
                "session of their own processes)";
         break;

@@ -438,6 +438,7 @@ SessionSummary Session::run() {
                 std::make_unique<CommandChild>(o_m.command, o_m.trackCommand, signals_m->oldMask());
         config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
         configureDevice(*dev_m, config_m);
+        configureVars(*dev_m, o_m);
         // Both outputs are checked and opened before START (private files,
         // libltt/private_file.hpp); the trace is truncated only once it starts.
         traceFd_m = openPrivateFile(o_m.traceFile, "trace file");

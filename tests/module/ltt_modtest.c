@@ -16,6 +16,9 @@
  *                          slowdown of a syscall loop traced vs untraced
  *                          ($LTT_BASELINE_NS: the loop without the module)
  *   ltt_modtest syscalls   median ns per getppid(), for that baseline
+ *   ltt_modtest vars MASK  median ns per getppid() while a system-call
+ *                          trace runs with the kernel-state variables MASK
+ *                          (LTT_IOC_SET_VARS_MASK), for their cost
  *   ltt_modtest idle       the loop again with the module loaded and idle,
  *                          tracing, stopped, closed; checks the idle loops
  *                          cost at most $LTT_IDLE_MAX (1.02) x the baseline
@@ -335,6 +338,16 @@ static void check_ioctls(int fd)
 	      "event mask with unknown ids: EINVAL", " ");
 	check(set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 1ULL << 40) == -EINVAL,
 	      "details mask with unknown ids: EINVAL", " ");
+	/* The module's own events: MOUNT (23) and LOCK (24) are selectable. */
+	check(set_u64(fd, LTT_IOC_SET_EVENT_MASK, 3ULL << 23) == 0 &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ULL << 25) == -EINVAL,
+	      "event mask: MOUNT and LOCK accepted, other module ids EINVAL",
+	      " ");
+	/* Variables: bits 0..19 (module_events.h), nothing above. */
+	check(set_u32(fd, LTT_IOC_SET_VARS_MASK, 0xfffff) == 0 &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 1u << 20) == -EINVAL &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 0) == 0,
+	      "vars mask: the 20 variables accepted, unknown bits EINVAL", " ");
 	check(set_u32(fd, LTT_IOC_SET_CPUID, 2) == -EINVAL, "cpuid 2: EINVAL",
 	      " ");
 	check(set_s32(fd, LTT_IOC_TRACK_PID, -2) == -EINVAL &&
@@ -2359,6 +2372,42 @@ static double syscall_median(int reps, long loops)
 }
 
 /*
+ * The getppid() loop while system call entries and exits are traced with
+ * the variables of @mask recorded after each event: run under -icount for
+ * instructions per event (module/README.md).
+ */
+static int mode_vars(uint32_t mask, int reps)
+{
+	const long loops = 200000;
+	struct trace t = { 0 };
+	double traced = 0;
+	pid_t reader;
+	int fd = open_dev(), r;
+
+	if (fd < 0)
+		return 1;
+	r = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+			  LTT_EV_BIT(LTT_EV_SYSCALL_EXIT), LTT_EV_MASK_ALL,
+		      1 << 20);
+	r = r || set_u32(fd, LTT_IOC_SET_VARS_MASK, mask);
+	r = r || start(fd, &t);
+	if (!r) {
+		reader = drain(fd);
+		traced = syscall_median(reps, loops);
+		r = xioctl(fd, LTT_IOC_STOP, NULL);
+		waitpid(reader, NULL, 0);
+	}
+	close(fd);
+	if (r) {
+		fprintf(stderr, "vars: a trace with variables %#x failed (%d)\n",
+			mask, r);
+		return 1;
+	}
+	printf("%.1f\n", traced);
+	return 0;
+}
+
+/*
  * What the loaded module costs while no trace runs. $LTT_BASELINE_NS is
  * the getppid() loop measured before insmod (ltt_modtest syscalls); the
  * loop is measured again with the module loaded and /dev/tracer closed,
@@ -2890,6 +2939,9 @@ int main(int argc, char **argv)
 		return mode_syscalls(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "idle"))
 		return mode_idle(argc > 2 ? atoi(argv[2]) : 7);
+	if (!strcmp(mode, "vars") && argc > 2)
+		return mode_vars(strtoul(argv[2], NULL, 0),
+				 argc > 3 ? atoi(argv[3]) : 7);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "fuzz"))
@@ -2900,7 +2952,7 @@ int main(int argc, char **argv)
 		return mode_count(argv[2]);
 	if (!strcmp(mode, "one") && argc > 2)
 		return mode_one(argv[2]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
 		argv[0]);
 	return 2;
 }

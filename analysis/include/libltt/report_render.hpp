@@ -21,6 +21,10 @@ struct ReportOptions {
     // Event types shown in the counts (bit LTT_EV_COUNT: ids this version
     // does not know).
     std::bitset<LTT_EV_COUNT + 1> types = std::bitset<LTT_EV_COUNT + 1>().set();
+    // JSON only: also the "events" array, every event of `types` (and
+    // `pid`, `cpu`) with its description and decoded call (traceanalyze
+    // --json -d).
+    bool events = false;
 };
 
 // The text report of a finished analysis: the lost-events banner, then the
