@@ -11,7 +11,7 @@ LTT_FUZZER := $(BUILD)/fuzz/trace_reader_fuzzer
 # CMake tree (libFuzzer needs clang; the main build may use g++).
 LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/block_codec.cpp \
 	analysis/src/block_codec_c.cpp \
-	analysis/src/event_format.cpp \
+	analysis/src/event_format.cpp analysis/src/syscall_args.cpp \
 	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp \
 	tests/analysis/fuzz/trace_reader_fuzzer.cpp
 

@@ -5,12 +5,12 @@
  * Buffer protocol
  * ---------------
  *
- * Every CPU owns two buffers of ltt_run.buffer_size bytes, each able to
- * hold exactly one block (docs/trace-format.md section 2.3). Events are
+ * Every session (ltt_main.c) has, for every CPU, two buffers of
+ * run.buffer_size bytes, each able to hold exactly one block (docs/trace-format.md section 2.3). Events are
  * written by the CPU they happen on, into that CPU's buffers only, with
  * interrupts off and no lock: on one CPU, with interrupts off, only an NMI
  * can interrupt the writer, and NMIs never write (below). The reader
- * (read() in process context, any CPU, serialized by the device lock)
+ * (read() in process context, any CPU, serialized by the session lock)
  * touches a buffer only through its state, which moves by single owner:
  *
  *        FREE --open--> WRITING --full/stop--> READY --read--> READING
@@ -108,14 +108,10 @@
 
 #include "ltt_tracer.h"
 
-static DEFINE_PER_CPU(struct ltt_cpu, ltt_cpus);
-static u64 ltt_hb_period_ns __read_mostly;
-static u64 ltt_stop_time; /* when STOP was asked: the FINAL blocks' end */
-
-/* The state of a traced CPU, NULL for ids that are not possible CPUs. */
-static struct ltt_cpu *ltt_cpu_state(unsigned int cpu)
+/* @s's state of a traced CPU, NULL for ids that are not possible CPUs. */
+static struct ltt_cpu *ltt_cpu_state(struct ltt_session *s, unsigned int cpu)
 {
-	return cpu_possible(cpu) ? per_cpu_ptr(&ltt_cpus, cpu) : NULL;
+	return cpu_possible(cpu) ? per_cpu_ptr(s->cpus, cpu) : NULL;
 }
 
 /* Second word of an EXT record. */
@@ -436,7 +432,7 @@ static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 	 * that ever failed, drop the block rather than write past the buffer.
 	 */
 	if (WARN_ON_ONCE(c->off + LTT_HB_REC + LTT_END_REC >
-			 ltt_run.buffer_size)) {
+			 c->sess->run.buffer_size)) {
 		WRITE_ONCE(c->buf[c->wr].state, LTT_BUF_FREE);
 		c->wr = -1;
 		return;
@@ -462,10 +458,24 @@ static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 NOKPROBE_SYMBOL(ltt_close_block);
 
 /*
+ * The pid a block of @c's session may show for @t: 0 (as for the idle
+ * task) when the session is restricted and @t is not its owner's.
+ */
+static s32 notrace ltt_block_pid(struct ltt_cpu *c, struct task_struct *t)
+{
+	const struct ltt_run *r = &c->sess->run;
+
+	if ((r->filters & LTT_FILTER_OWNER) && !ltt_task_owned(r, t))
+		return 0;
+	return task_pid_nr(t);
+}
+NOKPROBE_SYMBOL(ltt_block_pid);
+
+/*
  * The slow path of a write: no open block, a delta that needs a heartbeat
  * first, or a record that does not fit. @task: the facility's task of the
  * event (or NULL). Return true when the caller must notify the reader (a
- * block became READY).
+ * block became READY); *@stored says whether the record was written.
  *
  * It also notes the task current on the CPU after the event, for a FINAL
  * block STOP may have to open on this CPU's behalf: that happens only when
@@ -476,7 +486,8 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 					    u8 event, u8 subtype,
 					    const void *details, u16 size,
 					    bool counted,
-					    struct task_struct *task)
+					    struct task_struct *task,
+					    bool *stored)
 {
 	bool notify = false;
 	int tries;
@@ -484,9 +495,9 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 	/* CPUs past LTT_MAX_CPUS never open a block (c->wr stays -1). */
 	if (unlikely(c->cpu >= ltt_ncpus))
 		return false;
-	c->cur_pid = task_pid_nr(event == LTT_EV_SCHEDCHANGE && task ? task :
-								       current);
-	if (c->wr < 0 && !ltt_open_block(c, now, task_pid_nr(current)))
+	c->cur_pid = ltt_block_pid(c, event == LTT_EV_SCHEDCHANGE && task ?
+					      task : current);
+	if (c->wr < 0 && !ltt_open_block(c, now, ltt_block_pid(c, current)))
 		goto lost;
 	for (tries = 0; tries < 2; tries++) {
 		u64 delta = now - c->last;
@@ -516,11 +527,12 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 			ltt_commit(c, rsize, now, event, details, size, ext);
 			if (counted)
 				WRITE_ONCE(c->recorded, c->recorded + 1);
+			*stored = true;
 			return notify;
 		}
 		ltt_close_block(c, now, 0);
 		notify = true;
-		if (!ltt_open_block(c, now, task_pid_nr(current)))
+		if (!ltt_open_block(c, now, ltt_block_pid(c, current)))
 			break;
 	}
 lost:
@@ -537,7 +549,7 @@ NOKPROBE_SYMBOL(ltt_write_slow);
 /* Count an event that cannot be written (NMI, recursion). */
 static void notrace ltt_drop(struct ltt_cpu *c)
 {
-	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock());
+	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock(&c->sess->run));
 	atomic_long_inc(&c->nmi_lost);
 }
 NOKPROBE_SYMBOL(ltt_drop);
@@ -546,33 +558,34 @@ NOKPROBE_SYMBOL(ltt_drop);
  * Store one record on the current CPU. The fast path: an open block, a
  * delta that fits 27 bits, a compact record (or an EXT one) that fits.
  * A CPU that is not traced (id >= ltt_ncpus) has no open block: its
- * events take the slow path, which ignores them.
+ * events take the slow path, which ignores them. Return true when the
+ * record was stored.
  */
-static __always_inline void ltt_write(u8 event, u8 subtype,
-				      const void *details, u16 size,
-				      bool counted,
+static __always_inline bool ltt_write(struct ltt_session *s, u8 event,
+				      u8 subtype, const void *details,
+				      u16 size, bool counted,
 				      struct task_struct *task)
 {
-	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
+	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
 	unsigned long flags;
-	bool notify = false;
+	bool notify = false, stored = true;
 	u32 rsize, *p;
 	u64 now, delta;
 
 	if (unlikely(in_nmi())) {
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	local_irq_save(flags);
 	if (unlikely(c->nesting)) {
 		local_irq_restore(flags);
 		if (counted)
 			ltt_drop(c);
-		return;
+		return false;
 	}
 	c->nesting = 1;
-	now = ltt_clock();
+	now = ltt_clock(&s->run);
 	if (unlikely(now < c->last))
 		now = c->last;
 	delta = now - c->last;
@@ -599,30 +612,321 @@ static __always_inline void ltt_write(u8 event, u8 subtype,
 		c->recorded++;
 	goto out;
 slow:
+	stored = false;
 	notify = ltt_write_slow(c, now, event, subtype, details, size, counted,
-				task);
+				task, &stored);
 out:
 	c->nesting = 0;
 	local_irq_restore(flags);
 	if (unlikely(notify))
-		irq_work_queue(&ltt_notify);
+		irq_work_queue(&s->notify);
+	return stored;
 }
 
 /**
- * ltt_log() - store one event on the current CPU
+ * ltt_log_session() - store one event of @s on the current CPU
+ * @s:        a tracing session
  * @event:    enum ltt_event_id
  * @subtype:  the event's subtype
  * @details:  detail bytes (may be NULL when @size is 0)
  * @size:     valid bytes at @details, at most LTT_DETAILS_MAX
  *
- * Must be called with preemption disabled; any context, NMI included.
- * The event is recorded, or counted as lost: never both, never neither.
+ * No mask or filter applies. Must be called with preemption disabled;
+ * any context, NMI included. The event is recorded, or counted as lost:
+ * never both, never neither.
+ */
+void notrace ltt_log_session(struct ltt_session *s, u8 event, u8 subtype,
+			     const void *details, u16 size)
+{
+	ltt_write(s, event, subtype, details, size, true, NULL);
+}
+NOKPROBE_SYMBOL(ltt_log_session);
+
+/**
+ * ltt_log() - store one event on the current CPU in every tracing session
+ * @event:    enum ltt_event_id
+ * @subtype:  the event's subtype
+ * @details:  detail bytes (may be NULL when @size is 0)
+ * @size:     valid bytes at @details, at most LTT_DETAILS_MAX
+ *
+ * As ltt_log_session(), for each session that traces now. Must be called
+ * with preemption disabled.
  */
 void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size)
 {
-	ltt_write(event, subtype, details, size, true, NULL);
+	struct ltt_live *live = rcu_dereference_sched(ltt_live);
+	unsigned int i;
+
+	if (!live)
+		return;
+	for (i = 0; i < live->n; i++)
+		ltt_write(live->s[i], event, subtype, details, size, true,
+			  NULL);
 }
 NOKPROBE_SYMBOL(ltt_log);
+
+/* The details a restricted session may need to rewrite. */
+union ltt_redacted {
+	struct ltt_ev_syscall_entry sys;
+	struct ltt_ev_trap_entry trap;
+	struct ltt_ev_schedchange sched;
+	struct ltt_ev_soft_irq soft;
+	struct ltt_ev_memory mem;
+	struct ltt_ev_lock lock;
+};
+
+/* Is @addr outside user space, i.e. a kernel address? */
+static __always_inline bool ltt_kernel_addr(u64 addr)
+{
+	return addr >= TASK_SIZE_MAX;
+}
+
+/*
+ * May the restricted session of @r see this event, and how? The rules are
+ * module/README.md's "Who may open /dev/tracer": an event that concerns
+ * another task (@task) needs that task to be the owner's; any other one
+ * needs current to be the owner's, and to happen in task context, or be
+ * an interrupt, trap or timer interrupting the owner's task. A
+ * schedchange passes when either side is the owner's, the other side
+ * shown as pid 0. Kernel addresses (a LOCK's lock among them) are zeroed,
+ * kthread creation and page allocations dropped. *@details may be pointed
+ * at @buf, a rewritten copy.
+ */
+static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
+				 u8 subtype, const void **details, u16 size,
+				 struct task_struct *task,
+				 union ltt_redacted *buf)
+{
+	bool cur = ltt_task_owned(r, current);
+
+	if (event == LTT_EV_SCHEDCHANGE) {
+		bool in = task && ltt_task_owned(r, task);
+
+		if (!cur && !in)
+			return false;
+		if ((cur && in) || size < sizeof(buf->sched))
+			return true;
+		memcpy(&buf->sched, *details, sizeof(buf->sched));
+		if (!cur) {
+			buf->sched.out = 0;
+			buf->sched.out_state = 0;
+		}
+		if (!in)
+			buf->sched.in = 0;
+		*details = buf;
+		return true;
+	}
+	if (task && task != current) {
+		if (!ltt_task_owned(r, task))
+			return false;
+	} else if (!cur) {
+		return false;
+	} else if (in_interrupt()) {
+		switch (event) {
+		case LTT_EV_IRQ_ENTRY:
+		case LTT_EV_IRQ_EXIT:
+		case LTT_EV_SOFT_IRQ:
+		case LTT_EV_KERNEL_TIMER:
+		case LTT_EV_TRAP_ENTRY:
+		case LTT_EV_TRAP_EXIT:
+			break;
+		default:
+			return false;
+		}
+	}
+	switch (event) {
+	case LTT_EV_SYSCALL_ENTRY:
+		if (size >= sizeof(u64) &&
+		    ltt_kernel_addr(((const struct ltt_ev_syscall_entry *)
+					     *details)->ip)) {
+			memcpy(&buf->sys, *details, min_t(u16, size,
+							  sizeof(buf->sys)));
+			buf->sys.ip = 0;
+			*details = buf;
+		}
+		break;
+	case LTT_EV_TRAP_ENTRY:
+		if (size >= sizeof(buf->trap)) {
+			memcpy(&buf->trap, *details, sizeof(buf->trap));
+			if (ltt_kernel_addr(buf->trap.ip))
+				buf->trap.ip = 0;
+			if (ltt_kernel_addr(buf->trap.address))
+				buf->trap.address = 0;
+			*details = buf;
+		}
+		break;
+	case LTT_EV_SOFT_IRQ:
+		if (subtype >= LTT_TASKLET_ENTRY && size >= sizeof(buf->soft)) {
+			buf->soft.id = 0;
+			*details = buf;
+		}
+		break;
+	case LTT_EV_PROCESS:
+		if (subtype == LTT_PROCESS_KTHREAD)
+			return false;
+		break;
+	case LTT_EV_MEMORY:
+		if (subtype <= LTT_MEM_PAGE_FREE)
+			return false;
+		if (size >= sizeof(buf->mem)) {
+			memcpy(&buf->mem, *details, sizeof(buf->mem));
+			buf->mem.address = 0;
+			*details = buf;
+		}
+		break;
+	case LTT_EV_NETWORK:
+		return !in_interrupt();
+	case LTT_EV_LOCK:
+		/* The lock's address is a kernel address. */
+		if (size >= sizeof(buf->lock)) {
+			memcpy(&buf->lock, *details, sizeof(buf->lock));
+			buf->lock.lock = 0;
+			*details = buf;
+		}
+		break;
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(ltt_restrict);
+
+/*
+ * An event of @s followed by its VARS record (ltt_vars.c), with interrupts
+ * off across both so that no other record of the CPU comes between them.
+ * @size bytes at @details are what the variables are taken from,
+ * @stored_size of them are stored.
+ */
+static noinline void notrace ltt_write_vars(struct ltt_session *s, u8 event,
+					    u8 subtype, const void *details,
+					    u16 size, u16 stored_size,
+					    struct task_struct *task)
+{
+	struct ltt_vars_cpu *vc;
+	struct ltt_ev_vars v;
+	unsigned long flags;
+	u8 nargs;
+	u16 vsize;
+
+	local_irq_save(flags);
+	if (ltt_write(s, event, subtype, details, stored_size, true, task)) {
+		vc = &this_cpu_ptr(s->cpus)->vars;
+		vsize = ltt_vars_compose(vc, s->run.vars_mask, event, details,
+					 size, task, &v, &nargs);
+		if (vsize &&
+		    !ltt_write(s, LTT_EV_VARS, nargs, &v, vsize, false, NULL))
+			ltt_vars_cpu_reset(vc);
+	}
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(ltt_write_vars);
+
+/*
+ * The path of a session with filters: the task filters, and for a
+ * restricted session its owner rules and redactions. The VARS record
+ * (@vars and the session's vars_mask) reads current's state, so a
+ * restricted session gets one only after an event of its owner's current
+ * task; its PREV and NEXT come from the redacted schedchange.
+ */
+static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
+						   u8 event, u8 subtype,
+						   const void *details,
+						   u16 size,
+						   struct task_struct *task,
+						   bool vars)
+{
+	const struct ltt_run *r = &s->run;
+	union ltt_redacted buf;
+	u16 stored = min(size, r->size_max[event]);
+
+	if ((r->filters & ~LTT_FILTER_OWNER) && !ltt_task_match(r, current) &&
+	    !(task && ltt_task_match(r, task)))
+		return;
+	if (r->filters & LTT_FILTER_OWNER) {
+		if (!ltt_restrict(r, event, subtype, &details, size, task,
+				  &buf))
+			return;
+		if (vars && r->vars_mask && !ltt_task_owned(r, current))
+			vars = false;
+	}
+	if (vars && r->vars_mask)
+		ltt_write_vars(s, event, subtype, details, size, stored, task);
+	else
+		ltt_write(s, event, subtype, details, stored, true, task);
+}
+NOKPROBE_SYMBOL(ltt_callback_filtered);
+
+/*
+ * One tracing session's share of an event: its mask, filters, writer, and
+ * with @vars the VARS record its vars_mask asks for.
+ */
+static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
+					      u8 subtype,
+					      const void *details, u16 size,
+					      struct task_struct *task,
+					      bool vars)
+{
+	if (!(s->run.event_mask & BIT_ULL(event)))
+		return;
+	if (unlikely(s->run.filters)) {
+		ltt_callback_filtered(s, event, subtype, details, size, task,
+				      vars);
+		return;
+	}
+	if (vars && unlikely(s->run.vars_mask)) {
+		ltt_write_vars(s, event, subtype, details, size,
+			       min(size, s->run.size_max[event]), task);
+		return;
+	}
+	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
+		  true, task);
+}
+
+/* The walk when more than one session traces. */
+static noinline void notrace ltt_callback_many(struct ltt_live *live,
+					       u8 event, u8 subtype,
+					       const void *details, u16 size,
+					       struct task_struct *task,
+					       bool vars)
+{
+	unsigned int i;
+
+	for (i = 0; i < live->n; i++)
+		ltt_session_event(live->s[i], event, subtype, details, size,
+				  task, vars);
+}
+NOKPROBE_SYMBOL(ltt_callback_many);
+
+/*
+ * Hand an event to every tracing session whose mask and filters take it.
+ * The writer is inlined for one session without filters, the common
+ * case; several sessions take ltt_callback_many().
+ */
+static __always_inline void ltt_dispatch(u8 event, u8 subtype,
+					 const void *details, u16 size,
+					 struct task_struct *task, bool vars)
+{
+	/* The union of the tracing sessions' masks, 0 when none traces. */
+	u64 mask = READ_ONCE(ltt_live_mask);
+	struct ltt_session *s;
+	struct ltt_live *live;
+
+	if (event >= 64 || !(mask & BIT_ULL(event)))
+		return;
+	/*
+	 * Pairs with the sessions' publication (rcu_assign_pointer). The one
+	 * tracing session, NULL when there are several (or, for a moment,
+	 * none). Its own mask is tested again: while a session starts or
+	 * stops, the union read above may be another moment's.
+	 */
+	s = rcu_dereference_sched(ltt_solo);
+	if (likely(s)) {
+		ltt_session_event(s, event, subtype, details, size, task, vars);
+		return;
+	}
+	live = rcu_dereference_sched(ltt_live);
+	if (live)
+		ltt_callback_many(live, event, subtype, details, size, task,
+				  vars);
+}
 
 /**
  * ltt_callback() - the facility's callback: mask, filter, store one event
@@ -632,66 +936,76 @@ NOKPROBE_SYMBOL(ltt_log);
  * @size:    valid bytes at @details
  * @task:    the task the event concerns (docs/kernel-facility.md)
  *
- * Preemption disabled, any context. The writer is inlined here: this is
- * the path every traced event takes.
+ * Preemption disabled, any context. Every tracing session whose mask and
+ * filters take the event gets it in its own buffers, followed by a VARS
+ * record when the session records variables.
  */
 void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 			  struct task_struct *task)
 {
-	/*
-	 * Pairs with START's release: ltt_run and the buffers are set up.
-	 * 0 when no trace runs; bits below LTT_EV_MAX only.
-	 */
-	u64 mask = smp_load_acquire(&ltt_live_mask);
-
 	if (event == LTT_EV_SYSCALL_EXIT)
-		ltt_map_syscall_exit(mask);
-	if (event >= 64 || !(mask & BIT_ULL(event)))
-		return;
-	if (ltt_run.filters && !ltt_task_match(current) &&
-	    !(task && ltt_task_match(task)))
-		return;
-	if (size > ltt_run.size_max[event])
-		size = ltt_run.size_max[event];
-	ltt_write(event, subtype, details, size, true, task);
+		ltt_map_syscall_exit(READ_ONCE(ltt_live_mask));
+	ltt_dispatch(event, subtype, details, size, task, true);
 }
 NOKPROBE_SYMBOL(ltt_callback);
 
 /**
+ * ltt_log_extra() - store an event of ltt_extra.c's probes
+ * @event:   LTT_EV_MOUNT or LTT_EV_LOCK
+ * @subtype: the event's subtype
+ * @details: the detail structure
+ * @size:    valid bytes at @details
+ *
+ * As ltt_callback() for an event of current without a concerned task,
+ * without VARS records: every session's masks, filters and (restricted)
+ * owner rules apply.
+ */
+void notrace ltt_log_extra(u8 event, u8 subtype, const void *details,
+			   u16 size)
+{
+	ltt_dispatch(event, subtype, details, size, NULL, false);
+}
+NOKPROBE_SYMBOL(ltt_log_extra);
+
+/**
  * ltt_log_trace_start() - write TRACE_START as the first record of the
  * current CPU's first block
+ * @s: the session
  * @ts: the record's details
  *
  * Called once by START, with preemption disabled, before the callback is
  * registered, so the block it opens is this CPU's block 0.
  */
-void ltt_log_trace_start(const struct ltt_ev_trace_start_ext *ts)
+void ltt_log_trace_start(struct ltt_session *s,
+			 const struct ltt_ev_trace_start_ext *ts)
 {
-	ltt_write(LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
+	ltt_write(s, LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
 }
 
 /**
  * ltt_log_heartbeat() - write a HEARTBEAT record on the current CPU
+ * @s: the session
  *
  * What the periodic timer writes; test mode writes the same through here.
  * Must be called with preemption disabled.
  */
-void notrace ltt_log_heartbeat(void)
+void notrace ltt_log_heartbeat(struct ltt_session *s)
 {
-	ltt_write(LTT_EV_HEARTBEAT, 0, NULL, 0, false, NULL);
+	ltt_write(s, LTT_EV_HEARTBEAT, 0, NULL, 0, false, NULL);
 }
 NOKPROBE_SYMBOL(ltt_log_heartbeat);
 
 /**
  * ltt_test_age_base() - move the current CPU's prev 2^27 units back
+ * @s: the session
  *
  * Test mode only: the CPU's next record, or the close of its open block,
  * then needs a heartbeat first, as after 2^27 clock units of idleness.
  * Must be called with preemption disabled.
  */
-void ltt_test_age_base(void)
+void ltt_test_age_base(struct ltt_session *s)
 {
-	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
+	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
 	unsigned long flags;
 
 	if (c->cpu >= ltt_ncpus)
@@ -704,50 +1018,55 @@ void ltt_test_age_base(void)
 
 static enum hrtimer_restart notrace ltt_heartbeat_fn(struct hrtimer *t)
 {
-	if (!READ_ONCE(ltt_active))
+	struct ltt_session *s = container_of(t, struct ltt_cpu, heartbeat)->sess;
+
+	if (!READ_ONCE(s->active))
 		return HRTIMER_NORESTART;
-	ltt_log_heartbeat();
-	hrtimer_forward_now(t, ns_to_ktime(ltt_hb_period_ns));
+	ltt_log_heartbeat(s);
+	hrtimer_forward_now(t, ns_to_ktime(s->hb_period_ns));
 	return HRTIMER_RESTART;
 }
 NOKPROBE_SYMBOL(ltt_heartbeat_fn);
 
-static void ltt_heartbeat_start_one(void *unused)
+static void ltt_heartbeat_start_one(void *arg)
 {
-	struct ltt_cpu *c = this_cpu_ptr(&ltt_cpus);
+	struct ltt_session *s = arg;
+	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
 
 	if (c->cpu < ltt_ncpus)
-		hrtimer_start(&c->heartbeat, ns_to_ktime(ltt_hb_period_ns),
+		hrtimer_start(&c->heartbeat, ns_to_ktime(s->hb_period_ns),
 			      HRTIMER_MODE_REL_PINNED);
 }
 
 /**
  * ltt_heartbeat_start() - start the periodic heartbeat on every online CPU
+ * @s: the session
  * @period_ns: interval between heartbeats
  *
  * Process context. The heartbeat shows time passing on idle CPUs and keeps
  * deltas small; a record whose delta would overflow gets one anyway.
  */
-void ltt_heartbeat_start(u64 period_ns)
+void ltt_heartbeat_start(struct ltt_session *s, u64 period_ns)
 {
-	ltt_hb_period_ns = period_ns;
-	on_each_cpu(ltt_heartbeat_start_one, NULL, 1);
+	s->hb_period_ns = period_ns;
+	on_each_cpu(ltt_heartbeat_start_one, s, 1);
 }
 
 /**
  * ltt_heartbeat_stop() - cancel the heartbeat timers and wait for them
+ * @s: the session
  */
-void ltt_heartbeat_stop(void)
+void ltt_heartbeat_stop(struct ltt_session *s)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(&ltt_cpus, cpu)->heartbeat);
+		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->heartbeat);
 }
 
 /*
  * Write a FINAL block for @c if a buffer is free. No event path writes any
- * more (STOP), and the reader is serialized by the device lock.
+ * more (STOP), and the reader is serialized by the session lock.
  */
 static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
 {
@@ -766,6 +1085,7 @@ static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
 
 /**
  * ltt_buffers_finish() - close every CPU's trace with a FINAL block
+ * @s: the session
  * @stop: the time STOP was asked; the FINAL blocks end there (or at their
  *        last record, if that is later), not when STOP got round to them
  *
@@ -773,13 +1093,13 @@ static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
  * unregistered, heartbeats cancelled). A CPU whose two buffers both wait
  * for the reader gets its FINAL block when the reader frees one.
  */
-void ltt_buffers_finish(u64 stop)
+void ltt_buffers_finish(struct ltt_session *s, u64 stop)
 {
 	unsigned int cpu;
 
-	ltt_stop_time = stop;
+	s->stop_time = stop;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (c)
 			ltt_finish_cpu(c, stop);
@@ -788,7 +1108,7 @@ void ltt_buffers_finish(u64 stop)
 
 /*
  * Take the oldest READY block of @c (READY -> READING). Return its index
- * or -1. The reader (device lock held) is the only one to leave READY.
+ * or -1. The reader (session lock held) is the only one to leave READY.
  */
 static int ltt_take_block(struct ltt_cpu *c, u32 *len)
 {
@@ -819,14 +1139,16 @@ static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
 	/* Release: the copy is done before the writer reuses the buffer. */
 	smp_store_release(&c->buf[idx].state, LTT_BUF_FREE);
 	if (READ_ONCE(c->final_pending))
-		ltt_finish_cpu(c, ltt_stop_time);
+		ltt_finish_cpu(c, c->sess->stop_time);
 }
 
 /**
- * ltt_buffers_read() - copy ready blocks to user space
+ * ltt_buffers_read() - copy ready blocks of @s to user space
+ * @s:     the session
  * @ubuf:  destination
  * @count: its size
- * @rr:    CPU to look at first; advanced so CPUs are served in turn
+ *
+ * s->rr is the CPU to look at first, advanced so CPUs are served in turn.
  *
  * Copies as many whole READY blocks as fit, oldest first within a CPU.
  * Process context; the caller serializes readers against buffer freeing.
@@ -834,14 +1156,16 @@ static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
  * Return: bytes copied (0: none ready), -EINVAL if the first ready block
  * is larger than @count, -EFAULT if nothing could be copied.
  */
-ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr)
+ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
+			 size_t count)
 {
+	unsigned int *rr = &s->rr;
 	unsigned int i, n = ltt_ncpus;
 	size_t done = 0;
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		struct ltt_cpu *c = ltt_cpu_state((*rr + i) % n);
+		struct ltt_cpu *c = ltt_cpu_state(s, (*rr + i) % n);
 		int idx;
 		u32 len;
 
@@ -864,16 +1188,17 @@ ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr)
 
 /**
  * ltt_buffers_ready() - is a block waiting for the reader?
+ * @s: the session
  *
  * Return: true if some CPU has a READY block (or a FINAL block to write).
  * A hint for poll and the read wait; read() itself takes the blocks.
  */
-bool ltt_buffers_ready(void)
+bool ltt_buffers_ready(struct ltt_session *s)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -887,16 +1212,17 @@ bool ltt_buffers_ready(void)
 
 /**
  * ltt_buffers_lost() - fill in the per-CPU lost and recorded counts
+ * @s: the session
  * @lc: destination; ncpus, total, per_cpu[] and recorded[] are set
  */
-void ltt_buffers_lost(struct ltt_lost_counts *lc)
+void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc)
 {
 	unsigned int cpu;
 
 	lc->ncpus = ltt_ncpus;
 	lc->total = 0;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -910,17 +1236,18 @@ void ltt_buffers_lost(struct ltt_lost_counts *lc)
 
 /**
  * ltt_buffers_reset() - empty every buffer and zero every counter
+ * @s: the session
  * @start: timestamp no record of the new trace may precede (the anchor)
  *
  * Process context, with no event path running (callback unregistered or
  * never registered, heartbeats stopped).
  */
-void ltt_buffers_reset(u64 start)
+void ltt_buffers_reset(struct ltt_session *s, u64 start)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -929,7 +1256,7 @@ void ltt_buffers_reset(u64 start)
 		c->wr = -1;
 		c->data = NULL;
 		c->off = 0;
-		c->end = ltt_run.buffer_size - LTT_HB_REC - LTT_END_REC;
+		c->end = s->run.buffer_size - LTT_HB_REC - LTT_END_REC;
 		c->events = 0;
 		c->last = start;
 		c->last_ip = 0;
@@ -947,16 +1274,17 @@ void ltt_buffers_reset(u64 start)
 
 /**
  * ltt_buffers_free() - free every CPU's buffers
+ * @s: the session
  *
  * Process context, with no event path and no reader running.
  */
-void ltt_buffers_free(void)
+void ltt_buffers_free(struct ltt_session *s)
 {
 	unsigned int cpu;
 	int i;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -969,24 +1297,25 @@ void ltt_buffers_free(void)
 
 /**
  * ltt_buffers_alloc() - allocate two buffers of @size bytes per CPU
+ * @s: the session
  * @size: bytes per buffer, LTT_BUFFER_MIN..LTT_BUFFER_MAX, multiple of 8
  *
  * Process context, with no event path and no reader running. Buffers of
  * the right size are kept from the previous trace. The new buffers are
  * all allocated before the old ones are freed, so that on failure the old
- * buffers, their blocks and ltt_run.buffer_size are left exactly as they
+ * buffers, their blocks and run.buffer_size are left exactly as they
  * were: no block ever points at a freed buffer.
  *
  * Return: 0 or -ENOMEM (then nothing changed).
  */
-int ltt_buffers_alloc(u32 size)
+int ltt_buffers_alloc(struct ltt_session *s, u32 size)
 {
 	unsigned int cpu;
 	u64 total = 0;
 	int i;
 
-	if (ltt_run.buffer_size == size &&
-	    per_cpu_ptr(&ltt_cpus, 0)->buf[0].data)
+	if (s->run.buffer_size == size &&
+	    per_cpu_ptr(s->cpus, cpumask_first(cpu_possible_mask))->buf[0].data)
 		return 0;
 	/*
 	 * Never take more than half of the memory available now: a trace
@@ -998,7 +1327,7 @@ int ltt_buffers_alloc(u32 size)
 	if (total > (u64)si_mem_available() * PAGE_SIZE / 2)
 		return -ENOMEM;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -1011,9 +1340,9 @@ int ltt_buffers_alloc(u32 size)
 				goto err_free_spares;
 		}
 	}
-	ltt_buffers_free();
+	ltt_buffers_free(s);
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -1022,12 +1351,12 @@ int ltt_buffers_alloc(u32 size)
 			c->spare[i] = NULL;
 		}
 	}
-	ltt_run.buffer_size = size;
+	s->run.buffer_size = size;
 	return 0;
 
 err_free_spares:
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
 		if (!c)
 			continue;
@@ -1040,19 +1369,40 @@ err_free_spares:
 }
 
 /**
- * ltt_buffer_init() - initialize the per-CPU state at module load
+ * ltt_session_buffers_init() - allocate and initialize @s's per-CPU state
+ * @s: a new session
+ *
+ * Return: 0 or -ENOMEM. The buffers themselves come with START.
  */
-void ltt_buffer_init(void)
+int ltt_session_buffers_init(struct ltt_session *s)
 {
 	unsigned int cpu;
 
+	s->cpus = alloc_percpu(struct ltt_cpu);
+	if (!s->cpus)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct ltt_cpu *c = ltt_cpu_state(cpu);
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
+		c->sess = s;
 		c->cpu = cpu;
 		c->wr = -1;
 		hrtimer_init(&c->heartbeat, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED);
 		c->heartbeat.function = ltt_heartbeat_fn;
 	}
+	return 0;
+}
+
+/**
+ * ltt_session_buffers_destroy() - free @s's buffers and per-CPU state
+ * @s: a session no event path and no reader can reach any more
+ */
+void ltt_session_buffers_destroy(struct ltt_session *s)
+{
+	if (!s->cpus)
+		return;
+	ltt_buffers_free(s);
+	free_percpu(s->cpus);
+	s->cpus = NULL;
 }

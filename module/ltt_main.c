@@ -10,11 +10,21 @@
  * whole blocks. The records and blocks are specified in
  * docs/trace-format.md, the ioctls in include/ltt/abi.h.
  *
+ * Sessions: every open() of /dev/tracer is a session (struct ltt_session,
+ * file->private_data) with its own configuration, per-CPU buffers, state,
+ * readers, SIGIO and lost counts; up to LTT_MAX_SESSIONS trace at once.
+ * The event path walks ltt_live, an RCU-published array of the tracing
+ * sessions, and each takes the events its mask and filters take into its
+ * own buffers. The hooks pay for the union of what the sessions want:
+ * ltt_live_mask is that union, the callback's first test, and the
+ * backend is attached for the union (the tracepoint backend registers
+ * the probes the union needs). One session's START, STOP, overflow or
+ * close touches only its own buffers and its entry in ltt_live.
+ *
  * User-space call sequence:
  *
- *   fd = open("/dev/tracer", O_RDONLY);       CAP_PERFMON or CAP_SYS_ADMIN,
- *                                             else -EPERM; one opener,
- *                                             else -EBUSY
+ *   fd = open("/dev/tracer", O_RDONLY);       a session; -EUSERS past the
+ *                                             limits (below)
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
  *   ioctl(fd, LTT_IOC_SET_...);               -EBUSY while tracing
  *   fcntl(fd, F_SETOWN, pid); fcntl(fd, F_SETFL, O_ASYNC);
@@ -24,29 +34,39 @@
  *   ioctl(fd, LTT_IOC_STOP);                  every CPU closes a FINAL block
  *   read until it returns 0, close(fd).       close (or fsync) resets
  *
- * States: IDLE (no trace) -START-> TRACING -STOP-> STOPPED (blocks left to
- * read) -START-> TRACING (a new trace; unread blocks are discarded).
- * RESET, fsync() and close() go back to IDLE with the default
+ * States, per session: IDLE (no trace) -START-> TRACING -STOP-> STOPPED
+ * (blocks left to read) -START-> TRACING (a new trace; unread blocks are
+ * discarded). RESET, fsync() and close() go back to IDLE with the default
  * configuration. A START that fails (-ENOMEM for the buffers, -EBUSY when
  * another tracer holds the facility) goes back to IDLE too, keeping the
  * configuration: the last trace's unread blocks are gone, as after any
  * START, and read() returns 0.
  *
+ * Who may open: anyone (mode 0666). An opener with CAP_PERFMON (or
+ * CAP_SYS_ADMIN) gets a session that sees everything; any other opener a
+ * restricted session, which sees only the events of tasks whose real or
+ * effective uid is the opener's, with kernel addresses and other users'
+ * tasks removed (ltt_restrict() in ltt_buffer.c, module/README.md). The
+ * privilege is decided once, at open, from the opener's credentials.
+ *
  * Choices the ABI leaves open, made here:
- *  - The callback is registered with the facility only while a trace runs:
- *    START registers it once ltt_run, the buffers and the TRACE_START
- *    record are ready, and every path that ends a trace (STOP, and RESET,
- *    fsync, close and unload, which stop a running trace first)
- *    unregisters it before the FINAL blocks are closed. So with the module
- *    loaded and no trace running the hooks are patched out (static key
- *    off, no SYSCALL_WORK_LTT), as with no module at all. STOP clears
- *    ltt_live_mask and ltt_active, then unregisters, which waits for an
- *    RCU grace period: every writer runs with preemption disabled and
- *    tests one of them first (the callback, and so user events, the
- *    mask; test mode and the heartbeat ltt_active), so after it no event
- *    can touch the buffers. A START that cannot register (another
- *    tracer holds the facility) fails with -EBUSY and leaves the device
- *    IDLE. The module cannot be unloaded while /dev/tracer is open.
+ *  - The backend is attached only while some session traces: the first
+ *    START attaches it for its mask, later STARTs extend it to the new
+ *    union, STOPs trim it to what the others still want, and the last
+ *    STOP detaches it. So with the module loaded and no session tracing
+ *    the hooks are patched out (static key off, no SYSCALL_WORK_LTT), as
+ *    with no module at all. A session's STOP removes it from ltt_live and
+ *    clears its active flag, then waits for an RCU grace period (the
+ *    detach does, or synchronize_rcu()): every writer runs with
+ *    preemption disabled and reached the session through ltt_live (the
+ *    callback, and so user events) or its active flag (test mode and the
+ *    heartbeat), so after it no event can touch its buffers. A START that
+ *    cannot attach (another tracer holds the facility) fails with -EBUSY
+ *    and leaves the session IDLE. The module cannot be unloaded while
+ *    /dev/tracer is open.
+ *  - The facility's syscall IP policy is global: the first privileged
+ *    session to start while none traces sets it, and it holds until no
+ *    session traces; restricted sessions never set it.
  *  - Filters: an event passes when the task it happens in (current) is
  *    tracked, or when the task it concerns (the facility's @task: the
  *    incoming task of a schedchange, the child of a fork, the woken task,
@@ -54,7 +74,9 @@
  *    tracked task in or out is always kept. A PID filter matches a thread
  *    id or a thread-group id; UID and GID are the effective ids, the ones
  *    the daemon's .proc file lists. All filters in effect must match.
- *  - Test-mode events bypass every mask and filter: they exist to count.
+ *  - Test-mode events bypass every mask and filter: they exist to count;
+ *    they go to the caller's session only. User events go through the
+ *    callback, so to every session whose mask and filters take them.
  *  - TEST_EMIT and USER_EVENT need a running trace (-EINVAL otherwise);
  *    STOP without a trace is -EINVAL, STOP of a stopped trace is a no-op.
  *  - Clock: the TSC when it is constant, nonstop and stable and tsc_khz is
@@ -93,97 +115,149 @@ static char *clock = "auto";
 module_param(clock, charp, 0444);
 MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
 
-struct ltt_run ltt_run __read_mostly;
 unsigned int ltt_ncpus __read_mostly;
-bool ltt_active __read_mostly;
-/* The callback's one test: set with ltt_active, cleared with it. */
+/* The callback's first test: the union of the tracing sessions' masks. */
 u64 ltt_live_mask __read_mostly;
-
-enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
+struct ltt_live __rcu *ltt_live;
+struct ltt_session __rcu *ltt_solo;
 
 /**
- * struct ltt_device - state of /dev/tracer
- * @lock:  serializes ioctls, read and release; protects everything below
- * @busy:  bit 0 set while the device is open
- * @state: enum ltt_state, also read locklessly by poll and read's wait
- * @cfg:   configuration for the next START (what the SET ioctls change)
- * @uid:   @cfg.uid mapped into the kernel's ids when it was set
- * @gid:   @cfg.gid likewise
- * @info:  the running or last trace, for GET_TRACE_INFO
- * @hooked: ltt_callback() is registered with the facility (while TRACING)
- * @readq: readers waiting for a block
- * @fasync: SIGIO subscribers
- * @rr:    the CPU read() serves first
+ * struct ltt_sessions - what the sessions share
+ * @lock:       protects everything below, ltt_live and ltt_live_mask, and
+ *              serializes the backend's attach and detach; taken inside a
+ *              session's lock
+ * @open:       sessions open
+ * @restricted: restricted sessions open
+ * @users:      the restricted sessions' owners, one entry per session
+ * @next_id:    the next session's id
+ * @attached:   the backend delivers events (some session traces)
  */
-struct ltt_device {
+struct ltt_sessions {
 	struct mutex lock;
-	unsigned long busy;
-	enum ltt_state state;
-	struct ltt_config cfg;
-	kuid_t uid;
-	kgid_t gid;
-	struct ltt_trace_info info;
-	bool hooked;
-	wait_queue_head_t readq;
-	struct fasync_struct *fasync;
-	unsigned int rr;
+	unsigned int open;
+	unsigned int restricted;
+	kuid_t users[LTT_RESTRICTED_SESSIONS];
+	u32 next_id;
+	bool attached;
 };
 
-static struct ltt_device ltt_dev;
+static struct ltt_sessions ltt_sessions = {
+	.lock = __MUTEX_INITIALIZER(ltt_sessions.lock),
+};
 
 static void ltt_notify_fn(struct irq_work *work)
 {
-	wake_up_interruptible(&ltt_dev.readq);
-	kill_fasync(&ltt_dev.fasync, SIGIO, POLL_IN);
-}
+	struct ltt_session *s = container_of(work, struct ltt_session, notify);
 
-struct irq_work ltt_notify = IRQ_WORK_INIT(ltt_notify_fn);
-
-/* The device lock, for the ioctls of ltt_test.c. */
-void ltt_dev_lock(void)
-{
-	mutex_lock(&ltt_dev.lock);
-}
-
-void ltt_dev_unlock(void)
-{
-	mutex_unlock(&ltt_dev.lock);
-}
-
-/* Whether a trace runs (START done, STOP not yet); device lock held. */
-bool ltt_dev_tracing(void)
-{
-	lockdep_assert_held(&ltt_dev.lock);
-	return ltt_dev.state == LTT_TRACING;
+	wake_up_interruptible(&s->readq);
+	kill_fasync(&s->fasync, SIGIO, POLL_IN);
 }
 
 /* ---------------------------------------------------------------- events */
 
-/* Does @t pass the task filters in effect? Part of the event path. */
-bool notrace ltt_task_match(struct task_struct *t)
+/* Does @t pass the task filters of @r? Part of the event path. */
+bool notrace ltt_task_match(const struct ltt_run *r, struct task_struct *t)
 {
-	u32 f = ltt_run.filters;
+	u32 f = r->filters;
 	bool ok = true;
 
-	if ((f & LTT_FILTER_PID) && task_pid_nr(t) != ltt_run.pid &&
-	    task_tgid_nr(t) != ltt_run.pid)
+	if ((f & LTT_FILTER_PID) && task_pid_nr(t) != r->pid &&
+	    task_tgid_nr(t) != r->pid)
 		return false;
-	if ((f & LTT_FILTER_PGRP) && task_pgrp_nr(t) != ltt_run.pgrp)
+	if ((f & LTT_FILTER_PGRP) && task_pgrp_nr(t) != r->pgrp)
 		return false;
 	if (f & (LTT_FILTER_UID | LTT_FILTER_GID)) {
 		const struct cred *cred;
 
 		rcu_read_lock();
 		cred = __task_cred(t);
-		if ((f & LTT_FILTER_UID) && !uid_eq(cred->euid, ltt_run.uid))
+		if ((f & LTT_FILTER_UID) && !uid_eq(cred->euid, r->uid))
 			ok = false;
-		if ((f & LTT_FILTER_GID) && !gid_eq(cred->egid, ltt_run.gid))
+		if ((f & LTT_FILTER_GID) && !gid_eq(cred->egid, r->gid))
 			ok = false;
 		rcu_read_unlock();
 	}
 	return ok;
 }
 NOKPROBE_SYMBOL(ltt_task_match);
+
+/*
+ * Is @t a task of the restricted session's owner: its real or effective
+ * uid the owner's? Kernel threads never are. Part of the event path.
+ */
+bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
+{
+	const struct cred *cred;
+	bool ok;
+
+	if (t->flags & PF_KTHREAD)
+		return false;
+	rcu_read_lock();
+	cred = __task_cred(t);
+	ok = uid_eq(cred->uid, r->owner) || uid_eq(cred->euid, r->owner);
+	rcu_read_unlock();
+	return ok;
+}
+NOKPROBE_SYMBOL(ltt_task_owned);
+
+/* ------------------------------------------------------- the live set */
+
+/*
+ * Publish the tracing sessions with @s added (@add) or removed. Sessions
+ * lock held. The old array is freed after a grace period. Return 0 or
+ * -ENOMEM (nothing changed).
+ */
+static int ltt_live_update(struct ltt_session *s, bool add)
+{
+	struct ltt_live *old, *new;
+	unsigned int i;
+	u64 mask = 0;
+
+	lockdep_assert_held(&ltt_sessions.lock);
+	old = rcu_dereference_protected(ltt_live,
+					lockdep_is_held(&ltt_sessions.lock));
+	/* A session leaving must be able to leave: no failure then. */
+	new = kzalloc(sizeof(*new), add ? GFP_KERNEL : GFP_KERNEL | __GFP_NOFAIL);
+	if (!new)
+		return -ENOMEM;
+	for (i = 0; old && i < old->n; i++)
+		if (old->s[i] != s)
+			new->s[new->n++] = old->s[i];
+	if (add && !WARN_ON_ONCE(new->n >= LTT_MAX_SESSIONS))
+		new->s[new->n++] = s;
+	for (i = 0; i < new->n; i++)
+		mask |= new->s[i]->run.event_mask;
+	if (!new->n) {
+		kfree(new);
+		new = NULL;
+	}
+	/*
+	 * A session leaving: its bits may leave the union only once the
+	 * array without it is published, and a session arriving is published
+	 * before its bits join, so a set bit always has a session behind it
+	 * that the callback can find (an unset one only skips the walk).
+	 */
+	if (add) {
+		rcu_assign_pointer(ltt_live, new);
+		rcu_assign_pointer(ltt_solo, new->n == 1 ? new->s[0] : NULL);
+		WRITE_ONCE(ltt_live_mask, mask);
+	} else {
+		WRITE_ONCE(ltt_live_mask, mask);
+		rcu_assign_pointer(ltt_live, new);
+		rcu_assign_pointer(ltt_solo, new && new->n == 1 ? new->s[0] :
+							    NULL);
+	}
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* The union of the tracing sessions' masks; sessions lock held. */
+static u64 ltt_live_union(void)
+{
+	lockdep_assert_held(&ltt_sessions.lock);
+	return READ_ONCE(ltt_live_mask);
+}
 
 
 /* -------------------------------------------------------- start and stop */
@@ -230,56 +304,76 @@ static const struct ltt_config ltt_default_config = {
 	.record_cpuid = 1,
 };
 
-static void ltt_discard(void);
+static void ltt_discard(struct ltt_session *s);
 
-/* Unregister the callback if a trace registered it; sleeps. */
-static void ltt_unhook(void)
+/*
+ * Attach the backend for the union of the tracing sessions' masks and
+ * @s's (@s about to start). Sessions lock held.
+ */
+static int ltt_attach_for(struct ltt_session *s)
 {
-	if (!ltt_dev.hooked) {
-		synchronize_rcu();
-		return;
+	struct ltt_config want = s->cfg;
+	int ret;
+
+	want.event_mask = ltt_live_union() | s->run.event_mask;
+	/* The syscall IP policy is global: see the top of this file. */
+	if (ltt_sessions.attached || s->restricted) {
+		want.syscall_depth = 0;
+		want.syscall_range = (struct ltt_addr_range){};
 	}
-	ltt_backend_detach();
-	ltt_dev.hooked = false;
+	/*
+	 * ltt_extra.c's probes first; their sys_exit probe runs before the
+	 * backend's anyway (its priority, see there).
+	 */
+	ret = ltt_extra_attach(want.event_mask);
+	if (!ret)
+		ret = ltt_backend_attach(&want);
+	return ret;
 }
 
-static int ltt_start(void)
+static int ltt_start(struct ltt_session *s)
 {
-	struct ltt_config *cfg = &ltt_dev.cfg;
-	struct ltt_trace_info *info = &ltt_dev.info;
+	struct ltt_config *cfg = &s->cfg;
+	struct ltt_trace_info *info = &s->info;
+	struct ltt_run *r = &s->run;
 	struct ltt_ev_trace_start_ext ts;
 	unsigned long flags;
 	int ret, i;
 
-	if (ltt_dev.state == LTT_TRACING)
+	if (s->state == LTT_TRACING)
 		return -EBUSY;
-	ret = ltt_buffers_alloc(cfg->buffer_size);
+	ret = ltt_buffers_alloc(s, cfg->buffer_size);
 	if (ret) {
 		/*
 		 * A START discards the last trace's unread blocks; one that
 		 * fails leaves no trace at all, only the configuration.
 		 */
-		ltt_discard();
+		ltt_discard(s);
 		return ret;
 	}
 
 	memset(info, 0, sizeof(*info));
-	ltt_run.fallback = ltt_choose_clock(info);
+	r->fallback = ltt_choose_clock(info);
 	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
-	ltt_run.event_mask = cfg->event_mask & LTT_MOD_MASK;
-	ltt_run.details_mask = cfg->details_mask;
-	for (i = 0; i < LTT_EV_MAX; i++)
-		ltt_run.size_max[i] = ltt_run.details_mask & BIT_ULL(i) ?
-					      LTT_DETAILS_MAX : 0;
-	ltt_run.filters = cfg->filters;
-	ltt_run.pid = cfg->pid;
-	ltt_run.pgrp = cfg->pgrp;
-	ltt_run.uid = ltt_dev.uid;
-	ltt_run.gid = ltt_dev.gid;
+	if (s->restricted)
+		info->flags |= LTT_TRACE_F_RESTRICTED;
+	r->event_mask = cfg->event_mask & LTT_MOD_MASK;
+	r->vars_mask = ltt_vars_start(s);
+	r->details_mask = cfg->details_mask;
+	for (i = 0; i < LTT_EV_COUNT; i++)
+		r->size_max[i] = r->details_mask & BIT_ULL(i) ?
+					 LTT_DETAILS_MAX : 0;
+	r->filters = cfg->filters;
+	if (s->restricted)
+		r->filters |= LTT_FILTER_OWNER;
+	r->pid = cfg->pid;
+	r->pgrp = cfg->pgrp;
+	r->uid = s->uid;
+	r->gid = s->gid;
 
 	local_irq_save(flags);
-	info->anchor_tsc = ltt_clock();
+	info->anchor_tsc = ltt_clock(r);
 	info->anchor_realtime_ns = ktime_get_real_ns();
 	info->anchor_monotonic_ns = ktime_get_ns();
 	local_irq_restore(flags);
@@ -287,110 +381,139 @@ static int ltt_start(void)
 	info->ncpus = ltt_ncpus;
 	info->max_block = cfg->buffer_size;
 	info->config = *cfg;
-	ltt_buffers_reset(info->anchor_tsc);
+	ltt_buffers_reset(s, info->anchor_tsc);
 
 	ts = (struct ltt_ev_trace_start_ext){
 		.start.tsc_khz = info->tsc_khz,
 		.start.anchor_tsc = info->anchor_tsc,
 		.start.anchor_realtime_ns = info->anchor_realtime_ns,
-		.start.event_mask = ltt_run.event_mask,
-		.start.details_mask = ltt_run.details_mask,
+		.start.event_mask = r->event_mask,
+		.start.details_mask = r->details_mask,
 		.backend = ltt_backend,
+		.vars_mask = r->vars_mask,
+		.session = s->id,
 	};
 	preempt_disable();
-	ltt_log_trace_start(&ts);
+	ltt_log_trace_start(s, &ts);
 	preempt_enable();
 
 	/*
-	 * Patch the hooks in only now: everything the callback uses is set
-	 * up, and it still returns at once until ltt_live_mask is set below.
+	 * Attach (or extend) the backend only now: everything the callback
+	 * uses is set up, and it cannot find this session until ltt_live
+	 * holds it below.
 	 */
-	ret = ltt_backend_attach(cfg);
+	mutex_lock(&ltt_sessions.lock);
+	ret = ltt_attach_for(s);
+	if (!ret)
+		ret = ltt_live_update(s, true);
 	if (ret) {
+		if (!ltt_sessions.attached) {
+			ltt_backend_detach();
+			ltt_extra_detach();
+		} else {
+			ltt_extra_trim(ltt_live_union());
+		}
+		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
-		ltt_discard();
+		ltt_discard(s);
 		return ret;
 	}
-	ltt_dev.hooked = true;
-	/* Publish ltt_run and the buffers before any event can see them. */
-	smp_store_release(&ltt_active, true);
-	/* The callback's acquire of the mask pairs with this, as above. */
-	smp_store_release(&ltt_live_mask, ltt_run.event_mask);
+	ltt_sessions.attached = true;
+	mutex_unlock(&ltt_sessions.lock);
+	/* Test mode and the heartbeat: pairs with their acquire. */
+	smp_store_release(&s->active, true);
 	if (heartbeat_ms)
-		ltt_heartbeat_start((u64)heartbeat_ms * NSEC_PER_MSEC);
-	WRITE_ONCE(ltt_dev.state, LTT_TRACING);
+		ltt_heartbeat_start(s, (u64)heartbeat_ms * NSEC_PER_MSEC);
+	WRITE_ONCE(s->state, LTT_TRACING);
 	return 0;
 }
 
-static int ltt_stop(void)
+static int ltt_stop(struct ltt_session *s)
 {
 	u64 stop;
 
-	if (ltt_dev.state == LTT_IDLE)
+	if (s->state == LTT_IDLE)
 		return -EINVAL;
-	if (ltt_dev.state == LTT_STOPPED)
+	if (s->state == LTT_STOPPED)
 		return 0;
 	/* The trace ends now, however long the teardown below takes. */
-	stop = ltt_clock();
-	WRITE_ONCE(ltt_live_mask, 0);
-	WRITE_ONCE(ltt_active, false);
+	stop = ltt_clock(&s->run);
+	WRITE_ONCE(s->active, false);
+	mutex_lock(&ltt_sessions.lock);
+	ltt_live_update(s, false);
 	/*
-	 * Patch the hooks out. Unregistering waits for an RCU grace period,
-	 * and every writer runs preempt-disabled: after it no CPU is inside
-	 * the callback, and none of the writers that saw ltt_active or
-	 * ltt_live_mask set (test mode, user events, heartbeats) is still
-	 * writing.
+	 * The last session out patches the hooks out; unregistering waits
+	 * for an RCU grace period. Otherwise the backend keeps what the
+	 * others want, and a grace period does the same for this session.
+	 * Every writer runs preempt-disabled: after it no CPU is inside the
+	 * callback with this session, and none of the writers that saw it in
+	 * ltt_live or its active flag set (test mode, user events,
+	 * heartbeats) is still writing.
 	 */
-	ltt_unhook();
-	ltt_heartbeat_stop();
-	ltt_test_quiesce();
-	ltt_buffers_finish(stop);
-	WRITE_ONCE(ltt_dev.state, LTT_STOPPED);
-	wake_up_interruptible(&ltt_dev.readq);
+	if (!rcu_access_pointer(ltt_live)) {
+		ltt_backend_detach();
+		ltt_extra_detach();
+		ltt_sessions.attached = false;
+	} else {
+		ltt_backend_trim(ltt_live_union());
+		ltt_extra_trim(ltt_live_union());
+		synchronize_rcu();
+	}
+	mutex_unlock(&ltt_sessions.lock);
+	ltt_heartbeat_stop(s);
+	ltt_test_quiesce(s);
+	ltt_buffers_finish(s, stop);
+	WRITE_ONCE(s->state, LTT_STOPPED);
+	wake_up_interruptible(&s->readq);
 	return 0;
 }
 
 /* Drop the last trace and its buffers: IDLE, the configuration kept. */
-static void ltt_discard(void)
+static void ltt_discard(struct ltt_session *s)
 {
-	irq_work_sync(&ltt_notify);
-	ltt_buffers_reset(0);
-	ltt_buffers_free();
-	ltt_run.buffer_size = 0;
-	memset(&ltt_dev.info, 0, sizeof(ltt_dev.info));
-	WRITE_ONCE(ltt_dev.state, LTT_IDLE);
-	wake_up_interruptible(&ltt_dev.readq);
+	irq_work_sync(&s->notify);
+	ltt_buffers_reset(s, 0);
+	ltt_buffers_free(s);
+	s->run.buffer_size = 0;
+	memset(&s->info, 0, sizeof(s->info));
+	WRITE_ONCE(s->state, LTT_IDLE);
+	wake_up_interruptible(&s->readq);
 }
 
-static void ltt_reset(void)
+static void ltt_reset(struct ltt_session *s)
 {
-	if (ltt_dev.state == LTT_TRACING)
-		ltt_stop();
-	ltt_discard();
-	ltt_dev.cfg = ltt_default_config;
-	ltt_dev.uid = GLOBAL_ROOT_UID;
-	ltt_dev.gid = GLOBAL_ROOT_GID;
+	if (s->state == LTT_TRACING)
+		ltt_stop(s);
+	ltt_discard(s);
+	s->cfg = ltt_default_config;
+	s->vars_cfg = 0;
+	s->uid = GLOBAL_ROOT_UID;
+	s->gid = GLOBAL_ROOT_GID;
 }
 
 /* ---------------------------------------------------------------- ioctls */
 
-static long ltt_ioc_get_info(struct ltt_trace_info __user *uarg)
+static long ltt_ioc_get_info(struct ltt_session *s,
+			     struct ltt_trace_info __user *uarg)
 {
-	struct ltt_trace_info info = ltt_dev.info;
+	struct ltt_trace_info info = s->info;
 
-	if (ltt_dev.state == LTT_IDLE) {
+	if (s->state == LTT_IDLE) {
 		/* No trace yet: what START would produce, without anchors. */
 		memset(&info, 0, sizeof(info));
 		ltt_choose_clock(&info);
 		info.abi_version = LTT_ABI_VERSION;
 		info.ncpus = ltt_ncpus;
-		info.max_block = ltt_dev.cfg.buffer_size;
-		info.config = ltt_dev.cfg;
+		info.max_block = s->cfg.buffer_size;
+		info.config = s->cfg;
+		if (s->restricted)
+			info.flags |= LTT_TRACE_F_RESTRICTED;
 	}
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long ltt_ioc_get_lost(struct ltt_lost_counts __user *uarg)
+static long ltt_ioc_get_lost(struct ltt_session *s,
+			     struct ltt_lost_counts __user *uarg)
 {
 	struct ltt_lost_counts *lc;
 	long ret = 0;
@@ -398,7 +521,7 @@ static long ltt_ioc_get_lost(struct ltt_lost_counts __user *uarg)
 	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return -ENOMEM;
-	ltt_buffers_lost(lc);
+	ltt_buffers_lost(s, lc);
 	if (copy_to_user(uarg, lc, sizeof(*lc)))
 		ret = -EFAULT;
 	kfree(lc);
@@ -406,20 +529,21 @@ static long ltt_ioc_get_lost(struct ltt_lost_counts __user *uarg)
 }
 
 /* TRACK_UID / TRACK_GID argument: -1 (off) or an id valid in our userns. */
-static int ltt_get_id(s64 __user *uarg, s64 *id)
+static int ltt_get_id(struct ltt_session *s, s64 __user *uarg, s64 *id)
 {
 	if (get_user(*id, uarg))
 		return -EFAULT;
-	if (ltt_dev.state == LTT_TRACING)
+	if (s->state == LTT_TRACING)
 		return -EBUSY;
 	if (*id < -1 || *id >= U32_MAX)
 		return -EINVAL;
 	return 0;
 }
 
-static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
+static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
+			   void __user *uarg)
 {
-	struct ltt_config *cfg = &ltt_dev.cfg;
+	struct ltt_config *cfg = &s->cfg;
 	struct ltt_addr_range range;
 	u64 v64;
 	u32 v32;
@@ -433,12 +557,15 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_SET_SYSCALL_DEPTH:
 		if (get_user(v32, (u32 __user *)uarg))
 			return -EFAULT;
-		if (ltt_dev.state == LTT_TRACING)
+		if (s->state == LTT_TRACING)
 			return -EBUSY;
 		if (cmd == LTT_IOC_SET_BUFFER_SIZE) {
 			if (v32 < LTT_BUFFER_MIN || v32 > LTT_BUFFER_MAX ||
 			    !IS_ALIGNED(v32, LTT_RECORD_ALIGN))
 				return -EINVAL;
+			/* What an unprivileged user may pin: README. */
+			if (s->restricted && v32 > LTT_RESTRICTED_BUFFER_MAX)
+				return -EPERM;
 			cfg->buffer_size = v32;
 		} else if (cmd == LTT_IOC_SET_CPUID) {
 			if (v32 > 1)
@@ -454,7 +581,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_SET_DETAILS_MASK:
 		if (get_user(v64, (u64 __user *)uarg))
 			return -EFAULT;
-		if (ltt_dev.state == LTT_TRACING)
+		if (s->state == LTT_TRACING)
 			return -EBUSY;
 		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_MOD_MASK)
 			return -EINVAL;
@@ -467,7 +594,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_TRACK_PGRP:
 		if (get_user(s32v, (s32 __user *)uarg))
 			return -EFAULT;
-		if (ltt_dev.state == LTT_TRACING)
+		if (s->state == LTT_TRACING)
 			return -EBUSY;
 		if (s32v < -1)
 			return -EINVAL;
@@ -487,7 +614,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_TRACK_UID: {
 		kuid_t uid;
 
-		ret = ltt_get_id(uarg, &id);
+		ret = ltt_get_id(s, uarg, &id);
 		if (ret)
 			return ret;
 		if (id == -1) {
@@ -498,7 +625,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 		uid = make_kuid(current_user_ns(), id);
 		if (!uid_valid(uid))
 			return -EINVAL;
-		ltt_dev.uid = uid;
+		s->uid = uid;
 		cfg->uid = id;
 		cfg->filters |= LTT_FILTER_UID;
 		return 0;
@@ -506,7 +633,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_TRACK_GID: {
 		kgid_t gid;
 
-		ret = ltt_get_id(uarg, &id);
+		ret = ltt_get_id(s, uarg, &id);
 		if (ret)
 			return ret;
 		if (id == -1) {
@@ -517,7 +644,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 		gid = make_kgid(current_user_ns(), id);
 		if (!gid_valid(gid))
 			return -EINVAL;
-		ltt_dev.gid = gid;
+		s->gid = gid;
 		cfg->gid = id;
 		cfg->filters |= LTT_FILTER_GID;
 		return 0;
@@ -525,7 +652,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 	case LTT_IOC_SET_SYSCALL_RANGE:
 		if (copy_from_user(&range, uarg, sizeof(range)))
 			return -EFAULT;
-		if (ltt_dev.state == LTT_TRACING)
+		if (s->state == LTT_TRACING)
 			return -EBUSY;
 		if ((range.lower || range.upper) && range.lower >= range.upper)
 			return -EINVAL;
@@ -537,6 +664,7 @@ static long ltt_ioc_config(unsigned int cmd, void __user *uarg)
 
 static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct ltt_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
@@ -545,79 +673,170 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return put_user(LTT_ABI_VERSION, (u32 __user *)uarg);
 	case LTT_IOC_TEST_EMIT:
 		/* Takes the lock itself: it must not hold it while waiting. */
-		return ltt_ioc_test_emit(uarg);
+		return ltt_ioc_test_emit(s, uarg);
 	}
 	if (_IOC_TYPE(cmd) != LTT_IOC_MAGIC)
 		return -ENOTTY;
 
-	mutex_lock(&ltt_dev.lock);
+	mutex_lock(&s->lock);
 	switch (cmd) {
 	case LTT_IOC_START:
-		ret = ltt_start();
+		ret = ltt_start(s);
 		break;
 	case LTT_IOC_STOP:
-		ret = ltt_stop();
+		ret = ltt_stop(s);
 		break;
 	case LTT_IOC_RESET:
-		ltt_reset();
+		ltt_reset(s);
 		ret = 0;
 		break;
 	case LTT_IOC_GET_TRACE_INFO:
-		ret = ltt_ioc_get_info(uarg);
+		ret = ltt_ioc_get_info(s, uarg);
 		break;
 	case LTT_IOC_GET_LOST:
-		ret = ltt_ioc_get_lost(uarg);
+		ret = ltt_ioc_get_lost(s, uarg);
 		break;
 	case LTT_IOC_USER_EVENT:
-		ret = ltt_ioc_user_event(uarg);
+		ret = ltt_ioc_user_event(s, uarg);
+		break;
+	case LTT_IOC_SET_VARS_MASK:
+		ret = ltt_vars_set_mask(&s->vars_cfg, uarg,
+					s->state == LTT_TRACING);
 		break;
 	default:
-		ret = ltt_ioc_config(cmd, uarg);
+		ret = ltt_ioc_config(s, cmd, uarg);
 		break;
 	}
-	mutex_unlock(&ltt_dev.lock);
+	mutex_unlock(&s->lock);
 	return ret;
 }
 
 /* ------------------------------------------------------- file operations */
 
 /*
- * A trace shows every task of every user: the system calls, files,
- * sockets and memory maps of all of them, and kernel addresses. The node
- * is root's with mode 0600, and opening it also takes CAP_PERFMON (or
- * CAP_SYS_ADMIN), the kernel's capability for system-wide observation,
- * so that a node whose mode was widened by a udev rule or a chmod does not
- * hand the whole system's activity to any user who can open it.
+ * Count a new session against the limits: LTT_MAX_SESSIONS in all, and
+ * for unprivileged openers LTT_USER_SESSIONS each and
+ * LTT_RESTRICTED_SESSIONS together (so root always has the rest).
+ * Sessions lock held. Return 0 or -EUSERS.
+ */
+static int ltt_session_count(struct ltt_session *s)
+{
+	unsigned int i, mine = 0;
+
+	if (ltt_sessions.open >= LTT_MAX_SESSIONS)
+		return -EUSERS;
+	if (s->restricted) {
+		if (ltt_sessions.restricted >= LTT_RESTRICTED_SESSIONS)
+			return -EUSERS;
+		for (i = 0; i < ltt_sessions.restricted; i++)
+			if (uid_eq(ltt_sessions.users[i], s->run.owner))
+				mine++;
+		if (mine >= LTT_USER_SESSIONS)
+			return -EUSERS;
+		ltt_sessions.users[ltt_sessions.restricted++] = s->run.owner;
+	}
+	ltt_sessions.open++;
+	s->id = ltt_sessions.next_id++;
+	return 0;
+}
+
+static void ltt_session_uncount(struct ltt_session *s)
+{
+	unsigned int i;
+
+	mutex_lock(&ltt_sessions.lock);
+	ltt_sessions.open--;
+	for (i = 0; s->restricted && i < ltt_sessions.restricted; i++) {
+		if (uid_eq(ltt_sessions.users[i], s->run.owner)) {
+			ltt_sessions.users[i] =
+				ltt_sessions.users[--ltt_sessions.restricted];
+			break;
+		}
+	}
+	mutex_unlock(&ltt_sessions.lock);
+}
+
+static void ltt_session_free(struct ltt_session *s)
+{
+	ltt_session_buffers_destroy(s);
+	ltt_test_free(s);
+	kfree(s);
+}
+
+/*
+ * Every open is a session. The opener's privilege, decided here once:
+ * CAP_PERFMON (or CAP_SYS_ADMIN), the kernel's capability for
+ * system-wide observation, gives a session that sees every task; anyone
+ * else gets a restricted session that sees only the tasks whose real or
+ * effective uid is the opener's real uid (README "Who may open").
  */
 static int ltt_open(struct inode *inode, struct file *file)
 {
-	if (!perfmon_capable())
-		return -EPERM;
-	if (test_and_set_bit_lock(0, &ltt_dev.busy))
-		return -EBUSY;
+	struct ltt_session *s;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	mutex_init(&s->emit_lock);
+	init_waitqueue_head(&s->readq);
+	init_waitqueue_head(&s->emit_wq);
+	init_irq_work(&s->notify, ltt_notify_fn);
+	s->cfg = ltt_default_config;
+	s->uid = GLOBAL_ROOT_UID;
+	s->gid = GLOBAL_ROOT_GID;
+	s->restricted = !perfmon_capable();
+	s->run.owner = current_uid();
+	if (s->restricted)
+		s->cfg.buffer_size = min_t(u32, s->cfg.buffer_size,
+					   LTT_RESTRICTED_BUFFER_MAX);
+	ret = ltt_session_buffers_init(s);
+	if (ret)
+		goto err_free;
+	mutex_lock(&ltt_sessions.lock);
+	ret = ltt_session_count(s);
+	mutex_unlock(&ltt_sessions.lock);
+	if (ret)
+		goto err_free;
+	file->private_data = s;
 	return stream_open(inode, file);
+
+err_free:
+	ltt_session_free(s);
+	return ret;
 }
 
 static int ltt_release(struct inode *inode, struct file *file)
 {
-	mutex_lock(&ltt_dev.lock);
-	ltt_reset();
-	mutex_unlock(&ltt_dev.lock);
-	clear_bit_unlock(0, &ltt_dev.busy);
+	struct ltt_session *s = file->private_data;
+
+	mutex_lock(&s->lock);
+	ltt_reset(s);
+	mutex_unlock(&s->lock);
+	/* STOP waited for a grace period: no event path holds @s now. */
+	ltt_test_quiesce(s);
+	irq_work_sync(&s->notify);
+	ltt_session_uncount(s);
+	ltt_session_free(s);
 	return 0;
 }
 
 static int ltt_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
-	mutex_lock(&ltt_dev.lock);
-	ltt_reset();
-	mutex_unlock(&ltt_dev.lock);
+	struct ltt_session *s = file->private_data;
+
+	mutex_lock(&s->lock);
+	ltt_reset(s);
+	mutex_unlock(&s->lock);
 	return 0;
 }
 
 static int ltt_fasync(int fd, struct file *file, int on)
 {
-	return fasync_helper(fd, file, on, &ltt_dev.fasync);
+	struct ltt_session *s = file->private_data;
+
+	return fasync_helper(fd, file, on, &s->fasync);
 }
 
 /*
@@ -629,24 +848,25 @@ static int ltt_fasync(int fd, struct file *file, int on)
 static ssize_t ltt_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
+	struct ltt_session *s = file->private_data;
 	ssize_t ret;
 
 	for (;;) {
-		if (mutex_lock_interruptible(&ltt_dev.lock))
+		if (mutex_lock_interruptible(&s->lock))
 			return -ERESTARTSYS;
-		if (ltt_dev.state == LTT_IDLE)
+		if (s->state == LTT_IDLE)
 			ret = 0;
 		else
-			ret = ltt_buffers_read(buf, count, &ltt_dev.rr);
-		if (!ret && ltt_dev.state == LTT_TRACING)
+			ret = ltt_buffers_read(s, buf, count);
+		if (!ret && s->state == LTT_TRACING)
 			ret = -EAGAIN;
-		mutex_unlock(&ltt_dev.lock);
+		mutex_unlock(&s->lock);
 
 		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
 			return ret;
-		if (wait_event_interruptible(ltt_dev.readq,
-					     ltt_buffers_ready() ||
-					     READ_ONCE(ltt_dev.state) !=
+		if (wait_event_interruptible(s->readq,
+					     ltt_buffers_ready(s) ||
+					     READ_ONCE(s->state) !=
 						     LTT_TRACING))
 			return -ERESTARTSYS;
 	}
@@ -654,8 +874,10 @@ static ssize_t ltt_read(struct file *file, char __user *buf, size_t count,
 
 static __poll_t ltt_poll(struct file *file, poll_table *wait)
 {
-	poll_wait(file, &ltt_dev.readq, wait);
-	if (READ_ONCE(ltt_dev.state) != LTT_TRACING || ltt_buffers_ready())
+	struct ltt_session *s = file->private_data;
+
+	poll_wait(file, &s->readq, wait);
+	if (READ_ONCE(s->state) != LTT_TRACING || ltt_buffers_ready(s))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
@@ -677,7 +899,8 @@ static struct miscdevice ltt_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "tracer",
 	.fops = &ltt_fops,
-	.mode = 0600,
+	/* Anyone may open; what an opener sees is decided at open. */
+	.mode = 0666,
 };
 
 static int __init ltt_init(void)
@@ -690,15 +913,7 @@ static int __init ltt_init(void)
 	ltt_ncpus = min_t(unsigned int, nr_cpu_ids, LTT_MAX_CPUS);
 	if (nr_cpu_ids > LTT_MAX_CPUS)
 		pr_warn("only CPUs 0..%u are traced\n", LTT_MAX_CPUS - 1);
-	mutex_init(&ltt_dev.lock);
-	init_waitqueue_head(&ltt_dev.readq);
-	ltt_dev.cfg = ltt_default_config;
-	ltt_dev.uid = GLOBAL_ROOT_UID;
-	ltt_dev.gid = GLOBAL_ROOT_GID;
-	ltt_test_init();
-	ltt_buffer_init();
-
-	/* The callback is registered by START, not here (see the top). */
+	/* The backend is attached by START, not here (see the top). */
 	return misc_register(&ltt_misc);
 }
 
@@ -706,17 +921,14 @@ static void __exit ltt_exit(void)
 {
 	misc_deregister(&ltt_misc);
 	/*
-	 * release() already reset; this only guards against a bug there. A
-	 * trace still running would be stopped, which unregisters the
-	 * callback and returns once no CPU is inside it any more.
+	 * Every file holds a module reference, and release() stopped and
+	 * freed its session: nothing may be left. The last live array goes
+	 * after a grace period (kfree_rcu), which rcu_barrier() waits for.
 	 */
-	mutex_lock(&ltt_dev.lock);
-	ltt_reset();
-	WARN_ON_ONCE(ltt_dev.hooked);
-	mutex_unlock(&ltt_dev.lock);
-	/* No emitter may still run this module's code once it is gone. */
-	ltt_test_quiesce();
-	irq_work_sync(&ltt_notify);
+	mutex_lock(&ltt_sessions.lock);
+	WARN_ON_ONCE(ltt_sessions.open || ltt_sessions.attached);
+	mutex_unlock(&ltt_sessions.lock);
+	rcu_barrier();
 }
 
 module_init(ltt_init);

@@ -77,17 +77,12 @@ MODULE_PARM_DESC(map_skipped,
 		 "MAP records skipped because the path was unavailable or too long");
 
 /* Write the MAP record of @vma (file-backed, VM_EXEC). */
-static void notrace ltt_map_emit(struct vm_area_struct *vma, u8 subtype,
-				 bool details)
+static void notrace ltt_map_emit(struct vm_area_struct *vma, u8 subtype)
 {
 	struct ltt_map_scratch *s = this_cpu_ptr(&ltt_map_scratch);
 	char *p;
 	size_t n;
 
-	if (!details) {
-		ltt_log(LTT_EV_MAP, subtype, NULL, 0);
-		return;
-	}
 	p = d_path(&vma->vm_file->f_path, s->path, sizeof(s->path));
 	if (IS_ERR(p)) {
 		atomic_long_inc(&ltt_map_skipped);
@@ -104,19 +99,21 @@ static void notrace ltt_map_emit(struct vm_area_struct *vma, u8 subtype,
 	s->rec.reserved0 = 0;
 	s->rec.reserved1 = 0;
 	memcpy(s->rec.path, p, n + 1);
-	ltt_log(LTT_EV_MAP, subtype, &s->rec, LTT_EV_MAP_FIXED + n + 1);
+	ltt_log_extra(LTT_EV_MAP, subtype, &s->rec, LTT_EV_MAP_FIXED + n + 1);
 }
 NOKPROBE_SYMBOL(ltt_map_emit);
 
 /**
  * ltt_map_syscall_exit() - record the executable mappings a system call made
- * @mask: the live event mask
+ * @mask: the union of the tracing sessions' event masks
  *
  * Called by ltt_callback() for every SYSCALL_EXIT, before its mask test,
  * with preemption disabled, in the task whose system call returns. Writes
  * one MAP record per executable file mapping made by a successful mmap(),
- * mprotect(), execve() or execveat() of a tracked task; does nothing for
- * any other call, or when MAP is not selected.
+ * mprotect(), execve() or execveat(), through ltt_log_extra(): every
+ * tracing session whose masks, filters and owner rules take current gets
+ * it, with its details when that session records MAP's. Does nothing for
+ * any other call, or when no session selects MAP.
  */
 void notrace ltt_map_syscall_exit(u64 mask)
 {
@@ -124,7 +121,6 @@ void notrace ltt_map_syscall_exit(u64 mask)
 	struct vm_area_struct *vma;
 	struct mm_struct *mm;
 	unsigned long start, end, ret;
-	bool details;
 	u8 subtype;
 
 	if (likely(!(mask & LTT_EV_BIT(LTT_EV_MAP))))
@@ -161,8 +157,6 @@ void notrace ltt_map_syscall_exit(u64 mask)
 	}
 	if (end <= start)
 		return;
-	if (ltt_run.filters && !ltt_task_match(current))
-		return;
 	mm = current->mm;
 	if (!mm)
 		return;
@@ -170,13 +164,12 @@ void notrace ltt_map_syscall_exit(u64 mask)
 		atomic_long_inc(&ltt_map_contended);
 		return;
 	}
-	details = ltt_run.details_mask & LTT_EV_BIT(LTT_EV_MAP);
 	{
 		VMA_ITERATOR(vmi, mm, start);
 
 		for_each_vma_range(vmi, vma, end)
 			if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
-				ltt_map_emit(vma, subtype, details);
+				ltt_map_emit(vma, subtype);
 	}
 	mmap_read_unlock(mm);
 }

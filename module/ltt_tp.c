@@ -634,6 +634,7 @@ static struct ltt_tp ltt_tps[] = {
 };
 
 static bool ltt_tps_found;
+static bool ltt_tp_attached; /* some session traces */
 
 static void ltt_tp_find(struct tracepoint *tp, void *priv)
 {
@@ -660,25 +661,56 @@ int ltt_backend_attach(const struct ltt_config *cfg)
 		ltt_timeout_fn = ltt_symbol("process_timeout");
 		ltt_tps_found = true;
 	}
-	ltt_ip_depth = min_t(u32, cfg->syscall_depth, LTT_SYSCALL_DEPTH_MAX);
-	ltt_ip_lower = cfg->syscall_range.lower;
-	ltt_ip_upper = max(cfg->syscall_range.upper, cfg->syscall_range.lower);
+	/*
+	 * Another session's START while attached: only the probes the new
+	 * union adds are registered; the syscall IP policy stays the first
+	 * session's (ltt_main.c).
+	 */
+	if (!ltt_tp_attached) {
+		ltt_ip_depth = min_t(u32, cfg->syscall_depth,
+				     LTT_SYSCALL_DEPTH_MAX);
+		ltt_ip_lower = cfg->syscall_range.lower;
+		ltt_ip_upper = max(cfg->syscall_range.upper,
+				   cfg->syscall_range.lower);
+	}
 
 	for (i = 0; i < ARRAY_SIZE(ltt_tps); i++) {
 		struct ltt_tp *t = &ltt_tps[i];
 
-		if (!t->tp || !(cfg->event_mask & t->events))
+		if (!t->tp || t->on || !(cfg->event_mask & t->events))
 			continue;
 		ret = tracepoint_probe_register(t->tp, t->probe, t->data);
 		if (ret) {
 			pr_warn("cannot register a probe on %s (%d)\n", t->name,
 				ret);
-			ltt_backend_detach();
+			if (!ltt_tp_attached)
+				ltt_backend_detach();
 			return ret;
 		}
 		t->on = true;
 	}
+	ltt_tp_attached = true;
 	return 0;
+}
+
+/*
+ * Unregister the probes no session of @mask needs any more. No wait: the
+ * caller waits for a grace period before it frees what a probe may reach,
+ * and a probe still running finds no session that wants its events.
+ */
+void ltt_backend_trim(u64 mask)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ltt_tps); i++) {
+		struct ltt_tp *t = &ltt_tps[i];
+
+		if (!t->on || (mask & t->events))
+			continue;
+		WARN_ON_ONCE(tracepoint_probe_unregister(t->tp, t->probe,
+							 t->data));
+		t->on = false;
+	}
 }
 
 void ltt_backend_detach(void)
@@ -695,4 +727,5 @@ void ltt_backend_detach(void)
 	}
 	/* After it no CPU runs a probe: the buffers may be closed. */
 	tracepoint_synchronize_unregister();
+	ltt_tp_attached = false;
 }

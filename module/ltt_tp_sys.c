@@ -51,35 +51,6 @@ static void notrace ltt_fs(unsigned int sub, int fd, u32 aux, s64 arg)
 }
 NOKPROBE_SYMBOL(ltt_fs);
 
-/*
- * Copy the NUL-terminated user string at @src into @dst (LTT_NAME_MAX
- * bytes), page by page so that a string ending before an unmapped page
- * is still read. Returns its length; 0 (an empty name) when it cannot be
- * read without faulting. A longer name is cut, as the patched kernel
- * cuts it.
- */
-static size_t notrace ltt_user_name(char *dst, const char __user *src)
-{
-	unsigned long addr = (unsigned long)src;
-	size_t len = 0;
-
-	while (len < LTT_NAME_MAX - 1) {
-		size_t chunk = min_t(size_t, LTT_NAME_MAX - 1 - len,
-				     PAGE_SIZE - offset_in_page(addr + len));
-		char *nul;
-
-		if (copy_from_user_nofault(dst + len, src + len, chunk))
-			break;
-		nul = memchr(dst + len, 0, chunk);
-		if (nul)
-			return nul - dst;
-		len += chunk;
-	}
-	dst[len] = 0;
-	return len;
-}
-NOKPROBE_SYMBOL(ltt_user_name);
-
 static void notrace ltt_fs_open(int fd, const char __user *name)
 {
 	struct ltt_ev_file_system ev;

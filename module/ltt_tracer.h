@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ltt trace module: declarations shared by ltt_buffer.c (per-CPU double
- * buffers, block framing), ltt_main.c (/dev/tracer, configuration,
- * filtering) and ltt_test.c (test mode, user events). The buffer protocol
- * is described at the top of ltt_buffer.c.
+ * buffers, block framing), ltt_main.c (/dev/tracer, sessions,
+ * configuration, filtering) and ltt_test.c (test mode, user events). The
+ * buffer protocol is described at the top of ltt_buffer.c, the sessions
+ * at the top of ltt_main.c.
  */
 #ifndef LTT_TRACER_H
 #define LTT_TRACER_H
@@ -14,6 +15,9 @@
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
 #include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <asm/msr.h>
 #include <ltt/abi.h>
@@ -32,9 +36,21 @@ struct task_struct;
  * Events the module records: the facility's (events.h) and those of its
  * own that it implements (module_events.h).
  */
-#define LTT_MOD_MASK (LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP))
+#define LTT_MOD_MASK                                        \
+	(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP))
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
+
+/**
+ * struct ltt_vars_cpu - a CPU's last recorded kernel-state variables, one
+ * per session and CPU (ltt_vars.c)
+ * @known: LTT_VAR_BIT()s whose @last value the session's trace holds
+ * @last:  the values, by enum ltt_var
+ */
+struct ltt_vars_cpu {
+	u32 known;
+	u64 last[LTT_VAR_COUNT];
+};
 
 /* State of one buffer of a CPU's pair. */
 enum ltt_buf_state {
@@ -84,7 +100,9 @@ struct ltt_buf {
  * @heartbeat:    periodic per-CPU heartbeat timer
  * @spare:        buffers being allocated for the next trace, moved to @buf
  *                only once every CPU's are allocated
+ * @sess:         the session these buffers belong to
  * @cpu:          the CPU this is
+ * @vars:         the session's last variables recorded on this CPU
  */
 struct ltt_cpu {
 	struct ltt_buf buf[2];
@@ -107,22 +125,29 @@ struct ltt_cpu {
 	atomic64_t nmi_first;
 	struct hrtimer heartbeat;
 	void *spare[2];
+	struct ltt_session *sess;
 	unsigned int cpu;
+	struct ltt_vars_cpu vars;
 };
 
 /**
- * struct ltt_run - what the event path reads; fixed while tracing
+ * struct ltt_run - what the event path reads of a session; fixed while
+ * it traces
  * @event_mask:   events selected (structure events are always recorded)
  * @details_mask: events whose details are recorded
- * @filters:      LTT_FILTER_* in effect
+ * @filters:      LTT_FILTER_* in effect, and LTT_FILTER_OWNER for a
+ *                restricted session
  * @pid:          tracked PID (thread or thread group)
  * @pgrp:         tracked process group
  * @uid:          tracked effective UID
  * @gid:          tracked effective GID
+ * @owner:        a restricted session's user: it sees only events of
+ *                tasks whose real or effective uid this is (ltt_main.c)
  * @buffer_size:  bytes of each buffer
  * @fallback:     timestamps come from local_clock() instead of the TSC
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
+ * @vars_mask:    variables recorded after each event (enum ltt_var)
  */
 struct ltt_run {
 	u64 event_mask;
@@ -132,75 +157,197 @@ struct ltt_run {
 	s32 pgrp;
 	kuid_t uid;
 	kgid_t gid;
+	kuid_t owner;
 	u32 buffer_size;
 	bool fallback;
-	u16 size_max[LTT_EV_MAX];
+	u16 size_max[LTT_EV_COUNT];
+	u32 vars_mask;
 };
 
-extern struct ltt_run ltt_run;
+/* Not an ABI filter: the session is restricted to its owner's tasks. */
+#define LTT_FILTER_OWNER 0x80000000u
+
+enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
+
+struct ltt_emitter;
+
+/**
+ * struct ltt_session - one open of /dev/tracer (file->private_data)
+ * @run:      what the event path reads; first, for the hot path
+ * @cpus:     the session's per-CPU buffer pairs
+ * @active:   tracing: test mode and the heartbeat may write
+ * @notify:   wakes this session's readers, raises its SIGIO
+ * @lock:     serializes the session's ioctls, read and release
+ * @state:    enum ltt_state, also read locklessly by poll and read's wait
+ * @cfg:      configuration for the next START (what the SET ioctls change)
+ * @uid:      @cfg.uid mapped into the kernel's ids when it was set
+ * @gid:      @cfg.gid likewise
+ * @info:     the running or last trace, for GET_TRACE_INFO
+ * @readq:    readers waiting for a block
+ * @fasync:   SIGIO subscribers
+ * @rr:       the CPU read() serves first
+ * @stop_time: when STOP was asked: the FINAL blocks' end
+ * @hb_period_ns: heartbeat interval of the running trace
+ * @restricted: opened without CAP_PERFMON: sees only its owner's tasks
+ * @id:       session number, unique while the module is loaded
+ * @vars_cfg: LTT_VAR_BIT()s for the next START (LTT_IOC_SET_VARS_MASK)
+ * @emitters: test mode's per-CPU work items (ltt_test.c), or NULL
+ * @emit_lock: one TEST_EMIT of this session at a time
+ * @emit_pending: emitters not finished
+ * @emit_wq:  TEST_EMIT and STOP wait there for the emitters
+ * @emit_abort: the TEST_EMIT caller was killed: emitters stop early
+ */
+struct ltt_session {
+	struct ltt_run run;
+	struct ltt_cpu __percpu *cpus;
+	bool active;
+	struct irq_work notify;
+	struct mutex lock;
+	enum ltt_state state;
+	struct ltt_config cfg;
+	kuid_t uid;
+	kgid_t gid;
+	struct ltt_trace_info info;
+	wait_queue_head_t readq;
+	struct fasync_struct *fasync;
+	unsigned int rr;
+	u64 stop_time;
+	u64 hb_period_ns;
+	bool restricted;
+	u32 id;
+	u32 vars_cfg;
+	struct ltt_emitter *emitters;
+	struct mutex emit_lock;
+	atomic_t emit_pending;
+	wait_queue_head_t emit_wq;
+	bool emit_abort;
+};
+
+/*
+ * At most this many sessions are open at once (more: -EUSERS); an
+ * unprivileged user may hold LTT_USER_SESSIONS of them, all unprivileged
+ * users together LTT_RESTRICTED_SESSIONS, so root always has the rest.
+ */
+#define LTT_MAX_SESSIONS 8
+#define LTT_USER_SESSIONS 2
+#define LTT_RESTRICTED_SESSIONS 4
+/* The largest buffer an unprivileged session may ask for. */
+#define LTT_RESTRICTED_BUFFER_MAX LTT_BUFFER_DEFAULT
+
+/**
+ * struct ltt_live - the tracing sessions, as the event path sees them
+ * @n:    entries of @s in use
+ * @rcu:  freed after a grace period once replaced
+ * @s:    the sessions, in the order they started
+ *
+ * Replaced (RCU) whenever a session starts or stops; the event path reads
+ * it with preemption disabled.
+ */
+struct ltt_live {
+	unsigned int n;
+	struct rcu_head rcu;
+	struct ltt_session *s[LTT_MAX_SESSIONS];
+};
+
+extern struct ltt_live __rcu *ltt_live;
+/* The tracing session when exactly one traces, else NULL (ltt_live). */
+extern struct ltt_session __rcu *ltt_solo;
 extern unsigned int ltt_ncpus;
-extern bool ltt_active;            /* tracing: the event path may write */
-extern u64 ltt_live_mask;          /* ltt_run.event_mask while tracing, else 0 */
-extern struct irq_work ltt_notify; /* wakes readers, raises SIGIO */
+/* The union of the tracing sessions' event masks, 0 when none traces. */
+extern u64 ltt_live_mask;
 
 /* ltt_buffer.c */
-int ltt_buffers_alloc(u32 size);
-void ltt_buffers_free(void);
-void ltt_buffers_reset(u64 start);
-void ltt_buffer_init(void);
+int ltt_session_buffers_init(struct ltt_session *s);
+void ltt_session_buffers_destroy(struct ltt_session *s);
+int ltt_buffers_alloc(struct ltt_session *s, u32 size);
+void ltt_buffers_free(struct ltt_session *s);
+void ltt_buffers_reset(struct ltt_session *s, u64 start);
 void ltt_log(u8 event, u8 subtype, const void *details, u16 size);
-void ltt_log_trace_start(const struct ltt_ev_trace_start_ext *ts);
-void ltt_log_heartbeat(void);
-void ltt_test_age_base(void);
-void ltt_heartbeat_start(u64 period_ns);
-void ltt_heartbeat_stop(void);
-void ltt_buffers_finish(u64 stop);
-ssize_t ltt_buffers_read(char __user *ubuf, size_t count, unsigned int *rr);
-bool ltt_buffers_ready(void);
-void ltt_buffers_lost(struct ltt_lost_counts *lc);
+void ltt_log_session(struct ltt_session *s, u8 event, u8 subtype,
+		     const void *details, u16 size);
+void ltt_log_trace_start(struct ltt_session *s,
+			 const struct ltt_ev_trace_start_ext *ts);
+void ltt_log_heartbeat(struct ltt_session *s);
+void ltt_test_age_base(struct ltt_session *s);
+void ltt_heartbeat_start(struct ltt_session *s, u64 period_ns);
+void ltt_heartbeat_stop(struct ltt_session *s);
+void ltt_buffers_finish(struct ltt_session *s, u64 stop);
+ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
+			 size_t count);
+bool ltt_buffers_ready(struct ltt_session *s);
+void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc);
 
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		  struct task_struct *task);
+void ltt_log_extra(u8 event, u8 subtype, const void *details, u16 size);
 
 /*
  * The event source, one of two built by Kbuild: ltt_fac.c, the patched
  * kernel's trace facility (CONFIG_LTT), or ltt_tp.c, the tracepoints of an
  * unmodified kernel. Both hand every event to ltt_callback().
  *
- * ltt_backend_attach() starts delivering the events of @cfg->event_mask
- * (and applies the syscall IP policy); ltt_backend_detach() stops them and
- * returns once no CPU is inside ltt_callback() any more. Both sleep and
- * run under the device lock. ltt_backend is the LTT_BACKEND_* value the
+ * ltt_backend_attach() starts delivering the events of @cfg->event_mask,
+ * the union of the tracing sessions' masks (and, on the first attach,
+ * applies the syscall IP policy); called again while attached, it adds
+ * what the new union needs without interrupting the events already
+ * delivered. ltt_backend_trim() stops delivering what @mask no longer
+ * needs, without waiting. ltt_backend_detach() stops everything and
+ * returns once no CPU is inside ltt_callback() any more. All sleep and
+ * run under the sessions lock. ltt_backend is the LTT_BACKEND_* value the
  * TRACE_START record carries.
  */
 extern const u32 ltt_backend;
 int ltt_backend_attach(const struct ltt_config *cfg);
 void ltt_backend_detach(void);
+void ltt_backend_trim(u64 mask);
 
 /* ltt_tp_sys.c: events the tracepoint backend derives from system calls */
 struct pt_regs;
 void ltt_sys_derive_entry(struct pt_regs *regs, long nr);
 void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
 
+/* ltt_vars.c: kernel-state variables (struct ltt_vars_cpu above). */
+long ltt_vars_set_mask(u32 *cfg, u32 __user *uarg, bool tracing);
+u32 ltt_vars_start(struct ltt_session *s);
+void ltt_vars_cpu_reset(struct ltt_vars_cpu *vc);
+u16 ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
+		     const void *details, u16 size, struct task_struct *task,
+		     struct ltt_ev_vars *out, u8 *nargs);
+
+/*
+ * ltt_extra.c: MOUNT (from the system call exit tracepoint) and LOCK (the
+ * lock contention tracepoints), for both backends. Like the backend's,
+ * the probes follow the union of the tracing sessions' masks:
+ * ltt_extra_attach() registers those @mask needs and are not yet
+ * registered, ltt_extra_trim() removes those @mask no longer needs without
+ * waiting, ltt_extra_detach() removes all and returns once no CPU runs one
+ * of them. All sleep and run under the sessions lock. The probes hand
+ * their events to ltt_log_extra().
+ */
+int ltt_extra_attach(u64 mask);
+void ltt_extra_trim(u64 mask);
+void ltt_extra_detach(void);
+size_t ltt_user_name(char *dst, const char __user *src);
+
 /* ltt_map.c: MAP records at the exit of mmap, mprotect and execve */
 void ltt_map_syscall_exit(u64 mask);
 
 /* ltt_main.c */
-bool ltt_task_match(struct task_struct *t);
-void ltt_dev_lock(void);
-void ltt_dev_unlock(void);
-bool ltt_dev_tracing(void);
+bool ltt_task_match(const struct ltt_run *r, struct task_struct *t);
+bool ltt_task_owned(const struct ltt_run *r, struct task_struct *t);
 
 /* ltt_test.c: LTT_IOC_TEST_EMIT and LTT_IOC_USER_EVENT */
-void ltt_test_init(void);
-long ltt_ioc_test_emit(struct ltt_test_emit __user *uarg);
-long ltt_ioc_user_event(struct ltt_user_event __user *uarg);
-void ltt_test_quiesce(void);
+long ltt_ioc_test_emit(struct ltt_session *s,
+		       struct ltt_test_emit __user *uarg);
+long ltt_ioc_user_event(struct ltt_session *s,
+			struct ltt_user_event __user *uarg);
+void ltt_test_quiesce(struct ltt_session *s);
+void ltt_test_free(struct ltt_session *s);
 
 /* The trace clock: TSC ticks, or local_clock() ns in fallback mode. */
-static __always_inline u64 ltt_clock(void)
+static __always_inline u64 ltt_clock(const struct ltt_run *r)
 {
-	if (unlikely(ltt_run.fallback))
+	if (unlikely(r->fallback))
 		return local_clock();
 	return rdtsc_ordered();
 }

@@ -68,6 +68,11 @@ for applet in $("$busybox" --list); do
 	ln -sf busybox "$root/bin/$applet"
 done
 
+# Accounts: root, and an ordinary user (uid 1000) for the tests of tracing
+# without root (busybox su, run by root, asks no password).
+printf 'root:x:0:0:root:/root:/bin/sh\nuser:x:1000:1000:user:/tmp:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nuser:x:1000:\n' >"$root/etc/group"
+
 cat >"$root/init" <<'EOF'
 #!/bin/busybox sh
 # ltt guest init (scripts/mkinitramfs.sh)

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <libltt/event_format.hpp>
+#include <libltt/syscall_args.hpp>
 #include <ltt/module_events.h>
 #include <utility>
 
@@ -240,6 +241,8 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
     static constexpr const char* socket[] = {"SO CALL", "SO CREATE", "SO SEND", "SO RECEIVE"};
     static constexpr const char* ipc[] = {"IPC CALL", "MSG CREATE", "SEM CREATE", "SHM CREATE"};
     static constexpr const char* net[] = {"PACKET IN", "PACKET OUT"};
+    static constexpr const char* mount[] = {"MOUNT", "UMOUNT"};
+    static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
     auto pick = [sub](const auto& arr) -> std::string_view {
         return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
     };
@@ -260,6 +263,10 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
         return pick(ipc);
     case LTT_EV_NETWORK:
         return pick(net);
+    case LTT_EV_MOUNT:
+        return pick(mount);
+    case LTT_EV_LOCK:
+        return pick(lock);
     default:
         return {};
     }
@@ -279,10 +286,12 @@ void describeEvent(const Event& e, std::string& out) {
     const std::size_t have = e.size - sizeof(ltt_record_header);
     switch (e.id) {
     case LTT_EV_TRACE_START: {
-        ltt_ev_trace_start d;
-        if (e.detailsAs(d))
+        ltt_ev_trace_start_ext d;
+        if (e.copyDetails(d) >= sizeof d.start)
             appendf(out, "TSC KHZ : %llu; EVENT MASK : 0x%llx; DETAILS MASK : 0x%llx",
-                    ull(d.tsc_khz), ull(d.event_mask), ull(d.details_mask));
+                    ull(d.start.tsc_khz), ull(d.start.event_mask), ull(d.start.details_mask));
+        if (d.vars_mask)
+            appendf(out, "; VARIABLES : 0x%x", d.vars_mask);
         break;
     }
     case LTT_EV_SYSCALL_ENTRY: {
@@ -516,6 +525,52 @@ void describeEvent(const Event& e, std::string& out) {
         appendf(out, "MAP : %s; START : 0x%llx; LENGTH : 0x%llx; OFFSET : 0x%llx; PATH : ",
                 e.subtype < 3 ? kHow[e.subtype] : "?", ull(d.start), ull(d.length), ull(d.offset));
         appendEscaped(out, std::string_view(path, strnlen(path, det.size() - LTT_EV_MAP_FIXED)));
+        break;
+    }
+    case LTT_EV_VARS: {
+        auto v = decodeVars(e);
+        if (!v) {
+            appendf(out, "MALFORMED; %zu BYTES", have);
+            break;
+        }
+        if (v->changed & LTT_VAR_BIT(LTT_VAR_ARGS)) {
+            out.append("CALL : ");
+            appendSyscall(out, v->nr, v->args.data(), v->nargs);
+            if (v->changed & ~LTT_VAR_BIT(LTT_VAR_ARGS))
+                out.append("; ");
+        }
+        appendVarValues(out, *v);
+        break;
+    }
+    case LTT_EV_MOUNT: {
+        ltt_ev_mount d;
+        out.append(subtypeName(e.id, e.subtype));
+        const std::size_t n = e.copyDetails(d);
+        if (n < LTT_EV_MOUNT_FIXED)
+            break;
+        const std::size_t room = n - LTT_EV_MOUNT_FIXED;
+        const std::size_t tlen = strnlen(d.names, room);
+        out.append(" : \"");
+        appendEscaped(out, std::string_view(d.names, tlen));
+        out.push_back('"');
+        if (e.subtype == LTT_MOUNT_MOUNT && tlen + 1 < room) {
+            out.append("; SOURCE : \"");
+            appendEscaped(out, std::string_view(d.names + tlen + 1,
+                                                strnlen(d.names + tlen + 1, room - tlen - 1)));
+            out.push_back('"');
+        }
+        appendf(out, "; FLAGS : 0x%llx; RET : %lld", ull(d.flags), ll(d.ret));
+        break;
+    }
+    case LTT_EV_LOCK: {
+        ltt_ev_lock d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (!e.detailsAs(d))
+            break;
+        if (e.subtype == LTT_LOCK_CONTENDED)
+            appendf(out, " : 0x%llx; FLAGS : 0x%x", ull(d.lock), d.flags);
+        else
+            appendf(out, " : 0x%llx; RET : %d", ull(d.lock), d.ret);
         break;
     }
     case LTT_EV_TRAP_EXIT:

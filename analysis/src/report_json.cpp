@@ -6,6 +6,7 @@
 #include <libltt/event_format.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/trace_reader.hpp>
 #include <string>
 
@@ -66,6 +67,75 @@ template <class Num> void writeJsonCallSites(std::FILE* f, const CallSiteReport&
         std::fprintf(f, "%s]}", firstSite ? "" : "\n    ");
     }
     std::fprintf(f, "%s]}", first ? "" : "\n  ");
+}
+
+// The "events" array: one object per event in merged order, with what the
+// text dump shows and, for VARS records and system calls whose arguments
+// were recorded, the decoded values. The analysis has read the same
+// records, so the walk stops where it stopped.
+void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o) {
+    std::fprintf(f, ",\n  \"events\": [");
+    SyscallTracker calls;
+    std::string line;
+    bool first = true;
+    TraceCursor c = r.begin();
+    for (; c.valid(); c.next()) {
+        const Event& e = c.event();
+        calls.feed(e);
+        if ((o.cpu >= 0 && e.cpu != o.cpu) || (o.pid >= 0 && e.pid != o.pid) ||
+            !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
+            continue;
+        line.clear();
+        describeEvent(e, line);
+        std::fprintf(f, "%s\n    {\"cpu\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": \"%s\"",
+                     first ? "" : ",", unsigned{e.cpu}, ull(r.nsFromAnchor(e.tsc)), e.pid,
+                     std::string(eventKey(e.id)).c_str());
+        first = false;
+        if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
+            std::fprintf(f, ", \"subtype\": ");
+            jsonString(f, sub);
+        }
+        std::fprintf(f, ", \"description\": ");
+        jsonString(f, line);
+        if (!calls.exitLine().empty()) {
+            std::fprintf(f, ", \"call\": ");
+            jsonString(f, calls.exitLine());
+        }
+        if (e.id == LTT_EV_TRACE_START) {
+            // Which variables the VARS records hold: one outside these was
+            // not recorded, one inside them absent from a record unchanged.
+            ltt_ev_trace_start_ext ts;
+            e.copyDetails(ts);
+            std::fprintf(f, ", \"variables\": [");
+            bool firstVar = true;
+            for (unsigned i = 0; i < LTT_VAR_COUNT; ++i)
+                if (ts.vars_mask & LTT_VAR_BIT(i)) {
+                    std::fprintf(f, "%s\"%s\"", firstVar ? "" : ", ",
+                                 std::string(varName(i)).c_str());
+                    firstVar = false;
+                }
+            std::fprintf(f, "]");
+        }
+        if (auto v = decodeVars(e)) {
+            if (v->changed & LTT_VAR_BIT(LTT_VAR_ARGS)) {
+                std::fprintf(f, ", \"syscall\": %u, \"args\": [", v->nr);
+                for (unsigned i = 0; i < v->nargs; ++i)
+                    std::fprintf(f, "%s%llu", i ? ", " : "", ull(v->args[i]));
+                std::fprintf(f, "]");
+            }
+            std::fprintf(f, ", \"vars\": {");
+            bool firstVar = true;
+            for (unsigned i = LTT_VAR_PID; i < LTT_VAR_COUNT; ++i)
+                if (v->changed & LTT_VAR_BIT(i)) {
+                    std::fprintf(f, "%s\"%s\": %llu", firstVar ? "" : ", ",
+                                 std::string(varName(i)).c_str(), ull(v->values[i]));
+                    firstVar = false;
+                }
+            std::fprintf(f, "}");
+        }
+        std::fprintf(f, "}");
+    }
+    std::fprintf(f, "%s]", first ? "" : "\n  ");
 }
 
 } // namespace
@@ -177,6 +247,8 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     std::fprintf(f, "\n  ]}");
     if (o.callsites)
         writeJsonCallSites(f, *o.callsites, num);
+    if (o.events)
+        writeJsonEvents(f, r, o);
     std::fprintf(f, "\n}\n");
 }
 

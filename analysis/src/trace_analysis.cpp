@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <libltt/event_format.hpp>
 #include <libltt/trace_analysis.hpp>
 
@@ -543,9 +544,10 @@ template <bool InRun, class E>
 
     switch (e.id) {
     case LTT_EV_TRACE_START: {
-        // A TRACE_START that ends at details_mask predates the field.
+        // A TRACE_START that ends at details_mask predates the field; one
+        // that ends at backend predates the variables and the session.
         ltt_ev_trace_start_ext d;
-        if (e.detailsAs(d))
+        if (e.copyDetails(d) >= offsetof(ltt_ev_trace_start_ext, backend) + sizeof d.backend)
             backend_m = d.backend;
         break;
     }

@@ -17,6 +17,12 @@
 // Corruptions (--corrupt KIND) are applied to the finished file at a known
 // offset, which --expect reports, so tests can check the reader's message.
 //
+// With --vars LIST, a VARS record (kernel-state variables, as tracedaemon
+// -V records them) follows every event whose variables changed: the
+// system call's arguments after each entry, the task's pid, ppid, pgid
+// (its pid), uid (1000), minflt (its page faults so far), prev and next at
+// each schedchange, and the other variables as constants.
+//
 // Traces are written in format version 2 (what the module writes), or 1
 // with --format 1. --recode-v2 IN OUT is a tool of its own: it writes OUT,
 // the version 2 encoding of the version 1 trace IN (the same blocks, records
@@ -32,6 +38,7 @@
 #include <libltt/block_codec.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <ltt/abi.h>
@@ -60,6 +67,7 @@ struct Options {
     std::string recodeIn, recodeOut;
     bool expect = false;
     unsigned format = LTT_FILE_VERSION;
+    std::uint32_t vars = 0; // --vars: LTT_VAR_BIT()s
 };
 
 struct Expected {
@@ -94,6 +102,9 @@ struct CpuSim {
     bool haveLast = false;
     std::uint64_t lastNs = 0;
     std::int32_t acctCurrent = 0;
+    // --vars: the values this CPU last recorded, as the module keeps them
+    std::uint32_t varsKnown = 0;
+    std::uint64_t varsLast[LTT_VAR_COUNT] = {};
 };
 
 class Synth {
@@ -144,6 +155,7 @@ private:
     void schedule(CpuSim& c, std::uint32_t outState);
     void syscall(CpuSim& c, std::uint32_t nr, std::int64_t ret);
     void irq(CpuSim& c, bool wake);
+    void emitVars(CpuSim& c, std::uint8_t event, const void* details);
 
     const Options& opt_m;
     std::mt19937_64 rng_m;
@@ -151,7 +163,7 @@ private:
     std::vector<CpuSim> cpus_m;
     std::map<std::int32_t, Expected> expected_m;
     std::uint64_t records_m = 0, lost_m = 0;
-    std::uint64_t counts_m[LTT_EV_MAX] = {};
+    std::uint64_t counts_m[LTT_EV_COUNT] = {};
     std::int32_t nextPid_m = 1000;
     std::uint64_t forks_m = 0;
     std::uint64_t firstNs_m = UINT64_MAX, lastNs_m = 0;
@@ -231,6 +243,94 @@ void Synth::emit(CpuSim& c, std::uint8_t event, std::uint8_t subtype, const void
         }
     }
     account(c, event, details, c.ns);
+    if (opt_m.vars && !((LTT_EV_MASK_STRUCTURE | LTT_EV_BIT(LTT_EV_VARS)) & LTT_EV_BIT(event)))
+        emitVars(c, event, details);
+}
+
+// The VARS record after `event`, as the module composes it: the arguments
+// after a system call entry, then each selected variable that changed on
+// this CPU. One lost with the buffers full makes the next one whole.
+void Synth::emitVars(CpuSim& c, std::uint8_t event, const void* details) {
+    if (c.dropping) {
+        c.varsKnown = 0;
+        return;
+    }
+    ltt_ev_vars v{};
+    unsigned n = 0;
+    std::uint8_t nargs = 0;
+    if ((opt_m.vars & LTT_VAR_BIT(LTT_VAR_ARGS)) && event == LTT_EV_SYSCALL_ENTRY) {
+        ltt_ev_syscall_entry se;
+        std::memcpy(&se, details, sizeof se);
+        v.changed |= LTT_VAR_BIT(LTT_VAR_ARGS);
+        v.nr = se.nr;
+        // The calls the simulation makes, with plausible arguments.
+        switch (se.nr) {
+        case 0: // read(3, buf, 4096)
+        case 1: // write(3, buf, 4096)
+            v.values[n++] = 3;
+            v.values[n++] = 0x7ffc0000;
+            v.values[n++] = 4096;
+            break;
+        case 2: // open(path, O_RDONLY)
+            v.values[n++] = 0x7ffc1000;
+            v.values[n++] = 0;
+            v.values[n++] = 0;
+            break;
+        case 59: // execve(path, argv, envp)
+            v.values[n++] = 0x7ffc2000;
+            v.values[n++] = 0x7ffc2100;
+            v.values[n++] = 0x7ffc2200;
+            break;
+        case 231: // exit_group(0)
+            v.values[n++] = 0;
+            break;
+        default:
+            break;
+        }
+        nargs = static_cast<std::uint8_t>(n);
+    }
+    for (unsigned i = LTT_VAR_PID; i < LTT_VAR_COUNT; ++i) {
+        if (!(opt_m.vars & LTT_VAR_BIT(i)))
+            continue;
+        std::uint64_t val = 0;
+        switch (i) {
+        case LTT_VAR_PID:
+        case LTT_VAR_PGID:
+            val = static_cast<std::uint64_t>(c.current);
+            break;
+        case LTT_VAR_PPID:
+            val = static_cast<std::uint64_t>(std::max(known(c.current).ppid, 0));
+            break;
+        case LTT_VAR_UID:
+            val = 1000;
+            break;
+        case LTT_VAR_MINFLT:
+            val = c.current ? known(c.current).traps : 0;
+            break;
+        case LTT_VAR_TOTALMEM:
+            val = 262144;
+            break;
+        case LTT_VAR_PREV:
+        case LTT_VAR_NEXT: {
+            if (event != LTT_EV_SCHEDCHANGE)
+                continue;
+            ltt_ev_schedchange sc;
+            std::memcpy(&sc, details, sizeof sc);
+            val = static_cast<std::uint64_t>(i == LTT_VAR_PREV ? sc.out : sc.in);
+            break;
+        }
+        default:
+            break;
+        }
+        if ((c.varsKnown & LTT_VAR_BIT(i)) && c.varsLast[i] == val)
+            continue;
+        c.varsKnown |= LTT_VAR_BIT(i);
+        c.varsLast[i] = val;
+        v.changed |= LTT_VAR_BIT(i);
+        v.values[n++] = val;
+    }
+    if (v.changed)
+        emit(c, LTT_EV_VARS, nargs, &v, LTT_EV_VARS_FIXED + n * 8);
 }
 
 void Synth::startBlock(CpuSim& c) {
@@ -484,7 +584,13 @@ void Synth::run() {
     {
         ltt_ev_trace_start ts{kTscKhz, kAnchorTsc, kAnchorRealtime, LTT_EV_MASK_ALL,
                               LTT_EV_MASK_ALL};
-        emitT(cpus_m[0], LTT_EV_TRACE_START, 0, ts);
+        if (opt_m.vars) {
+            // The module's form, which says what the VARS records hold.
+            ltt_ev_trace_start_ext ext{ts, LTT_BACKEND_FACILITY, opt_m.vars, 0, 0};
+            emitT(cpus_m[0], LTT_EV_TRACE_START, 0, ext);
+        } else {
+            emitT(cpus_m[0], LTT_EV_TRACE_START, 0, ts);
+        }
     }
     const std::uint64_t budget = opt_m.events > 200 ? opt_m.events - 100 : opt_m.events;
     const std::uint64_t lostAt = budget / 2;
@@ -553,15 +659,15 @@ void Synth::printExpect(const char* corruptKind, std::uint64_t corruptOffset) co
     if (corruptKind)
         std::printf("  \"corrupt\": {\"kind\": \"%s\", \"offset\": %" PRIu64 "},\n", corruptKind,
                     corruptOffset);
-    static const char* keys[LTT_EV_MAX] = {
+    static const char* keys[LTT_EV_COUNT] = {
         "trace_start", "syscall_entry", "syscall_exit", "trap_entry", "trap_exit", "irq_entry",
         "irq_exit",    "schedchange",   "kernel_timer", "soft_irq",   "process",   "file_system",
         "timer",       "memory",        "socket",       "ipc",        "network",   "block_start",
-        "block_end",   "heartbeat",     "lost",         "custom"};
+        "block_end",   "heartbeat",     "lost",         "custom",     "vars"};
     std::printf("  \"event_counts\": {");
     bool first = true;
-    for (unsigned i = 0; i < LTT_EV_MAX; ++i) {
-        if (!counts_m[i])
+    for (unsigned i = 0; i < LTT_EV_COUNT; ++i) {
+        if (!counts_m[i] || !keys[i])
             continue;
         std::printf("%s\"%s\": %" PRIu64, first ? "" : ", ", keys[i], counts_m[i]);
         first = false;
@@ -659,12 +765,14 @@ bool corruptFile(const std::string& path, const std::string& kind, const Synth& 
 void usage(std::FILE* f) {
     std::fprintf(f,
                  "usage: ltt-synth --events N --cpus C --processes P [--seed S] [--lost K]\n"
-                 "                 [--format 1|2] [--corrupt KIND] [--expect] -o PREFIX\n"
+                 "                 [--format 1|2] [--corrupt KIND] [--vars LIST] [--expect]\n"
+                 "                 -o PREFIX\n"
                  "       ltt-synth --recode-v2 IN OUT\n"
                  "Writes PREFIX.trace and PREFIX.proc, a synthetic trace of about N events.\n"
                  "  --expect        print the figures an exact analysis must find (JSON)\n"
                  "  --lost K        CPU 0 loses K events halfway through\n"
                  "  --format V      trace format version 1 or 2 (default 2)\n"
+                 "  --vars LIST     record kernel-state variables (tracedaemon -V names)\n"
                  "  --corrupt KIND  damage the file: magic, version, block-magic, block-length,\n"
                  "                  cpu, record-size, block-end, truncate\n"
                  "  --recode-v2     write OUT, the version 1 trace IN in format version 2 (the\n"
@@ -749,13 +857,14 @@ int main(int argc, char** argv) {
                                       {"format", required_argument, nullptr, 'f'},
                                       {"recode-v2", required_argument, nullptr, 'r'},
                                       {"expect", no_argument, nullptr, 'e'},
+                                      {"vars", required_argument, nullptr, 'v'},
                                       {"output", required_argument, nullptr, 'o'},
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
                                       {nullptr, 0, nullptr, 0}};
     int ch;
     std::uint64_t v = 0;
-    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:f:r:eo:hV", longopts, nullptr)) != -1) {
+    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:f:r:ev:o:hV", longopts, nullptr)) != -1) {
         auto num = [&](const char* what) {
             if (!parseU64(optarg, v)) {
                 std::fprintf(stderr, "ltt-synth: bad %s \"%s\"\n", what, optarg);
@@ -795,6 +904,17 @@ int main(int argc, char** argv) {
         case 'e':
             opt.expect = true;
             break;
+        case 'v': {
+            std::string bad;
+            auto m = ltt::parseVarList(optarg, &bad);
+            if (!m) {
+                std::fprintf(stderr, "ltt-synth: unknown variable \"%s\" in --vars (known: %s)\n",
+                             bad.c_str(), ltt::varNames().c_str());
+                return 2;
+            }
+            opt.vars = *m;
+            break;
+        }
         case 'o':
             opt.prefix = optarg;
             break;

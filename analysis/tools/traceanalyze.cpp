@@ -25,6 +25,7 @@
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_follow.hpp>
 #include <libltt/trace_reader.hpp>
@@ -73,7 +74,8 @@ void usage(std::FILE* f) {
                  "                       or ids\n"
                  "      --callsites      per process, each system call's call sites\n"
                  "                       (binary!function+offset) with counts and time\n"
-                 "      --json           the analysis as one JSON document (docs/json.md)\n"
+                 "      --json           the analysis as one JSON document (docs/json.md);\n"
+                 "                       with -d also every event (\"events\")\n"
                  "      --no-progress    no progress line even on a terminal\n"
                  "      --follow         follow a trace its producer is still writing: the\n"
                  "                       report again whenever whole blocks arrived, until\n"
@@ -107,9 +109,14 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     std::fprintf(f, "%-6s %-14s %10s %9s %7s %6s  %s\n", "CPU-ID", "Event", "Seconds", "Nanosec",
                  "PID", "Length", "Event Description");
     std::string line;
+    // Follows every task's calls (all events, before the filters) so that
+    // a system call's exit shows the whole call when its arguments were
+    // recorded (tracedaemon -V args).
+    ltt::SyscallTracker calls;
     ltt::TraceCursor c = r.begin();
     for (; c.valid(); c.next()) {
         const ltt::Event& e = c.event();
+        calls.feed(e);
         if (o.cpu >= 0 && e.cpu != o.cpu)
             continue;
         if (o.pid >= 0 && e.pid != o.pid)
@@ -123,6 +130,8 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
                               ull(t % 1000000000), e.pid, e.size);
         line.assign(head, static_cast<std::size_t>(n));
         ltt::describeEvent(e, line);
+        if (!calls.exitLine().empty())
+            line.append("; ").append(calls.exitLine());
         line.push_back('\n');
         std::fwrite(line.data(), 1, line.size(), f);
     }
@@ -144,6 +153,7 @@ void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
     ro.cpu = o.cpu;
     ro.types = o.types;
     ro.callsites = sites;
+    ro.events = o.dump;
     if (o.json)
         ltt::writeJsonReport(f, a, ro);
     else

@@ -1,5 +1,8 @@
 #include "device_config.hpp"
 
+#include "trace_device.hpp"
+
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <ltt/module_events.h>
@@ -11,8 +14,10 @@ ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
     std::memset(&c, 0, sizeof c);
     // The module's own MAP records are on by default: without them the call
     // sites of processes started during the trace cannot be symbolized.
-    constexpr std::uint64_t kModuleEvents = LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP);
-    std::uint64_t events = o.events.value_or(kModuleEvents);
+    // MOUNT and LOCK are opt-in (-e ALL,MOUNT,LOCK).
+    constexpr std::uint64_t kDefaultEvents = LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP);
+    constexpr std::uint64_t kModuleEvents = kDefaultEvents | LTT_EV_MASK_MOUNT_LOCK;
+    std::uint64_t events = o.events.value_or(kDefaultEvents);
     if (o.details && o.events)
         events |= *o.details;
     events &= kModuleEvents;
@@ -47,6 +52,17 @@ ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
         c.syscall_range.upper = o.syscallUpper.value_or(std::numeric_limits<std::uint64_t>::max());
     }
     return c;
+}
+
+void configureVars(TraceDevice& dev, const Options& o) {
+    if (!o.vars || !*o.vars)
+        return; // the module's default: none (and older modules lack the ioctl)
+    __u32 mask = *o.vars;
+    if (int r = dev.control(LTT_IOC_SET_VARS_MASK, &mask); r < 0)
+        throw DeviceError(dev.path() + ": cannot select the variables of -V (mask " +
+                              std::to_string(mask) + "): " + std::strerror(-r) +
+                              (-r == ENOTTY ? " (the module predates variables)" : ""),
+                          -r);
 }
 
 } // namespace ltt::daemon

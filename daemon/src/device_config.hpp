@@ -17,4 +17,9 @@ namespace ltt::daemon {
 // always recorded by the module and never appear in the masks we send.
 ltt_config moduleConfig(const Options& options, std::optional<int> commandPgrp = std::nullopt);
 
+class TraceDevice;
+// Sends -V's variables (LTT_IOC_SET_VARS_MASK) when any were selected;
+// throws DeviceError when the module refuses them.
+void configureVars(TraceDevice& dev, const Options& options);
+
 } // namespace ltt::daemon

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <libltt/syscall_args.hpp>
 #include <limits>
 #include <ltt/abi.h>
 
@@ -41,6 +42,7 @@ enum class Opt {
     DaemonBuffer,
     Events,
     Details,
+    Vars,
     Cpuid,
     Pid,
     Pgrp,
@@ -75,6 +77,7 @@ constexpr OptSpec kOptions[] = {
     {"events", 'e', true, Opt::Events},
     {"event", 0, true, Opt::Events},
     {"details", 'D', true, Opt::Details},
+    {"vars", 'V', true, Opt::Vars},
     {"cpuid", 'c', false, Opt::Cpuid},
     {"pid", 'P', true, Opt::Pid},
     {"pgrp", 'G', true, Opt::Pgrp},
@@ -92,7 +95,7 @@ constexpr OptSpec kOptions[] = {
     {"defaults", 'd', false, Opt::Defaults},
     {"quiet", 'q', false, Opt::Quiet},
     {"help", 'h', false, Opt::Help},
-    {"version", 'V', false, Opt::Version},
+    {"version", 0, false, Opt::Version},
 };
 
 class Parser {
@@ -288,6 +291,15 @@ private:
             return events(v, name, o_m.events);
         case Opt::Details:
             return events(v, name, o_m.details);
+        case Opt::Vars: {
+            std::string badName;
+            auto mask = ltt::parseVarList(v, &badName);
+            if (!mask)
+                return bad("unknown variable '" + badName + "' for " + name +
+                           " (known: " + ltt::varNames() + ", all)");
+            o_m.vars = o_m.vars.value_or(0) | *mask;
+            return true;
+        }
         case Opt::Cpuid:
             o_m.recordCpuid = true;
             return true;
@@ -480,6 +492,8 @@ Options (LTT's short forms; values may be attached, as in -ts30):
   -D, --details LIST       record the details of these events only; events
                            named here are recorded too (default: details of
                            every recorded event)
+  -V, --vars LIST          after each event, record these kernel-state
+                           variables when they changed (comma list, below)
   -c, --cpuid              record the CPU id (LTT option; the CPU is always in
                            each block header)
   -P, --pid PID            record only events of process PID
@@ -504,14 +518,33 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            configuration is always set)
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
-  -V, --version            show the version and the ltt ABI it speaks
+      --version            show the version and the ltt ABI it speaks
 
 Events (case-insensitive; LTT names, ABI names and groups):
   SYS_ENTRY SYS_EXIT TRAP_ENTRY TRAP_EXIT IRQ_ENTRY IRQ_EXIT SCHED KTIMER
   SIRQ PROCESS FS TIMER MEM SOCKET IPC NET CUSTOM; SYSCALL TRAP IRQ
   (entry and exit); CORE (the paper's core events); ALL (default); NONE
   (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
-  (the same names as traceanalyze -o/-t)
+  (the same names as traceanalyze -o/-t). Not in ALL, so named when
+  wanted: MOUNT (mount and umount with their paths; a probe on every
+  system call's exit) and LOCK (kernel lock contention, thousands a second
+  on a busy system).
+
+Variables (-V, case-insensitive; traceanalyze -d shows them):
+  args (a system call's arguments at its entry; the return value is in its
+  exit), pid, ppid, pgid, uid (effective), freemem, totalmem (pages),
+  pgfault, pgpgin, pgpgout, pswpin, pswpout (this CPU's counters, on
+  kernels with CONFIG_VM_EVENT_COUNTERS), prev, next (the tasks of a
+  switch), sigpending (pending signals, bit n-1 for signal n), minflt,
+  majflt, nvcsw, nivcsw (the current task's faults and context switches),
+  loadavg (1-minute load average x 2048); all. Each CPU records a value
+  only when it changed since that CPU last recorded it.
+
+Users: several tracedaemons may trace at once (8 sessions). Root or
+CAP_PERFMON traces every task; any other user gets only the events of their
+own processes (real or effective UID theirs), other users' tasks shown as PID
+0, no kernel addresses, buffers of at most 1M, 2 sessions per user, and a
+PROCFILE listing only their own processes. Nothing else needs root.
 
 Output files: TRACEFILE and PROCFILE are created mode 0600. A symbolic link,
 another user's file, a file with a second hard link or anything but a regular

@@ -34,6 +34,9 @@ struct Options {
     // enum ltt_event_id); unset means "all selectable events".
     std::optional<std::uint64_t> events;
     std::optional<std::uint64_t> details;
+    // Kernel-state variables recorded after each event (LTT_VAR_BIT()s of
+    // include/ltt/module_events.h); unset: none.
+    std::optional<std::uint32_t> vars;
 
     bool recordCpuid = false;
     std::optional<std::int32_t> pid;

@@ -128,9 +128,10 @@ StatusFields parseStatus(std::string_view text) {
         auto values = splitWs(line.substr(colon + 1));
         if (key == "Tgid" && !values.empty())
             toInt(values[0], f.tgid);
-        else if (key == "Uid" && values.size() >= 2) // real, effective, saved, fs
+        else if (key == "Uid" && values.size() >= 2) { // real, effective, saved, fs
+            toInt(values[0], f.ruid);
             toInt(values[1], f.uid);
-        else if (key == "Gid" && values.size() >= 2)
+        } else if (key == "Gid" && values.size() >= 2)
             toInt(values[1], f.gid);
     }
     return f;
@@ -224,7 +225,7 @@ std::vector<ProcMap> parseMaps(int pid, std::string_view text) {
     return out;
 }
 
-ProcSnapshot takeProcSnapshot(const std::string& procRoot) {
+ProcSnapshot takeProcSnapshot(const std::string& procRoot, std::optional<long long> onlyUid) {
     ProcSnapshot snap;
     for (int pid : numericEntries(procRoot)) {
         std::string pdir = procRoot + "/" + std::to_string(pid);
@@ -246,6 +247,8 @@ ProcSnapshot takeProcSnapshot(const std::string& procRoot) {
             if (!status && tid == pid)
                 status = slurp(pdir + "/status");
             StatusFields st = status ? parseStatus(*status) : StatusFields{};
+            if (onlyUid && st.uid != *onlyUid && st.ruid != *onlyUid)
+                continue;
             ProcTask t;
             t.pid = tid;
             t.ppid = sf->ppid;

@@ -15,8 +15,13 @@
 
 namespace ltt::daemon {
 
-// `procRoot` is "/proc" except in tests.
-ProcSnapshot takeProcSnapshot(const std::string& procRoot = "/proc");
+// `procRoot` is "/proc" except in tests. With `onlyUid`, the snapshot of a
+// restricted session (an unprivileged user's, LTT_TRACE_F_RESTRICTED): only
+// the tasks whose real or effective UID is that one, and their mappings,
+// which is what the kernel lets the session see; the IRQ names stay (the
+// world may read /proc/interrupts).
+ProcSnapshot takeProcSnapshot(const std::string& procRoot = "/proc",
+                              std::optional<long long> onlyUid = std::nullopt);
 
 // Parsers, exposed for tests. They return nullopt on malformed input.
 struct StatFields {
@@ -30,8 +35,9 @@ std::optional<StatFields> parseStat(std::string_view text);
 
 struct StatusFields {
     int tgid = 0;
-    long long uid = -1; // effective
-    long long gid = -1; // effective
+    long long uid = -1;  // effective
+    long long gid = -1;  // effective
+    long long ruid = -1; // real
 };
 StatusFields parseStatus(std::string_view text);
 

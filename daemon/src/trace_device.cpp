@@ -127,12 +127,18 @@ std::string openFailureMessage(const std::string& path, int err, std::optional<i
                "(insmod ltt_tracer.ko)";
         break;
     case EBUSY:
-        msg += ". The trace device is in use: another tracedaemon is running (only one "
-               "may trace at a time)";
+        msg += ". The trace device is in use: another tracedaemon is running (this module "
+               "predates concurrent sessions and lets one trace at a time)";
+        break;
+    case EUSERS:
+        msg += ". Too many tracing sessions are open: 8 in all, 2 per unprivileged user "
+               "and 4 for all unprivileged users together; wait for one to end";
         break;
     case EACCES:
     case EPERM:
-        msg += ". Tracing needs root (the device is mode 0600)";
+        msg += ". This user may not open the trace device (a module before ABI 2.3 "
+               "needs root; a current one's node is mode 0666 and gives every user a "
+               "session of their own processes)";
         break;
     default:
         break;

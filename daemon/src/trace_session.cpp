@@ -439,6 +439,7 @@ SessionSummary Session::run() {
                 std::make_unique<CommandChild>(o_m.command, o_m.trackCommand, signals_m->oldMask());
         config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
         configureDevice(*dev_m, config_m);
+        configureVars(*dev_m, o_m);
         // Both outputs are checked and opened before START (private files,
         // libltt/private_file.hpp); the trace is truncated only once it starts.
         traceFd_m = openPrivateFile(o_m.traceFile, "trace file");
@@ -470,8 +471,13 @@ SessionSummary Session::run() {
 
         // /proc is read in a thread of its own while this one drains; the
         // loop lets the command exec once the .proc is in place.
+        // A restricted session (no CAP_PERFMON) sees only this user's
+        // tasks, and so does its .proc.
+        std::optional<long long> onlyUid;
+        if (info_m.flags & LTT_TRACE_F_RESTRICTED)
+            onlyUid = static_cast<long long>(::getuid());
         snapshot_m = std::make_unique<SnapshotThread>(
-            [this] { return env_m.takeSnapshot(env_m.procRoot); }, *proc_m);
+            [this, onlyUid] { return env_m.takeSnapshot(env_m.procRoot, onlyUid); }, *proc_m);
         snapshotPending_m = true;
         if (!o_m.duration && !child_m)
             say("tracing until SIGINT or SIGTERM");

@@ -27,6 +27,7 @@
 #include <functional>
 #include <libltt/trace_writer.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -35,9 +36,12 @@ namespace ltt::daemon {
 struct SessionEnv {
     std::function<std::unique_ptr<TraceDevice>(const std::string&)> openDevice = openTraceDevice;
     std::string procRoot = "/proc";
-    // Reads the system's state for the .proc file (tests make it slow or fail).
-    std::function<ProcSnapshot(const std::string& procRoot)> takeSnapshot =
-        [](const std::string& root) { return takeProcSnapshot(root); };
+    // Reads the system's state for the .proc file (tests make it slow or
+    // fail); `onlyUid` for a restricted session (takeProcSnapshot()).
+    std::function<ProcSnapshot(const std::string& procRoot, std::optional<long long> onlyUid)>
+        takeSnapshot = [](const std::string& root, std::optional<long long> onlyUid) {
+            return takeProcSnapshot(root, onlyUid);
+        };
     // Puts the trace on disk before success is reported (tests make it fail).
     std::function<void(TraceWriter&)> syncTrace = [](TraceWriter& w) { w.sync(); };
     // How long to wait for the module's end of trace after STOP.

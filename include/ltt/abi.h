@@ -51,14 +51,20 @@
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
 #define LTT_ABI_MAJOR 2
-#define LTT_ABI_MINOR 1
+#define LTT_ABI_MINOR 3
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 
 /* ------------------------------------------------------------------------
  * ioctl interface of /dev/tracer
  *
+ * Every open is a session of its own (ABI 2.3; before, a second open got
+ * EBUSY): its own configuration, buffers, trace, lost counts. Anyone may
+ * open; an opener without CAP_PERFMON gets a restricted session that sees
+ * only its own tasks (LTT_TRACE_F_RESTRICTED, module/README.md).
+ *
  * Call sequence of the daemon:
- *   fd = open("/dev/tracer", O_RDONLY);          EBUSY if already open
+ *   fd = open("/dev/tracer", O_RDONLY);          EUSERS past the session
+ *                                                limits
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);      refuse another major
  *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing
  *   fcntl(fd, F_SETOWN, getpid()); fcntl(fd, F_SETFL, O_ASYNC)  -> SIGIO
@@ -101,6 +107,8 @@ struct ltt_config {
 #define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
 #define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
 #define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
+#define LTT_TRACE_F_RESTRICTED 0x8 /* a session without CAP_PERFMON: only
+				    * the opener's own tasks (ABI 2.3) */
 struct ltt_trace_info {
 	__u32 abi_version;
 	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */
@@ -116,8 +124,10 @@ struct ltt_trace_info {
 /*
  * Where the module gets its events from. The TRACE_START record the module
  * writes is struct ltt_ev_trace_start_ext: events.h's struct (which the
- * kernel patch shares byte for byte) followed by the backend. A
- * TRACE_START that ends at details_mask (traces written before the field
+ * kernel patch shares byte for byte) followed by the backend, and since
+ * ABI 2.3 the variables its VARS records hold and the session's id (a
+ * reader of an older, shorter record takes them as zero). A TRACE_START
+ * that ends at details_mask (traces written before the backend field
  * existed) comes from the patched kernel's facility. GET_TRACE_INFO and
  * the file header say the same with LTT_TRACE_F_TRACEPOINTS.
  */
@@ -125,8 +135,10 @@ struct ltt_trace_info {
 #define LTT_BACKEND_TRACEPOINTS 1 /* an unmodified kernel's tracepoints */
 struct ltt_ev_trace_start_ext {
 	struct ltt_ev_trace_start start;
-	__u32 backend;  /* LTT_BACKEND_* */
-	__u32 reserved; /* zero */
+	__u32 backend;   /* LTT_BACKEND_* */
+	__u32 vars_mask; /* LTT_VAR_BIT()s recorded in VARS records */
+	__u32 session;   /* the session's id */
+	__u32 reserved;  /* zero */
 };
 
 struct ltt_lost_counts {
@@ -187,6 +199,8 @@ struct ltt_user_event {
 #define LTT_IOC_SET_SYSCALL_DEPTH _IOW(LTT_IOC_MAGIC, 0x18, __u32)
 #define LTT_IOC_SET_SYSCALL_RANGE \
 	_IOW(LTT_IOC_MAGIC, 0x19, struct ltt_addr_range)
+/* Kernel-state variables (module_events.h, enum ltt_var); default none. */
+#define LTT_IOC_SET_VARS_MASK _IOW(LTT_IOC_MAGIC, 0x1c, __u32)
 #define LTT_IOC_GET_TRACE_INFO _IOR(LTT_IOC_MAGIC, 0x20, struct ltt_trace_info)
 #define LTT_IOC_GET_LOST _IOR(LTT_IOC_MAGIC, 0x21, struct ltt_lost_counts)
 #define LTT_IOC_TEST_EMIT _IOW(LTT_IOC_MAGIC, 0x30, struct ltt_test_emit)
@@ -230,7 +244,7 @@ struct ltt_file_header {
 LTT_STATIC_ASSERT(sizeof(struct ltt_addr_range) == 16, "addr range");
 LTT_STATIC_ASSERT(sizeof(struct ltt_config) == 64, "config");
 LTT_STATIC_ASSERT(sizeof(struct ltt_trace_info) == 112, "trace info");
-LTT_STATIC_ASSERT(sizeof(struct ltt_ev_trace_start_ext) == 48,
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_trace_start_ext) == 56,
 		  "trace start ext");
 LTT_STATIC_ASSERT(sizeof(struct ltt_lost_counts) == 16 + 2 * 8 * LTT_MAX_CPUS,
 		  "lost counts");

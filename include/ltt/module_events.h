@@ -25,6 +25,122 @@ enum ltt_module_event_id {
 	LTT_EV_COUNT = 32  /* ids of both headers are below this */
 };
 
+/* ------------------------------------------------------------------------
+ * VARS: kernel-state variables (Ktrace's variable mask, Table 3.2, for
+ * today's kernel). LTT_IOC_SET_VARS_MASK selects them; the TRACE_START
+ * record's vars_mask says which were selected, so a reader tells "not
+ * recorded" from "unchanged".
+ *
+ * After every event that passes the masks and filters, the module writes
+ * a VARS record on the same CPU, with interrupts still off (so nothing
+ * comes between the two), holding the selected variables whose values
+ * changed since that CPU last recorded them; none changed, no record.
+ * The last values are per CPU: a reader keeps one set per CPU and applies
+ * each VARS record to its CPU's. A VARS record that could not be stored
+ * (its block full) makes the CPU record every selected variable again in
+ * its next one. VARS records are not counted as events (they are never
+ * reported lost: their event is).
+ *
+ * Details: struct ltt_ev_vars cut after its last value. Each bit set in
+ * `changed` contributes one __u64 to values[], in ascending bit order,
+ * except LTT_VAR_ARGS, which contributes `subtype` values (0..6): the
+ * arguments of the system call whose entry the record follows, as many
+ * as that call takes. ARGS is written after every SYSCALL_ENTRY (the
+ * arguments are not compared with the last ones), PREV and NEXT after
+ * every SCHEDCHANGE only; the others after any event, when changed.
+ * ----------------------------------------------------------------------
+ */
+enum ltt_var {
+	LTT_VAR_ARGS = 0,      /* system-call arguments (Ktrace's "registers") */
+	LTT_VAR_PID = 1,       /* current's thread id */
+	LTT_VAR_PPID = 2,      /* current's parent's thread-group id */
+	LTT_VAR_PGID = 3,      /* current's process group */
+	LTT_VAR_FREEMEM = 4,   /* free memory of the system, pages */
+	LTT_VAR_TOTALMEM = 5,  /* total memory of the system, pages */
+	LTT_VAR_PGFAULT = 6,   /* page faults on this CPU (vm_event PGFAULT) */
+	LTT_VAR_PGPGIN = 7,    /* KiB paged in on this CPU (PGPGIN) */
+	LTT_VAR_PGPGOUT = 8,   /* KiB paged out on this CPU (PGPGOUT) */
+	LTT_VAR_PSWPIN = 9,    /* pages swapped in on this CPU (PSWPIN) */
+	LTT_VAR_PSWPOUT = 10,  /* pages swapped out on this CPU (PSWPOUT) */
+	LTT_VAR_PREV = 11,     /* outgoing task of a SCHEDCHANGE */
+	LTT_VAR_NEXT = 12,     /* incoming task of a SCHEDCHANGE */
+	LTT_VAR_SIGPENDING = 13, /* current's pending signals 1..64, bit n-1 */
+	LTT_VAR_UID = 14,      /* current's effective UID (initial namespace) */
+	LTT_VAR_MINFLT = 15,   /* current's minor faults (getrusage ru_minflt) */
+	LTT_VAR_MAJFLT = 16,   /* current's major faults */
+	LTT_VAR_NVCSW = 17,    /* current's voluntary context switches */
+	LTT_VAR_NIVCSW = 18,   /* current's involuntary context switches */
+	LTT_VAR_LOADAVG = 19,  /* 1-minute load average, fixed point 11 bits */
+	LTT_VAR_COUNT = 20
+};
+#define LTT_VAR_BIT(v) (1U << (v))
+#define LTT_VAR_MASK_ALL (LTT_VAR_BIT(LTT_VAR_COUNT) - 1)
+#define LTT_VAR_ARGS_MAX 6
+#define LTT_VAR_FSHIFT 11 /* LOADAVG: value / 2^11 is the load */
+
+struct ltt_ev_vars {
+	__u32 changed;  /* LTT_VAR_BIT() of the values that follow */
+	__u32 nr;       /* with LTT_VAR_ARGS: the system call; else 0 */
+	__u64 values[LTT_VAR_COUNT - 1 + LTT_VAR_ARGS_MAX];
+};
+#define LTT_EV_VARS_FIXED 8 /* bytes before values[] */
+
+/* ------------------------------------------------------------------------
+ * MOUNT: a mount(2) or umount2(2), recorded at the system call's exit with
+ * its result. names[] holds the target path, NUL, and for MOUNT the
+ * source, NUL (each cut at LTT_NAME_MAX - 1 bytes); the record ends after
+ * the last NUL (aligned). A path the module could not read without
+ * faulting (not resident) is empty.
+ * ----------------------------------------------------------------------
+ */
+enum ltt_mount_sub {
+	LTT_MOUNT_MOUNT = 0,  /* flags = mount flags (MS_*) */
+	LTT_MOUNT_UMOUNT = 1, /* flags = umount2 flags (MNT_*) */
+	LTT_MOUNT_MAX = 2
+};
+
+struct ltt_ev_mount {
+	__s64 ret;   /* the system call's return value */
+	__u64 flags;
+	char names[2 * LTT_NAME_MAX];
+};
+#define LTT_EV_MOUNT_FIXED 16 /* bytes before names[] */
+
+/* ------------------------------------------------------------------------
+ * LOCK: a task starts or stops waiting for a contended kernel lock (the
+ * kernel's lock:contention_begin/end tracepoints). Opt-in: not in
+ * LTT_EV_MASK_ALL, because a busy system contends thousands of times a
+ * second.
+ * ----------------------------------------------------------------------
+ */
+enum ltt_lock_sub {
+	LTT_LOCK_CONTENDED = 0, /* flags = the kernel's LCB_F_* */
+	LTT_LOCK_ACQUIRED = 1,  /* ret = 0, or the error the wait ended with */
+	LTT_LOCK_MAX = 2
+};
+/* The kernel's LCB_F_* values (include/trace/events/lock.h). */
+#define LTT_LOCK_F_SPIN 0x01
+#define LTT_LOCK_F_READ 0x02
+#define LTT_LOCK_F_WRITE 0x04
+#define LTT_LOCK_F_RT 0x08
+#define LTT_LOCK_F_PERCPU 0x10
+#define LTT_LOCK_F_MUTEX 0x20
+
+struct ltt_ev_lock {
+	__u64 lock;  /* the lock's address */
+	__u32 flags; /* CONTENDED: LTT_LOCK_F_* */
+	__s32 ret;   /* ACQUIRED: 0 or a negative errno */
+};
+
+/* The events of this header a user selects in the event mask. */
+#define LTT_EV_MASK_MOUNT_LOCK \
+	(LTT_EV_BIT(LTT_EV_MOUNT) | LTT_EV_BIT(LTT_EV_LOCK))
+
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_vars) == 8 + 8 * 25, "vars");
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_mount) == 16 + 2 * LTT_NAME_MAX,
+		  "mount");
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_lock) == 16, "lock");
+
 /*
  * MAP (25): a file mapped executable into the current task's process, so
  * that the user instruction pointers of its events (the system call

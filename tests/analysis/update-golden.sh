@@ -17,6 +17,8 @@ synth=$bin/ltt-synth ta=$bin/traceanalyze
 $synth --format 1 --events 2000 --cpus 2 --processes 3 --seed 42 -o small --expect >small.expect.json
 $synth --format 1 --events 3000 --cpus 2 --processes 2 --seed 5 --lost 200 -o lost --expect >lost.expect.json
 $synth --format 1 --events 400 --cpus 1 --processes 1 --seed 1 -o tiny >/dev/null
+# Kernel-state variables: a version 2 trace (VARS records are the module's).
+$synth --events 300 --cpus 2 --processes 2 --seed 7 --vars args,pid,ppid,uid,minflt,prev,next -o vars >/dev/null
 for kind in magic version block-magic block-length cpu record-size block-end truncate; do
 	$synth --format 1 --events 1800 --cpus 2 --processes 2 --seed 3 --corrupt "$kind" \
 		-o "bad/$kind" --expect | jq -r '.corrupt.offset' >"bad/$kind.offset"
@@ -61,6 +63,8 @@ $ta -s -p 101 -o file_system small.trace small.proc >small.summary-omit.txt
 $ta -a -p 100 small.trace small.proc >small.pid100.txt
 $ta -a -s vm-sh.trace vm-sh.proc >vm-sh.report.txt
 $ta --json vm-sh.trace vm-sh.proc >vm-sh.json
+$ta -d vars.trace vars.proc >vars.dump.txt
+$ta --json -d vars.trace vars.proc >vars.json
 $ta -a -s names.trace names.proc >names.report.txt
 $ta -d names.trace names.proc >names.dump.txt
 $ta --json names.trace names.proc >names.json

@@ -190,11 +190,50 @@ TEST(OpenTraceDevice, EveryFailureSaysWhatToDo) {
               std::string::npos);
     EXPECT_EQ(openFailureMessage("/dev/tracer", EBUSY, std::nullopt),
               "cannot open /dev/tracer: Device or resource busy. The trace device is in use: "
-              "another tracedaemon is running (only one may trace at a time)");
-    EXPECT_EQ(openFailureMessage("/dev/tracer", EACCES, std::nullopt),
-              "cannot open /dev/tracer: Permission denied. Tracing needs root (the device is "
-              "mode 0600)");
-    EXPECT_EQ(openFailureMessage("/dev/tracer", EPERM, std::nullopt),
-              "cannot open /dev/tracer: Operation not permitted. Tracing needs root (the device "
-              "is mode 0600)");
+              "another tracedaemon is running (this module predates concurrent sessions and "
+              "lets one trace at a time)");
+    EXPECT_EQ(openFailureMessage("/dev/tracer", EUSERS, std::nullopt),
+              "cannot open /dev/tracer: Too many users. Too many tracing sessions are open: 8 "
+              "in all, 2 per unprivileged user and 4 for all unprivileged users together; "
+              "wait for one to end");
+    EXPECT_NE(openFailureMessage("/dev/tracer", EACCES, std::nullopt)
+                  .find("This user may not open the trace device"),
+              std::string::npos);
+    EXPECT_NE(openFailureMessage("/dev/tracer", EPERM, std::nullopt)
+                  .find("gives every user a session of their own processes"),
+              std::string::npos);
+}
+
+TEST(ModuleConfig, MountAndLockAreSelectableButNotDefault) {
+    EXPECT_EQ(moduleConfig(parsed({"a", "b"})).event_mask & LTT_EV_MASK_MOUNT_LOCK, 0u);
+    ltt_config c = moduleConfig(parsed({"-e", "all,mount,lock", "a", "b"}));
+    EXPECT_EQ(c.event_mask, LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK);
+    EXPECT_EQ(c.details_mask, LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK);
+}
+
+TEST(ConfigureVars, SentOnlyWhenSelected) {
+    auto s = std::make_shared<FakeState>();
+    FakeDevice dev(s);
+    configureVars(dev, parsed({"a", "b"}));
+    EXPECT_EQ(s->count(LTT_IOC_SET_VARS_MASK), 0u);
+    configureVars(dev, parsed({"-V", "args,uid", "a", "b"}));
+    EXPECT_EQ(s->arg<__u32>(LTT_IOC_SET_VARS_MASK),
+              LTT_VAR_BIT(LTT_VAR_ARGS) | LTT_VAR_BIT(LTT_VAR_UID));
+}
+
+TEST(ConfigureVars, RefusalSaysWhy) {
+    auto s = std::make_shared<FakeState>();
+    s->failWith[LTT_IOC_SET_VARS_MASK] = ENOTTY;
+    FakeDevice dev(s);
+    try {
+        configureVars(dev, parsed({"-V", "pid", "a", "b"}));
+        FAIL() << "no DeviceError";
+    } catch (const DeviceError& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/faketracer: cannot select the variables of -V "
+                                             "(mask 2): Inappropriate ioctl for device (the "
+                                             "module predates variables)"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.error(), ENOTTY);
+    }
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <initializer_list>
 #include <ltt/abi.h>
+#include <ltt/module_events.h>
 
 using namespace ltt::daemon;
 using namespace std::chrono_literals;
@@ -238,7 +239,7 @@ TEST(Options, TestEmitRate) {
 TEST(Options, HelpAndVersionNeedNoFiles) {
     EXPECT_EQ(ok({"--help"}).action, Options::Action::Help);
     EXPECT_EQ(ok({"-h"}).action, Options::Action::Help);
-    EXPECT_EQ(ok({"-V"}).action, Options::Action::Version);
+    EXPECT_EQ(ok({"--version"}).action, Options::Action::Version);
     EXPECT_EQ(ok({"--version", "--help"}).action, Options::Action::Help);
     EXPECT_NE(usageText().find("Usage: tracedaemon [OPTIONS] [DEVICE] TRACEFILE PROCFILE"),
               std::string::npos);
@@ -257,4 +258,17 @@ TEST(Options, SizeAndDurationParsers) {
     EXPECT_EQ(parseDuration("u1"), 1us);
     EXPECT_FALSE(parseDuration("s"));
     EXPECT_FALSE(parseDuration("5 s"));
+}
+
+TEST(Options, VariablesByName) {
+    EXPECT_FALSE(ok({"a", "b"}).vars);
+    EXPECT_EQ(ok({"-V", "pid,PPID", "a", "b"}).vars,
+              LTT_VAR_BIT(LTT_VAR_PID) | LTT_VAR_BIT(LTT_VAR_PPID));
+    EXPECT_EQ(ok({"-Vargs", "--vars", "minflt", "a", "b"}).vars,
+              LTT_VAR_BIT(LTT_VAR_ARGS) | LTT_VAR_BIT(LTT_VAR_MINFLT));
+    EXPECT_EQ(ok({"-V", "all", "a", "b"}).vars, std::uint32_t(LTT_VAR_MASK_ALL));
+    EXPECT_NE(
+        err({"-V", "pid,cpu", "a", "b"}).find("unknown variable 'cpu' for -V (known: args,pid,"),
+        std::string::npos);
+    EXPECT_NE(usageText().find("-V, --vars LIST"), std::string::npos);
 }

@@ -162,23 +162,25 @@ TEST(HostProc, WrittenFileReadsBack) {
     std::remove(path.c_str());
 }
 
+// Writes a file of a fake /proc tree.
+static void writeFile(const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+}
+
 TEST(FakeProc, VanishedAndOddEntriesAreSkipped) {
     std::string root = ::testing::TempDir() + "/fakeproc";
     std::system(("rm -rf " + root + " && mkdir -p " + root + "/10/task/10 " + root +
                  "/10/task/11 " + root + "/20/task " + root + "/self " + root + "/30/task/30")
                     .c_str());
-    auto write = [](const std::string& path, const std::string& text) {
-        FILE* f = std::fopen(path.c_str(), "w");
-        ASSERT_TRUE(f);
-        std::fputs(text.c_str(), f);
-        std::fclose(f);
-    };
-    write(root + "/10/task/10/stat", "10 (main) S 1 10 10 0 -1 0 0 0");
-    write(root + "/10/task/10/status", "Tgid:\t10\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
-    write(root + "/10/task/11/stat", "11 (worker) R 1 10 10 0 -1 0 0 0");
-    write(root + "/10/maps", "00400000-00401000 r-xp 00000000 00:00 1 /bin/main\n");
-    write(root + "/30/task/30/stat", "garbage");
-    write(root + "/interrupts", "     CPU0\n  1:   5   IO-APIC   1-edge   i8042\n");
+    writeFile(root + "/10/task/10/stat", "10 (main) S 1 10 10 0 -1 0 0 0");
+    writeFile(root + "/10/task/10/status", "Tgid:\t10\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+    writeFile(root + "/10/task/11/stat", "11 (worker) R 1 10 10 0 -1 0 0 0");
+    writeFile(root + "/10/maps", "00400000-00401000 r-xp 00000000 00:00 1 /bin/main\n");
+    writeFile(root + "/30/task/30/stat", "garbage");
+    writeFile(root + "/interrupts", "     CPU0\n  1:   5   IO-APIC   1-edge   i8042\n");
     ProcSnapshot s = takeProcSnapshot(root);
     ASSERT_EQ(s.tasks.size(), 2u);
     EXPECT_EQ(s.tasks[0].name, "main");
@@ -189,4 +191,31 @@ TEST(FakeProc, VanishedAndOddEntriesAreSkipped) {
     EXPECT_EQ(s.maps[0].path, "/bin/main");
     ASSERT_EQ(s.irqs.size(), 1u);
     EXPECT_EQ(s.irqs[0].name, "i8042");
+}
+
+TEST(FakeProc, RestrictedSnapshotKeepsTheUsersOwnTasks) {
+    std::string root = ::testing::TempDir() + "/fakeproc-own";
+    std::system(("rm -rf " + root + " && mkdir -p " + root + "/10/task/10 " + root +
+                 "/20/task/20 " + root + "/30/task/30")
+                    .c_str());
+    // 10: root's; 20: uid 1000's; 30: a setuid program uid 1000 runs (real 1000).
+    writeFile(root + "/10/task/10/stat", "10 (rootd) S 1 10 10 0 -1 0 0 0");
+    writeFile(root + "/10/task/10/status", "Tgid:\t10\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+    writeFile(root + "/10/maps", "00400000-00401000 r-xp 00000000 00:00 1 /bin/rootd\n");
+    writeFile(root + "/20/task/20/stat", "20 (mine) S 1 20 20 0 -1 0 0 0");
+    writeFile(root + "/20/task/20/status",
+              "Tgid:\t20\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\n");
+    writeFile(root + "/20/maps", "00400000-00401000 r-xp 00000000 00:00 1 /bin/mine\n");
+    writeFile(root + "/30/task/30/stat", "30 (passwd) S 20 20 20 0 -1 0 0 0");
+    writeFile(root + "/30/task/30/status",
+              "Tgid:\t30\nUid:\t1000\t0\t0\t0\nGid:\t100\t100\t100\t100\n");
+    ProcSnapshot all = takeProcSnapshot(root);
+    EXPECT_EQ(all.tasks.size(), 3u);
+    ProcSnapshot own = takeProcSnapshot(root, 1000);
+    ASSERT_EQ(own.tasks.size(), 2u);
+    EXPECT_EQ(own.tasks[0].name, "mine");
+    EXPECT_EQ(own.tasks[1].name, "passwd");
+    ASSERT_EQ(own.maps.size(), 1u);
+    EXPECT_EQ(own.maps[0].path, "/bin/mine");
+    EXPECT_TRUE(takeProcSnapshot(root, 2000).tasks.empty());
 }

@@ -605,7 +605,7 @@ TEST(TraceSession, FailedSnapshotLeavesNoProcFile) {
     auto s = std::make_shared<FakeState>();
     std::ostringstream msg;
     SessionEnv env = fakeEnv(s);
-    env.takeSnapshot = [](const std::string&) -> ProcSnapshot {
+    env.takeSnapshot = [](const std::string&, std::optional<long long>) -> ProcSnapshot {
         throw std::runtime_error("cannot read /proc: out of memory");
     };
     SessionSummary r = runTraceSession(opts(f, {"-tu100000"}), msg, env);
@@ -681,9 +681,9 @@ TEST(TraceSession, SlowSnapshotDoesNotDelayDraining) {
         }
     });
     SessionEnv env = fakeEnv(s);
-    env.takeSnapshot = [](const std::string& root) {
+    env.takeSnapshot = [](const std::string& root, std::optional<long long> onlyUid) {
         std::this_thread::sleep_for(600ms);
-        return takeProcSnapshot(root);
+        return takeProcSnapshot(root, onlyUid);
     };
     std::ostringstream msg;
     SessionSummary r = runTraceSession(opts(f, {"-tu1000000"}), msg, env);

@@ -125,14 +125,38 @@ if [ $rc -eq 137 ] && nonempty kill.trace; then ok "SIGKILL leaves a trace on fi
 rc=$?
 expect "device usable after SIGKILL" 0 "traced" again.log
 
-# 5. Only one daemon at a time, with a clear message.
+# 5. Daemons trace at once, each in a session of its own: the second one
+# starts and ends while the first traces, and neither disturbs the other.
 "$td" -ts3 busy1.trace busy1.proc >busy1.log 2>&1 &
 pid=$!
 sleep 1
 "$td" -ts1 busy2.trace busy2.proc >busy2.log 2>&1
 rc=$?
-expect "second daemon: device busy" 1 "Device or resource busy.*another tracedaemon" busy2.log
+expect "second daemon traces beside the first" 0 "traced [0-9.]+ s \(duration reached\)" busy2.log
 wait $pid
+rc=$?
+expect "first daemon unaffected by the second" 0 "traced [0-9.]+ s \(duration reached\)" busy1.log
+
+# 5b. An ordinary user (uid 1000) runs tracedaemon on a command of theirs
+# while root runs a load: no root needed, exit 0, and the .proc lists only
+# uid 1000's processes (the host checks the trace with traceanalyze).
+mkdir -p /tmp/u && chown 1000:1000 /tmp/u
+"$wl" 20000 512 /tmp >/dev/null 2>&1 &
+load=$!
+su -s /bin/sh user -c "$td /tmp/u/user.trace /tmp/u/user.proc -- $wl 2000 64 /tmp/u" >user.log 2>&1
+rc=$?
+kill $load 2>/dev/null
+wait $load 2>/dev/null
+expect "uid 1000 traces its own command" 0 "traced [0-9.]+ s" user.log
+cp /tmp/u/user.trace /tmp/u/user.proc . 2>/dev/null
+others=$(grep '^PID: ' user.proc 2>/dev/null | grep -vc 'UID: 1000;')
+mine=$(grep '^PID: ' user.proc 2>/dev/null | grep -c 'UID: 1000;')
+if [ "$others" = 0 ] && [ "${mine:-0}" -ge 1 ]; then
+	ok "uid 1000's .proc lists only its own processes ($mine)"
+else
+	fail "uid 1000's .proc lists only its own processes" "own ${mine:-?}, others ${others:-?}"
+fi
+fact user_load_pid "$load"
 
 # 6. Lost events: tiny buffers under a test-mode flood are reported, with
 # the buffer size that would have avoided them.

@@ -46,6 +46,8 @@ fi
 # re-enter the writer in the middle of a record); other module functions can,
 # which shows the checks could fail.
 hotpath="ltt_callback ltt_task_match ltt_log ltt_write_slow ltt_open_block
+ltt_callback_filtered ltt_callback_many ltt_restrict ltt_task_owned ltt_block_pid
+ltt_log_session
 ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat ltt_heartbeat_fn"
 check_untraceable() {
 	tr=/sys/kernel/tracing

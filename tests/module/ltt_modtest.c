@@ -16,6 +16,9 @@
  *                          slowdown of a syscall loop traced vs untraced
  *                          ($LTT_BASELINE_NS: the loop without the module)
  *   ltt_modtest syscalls   median ns per getppid(), for that baseline
+ *   ltt_modtest vars MASK  median ns per getppid() while a system-call
+ *                          trace runs with the kernel-state variables MASK
+ *                          (LTT_IOC_SET_VARS_MASK), for their cost
  *   ltt_modtest idle       the loop again with the module loaded and idle,
  *                          tracing, stopped, closed; checks the idle loops
  *                          cost at most $LTT_IDLE_MAX (1.02) x the baseline
@@ -26,7 +29,8 @@
  *                          file tracedaemon wrote (whole blocks must be
  *                          valid; a cut last block is reported)
  *   ltt_modtest one CHECK  one check of `check` on its own: close-idle,
- *                          start-enomem, open-policy or v2-records
+ *                          start-enomem, open-policy, v2-records or
+ *                          sessions
  *
  * No check depends on how long something takes: waits have generous
  * timeouts only so a broken module cannot hang the suite.
@@ -43,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -299,13 +304,18 @@ static void check_ioctls(int fd)
 	int fd2, r;
 
 	check(stat(dev, &st) == 0 && S_ISCHR(st.st_mode) &&
-		      (st.st_mode & 0777) == 0600,
-	      "device node is a 0600 char device", "mode %o", st.st_mode);
+		      (st.st_mode & 0777) == 0666,
+	      "device node is a 0666 char device", "mode %o", st.st_mode);
 	fd2 = open(dev, O_RDONLY);
-	check(fd2 < 0 && errno == EBUSY, "second open gets EBUSY",
+	check(fd2 >= 0, "second open is a session of its own",
 	      "fd %d errno %d", fd2, errno);
-	if (fd2 >= 0)
+	if (fd2 >= 0) {
+		r = xioctl(fd2, LTT_IOC_GET_TRACE_INFO, &info);
+		check(!r && !(info.flags & LTT_TRACE_F_RESTRICTED),
+		      "root's session is not restricted", "r %d flags %#x", r,
+		      info.flags);
 		close(fd2);
+	}
 	r = xioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
 	check(!r && v == LTT_ABI_VERSION, "GET_ABI_VERSION", "r %d v %#x", r, v);
 	check(xioctl(fd, _IO(LTT_IOC_MAGIC, 0x7f), NULL) == -ENOTTY,
@@ -328,6 +338,16 @@ static void check_ioctls(int fd)
 	      "event mask with unknown ids: EINVAL", " ");
 	check(set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 1ULL << 40) == -EINVAL,
 	      "details mask with unknown ids: EINVAL", " ");
+	/* The module's own events: MOUNT (23) and LOCK (24) are selectable. */
+	check(set_u64(fd, LTT_IOC_SET_EVENT_MASK, 3ULL << 23) == 0 &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ULL << 25) == -EINVAL,
+	      "event mask: MOUNT and LOCK accepted, other module ids EINVAL",
+	      " ");
+	/* Variables: bits 0..19 (module_events.h), nothing above. */
+	check(set_u32(fd, LTT_IOC_SET_VARS_MASK, 0xfffff) == 0 &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 1u << 20) == -EINVAL &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 0) == 0,
+	      "vars mask: the 20 variables accepted, unknown bits EINVAL", " ");
 	check(set_u32(fd, LTT_IOC_SET_CPUID, 2) == -EINVAL, "cpuid 2: EINVAL",
 	      " ");
 	check(set_s32(fd, LTT_IOC_TRACK_PID, -2) == -EINVAL &&
@@ -1731,48 +1751,422 @@ out:
 
 /* ------------------------------------------- hardening: who may open */
 
+/* In a forked child: drop to @uid (group @uid), no supplementary groups. */
+static int become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
 /*
- * The device is root's, mode 0600, and opening it also needs CAP_PERFMON
- * or CAP_SYS_ADMIN: an ordinary user gets EACCES, and EPERM even when the
- * node's mode has been widened.
+ * Anyone may open the 0666 node; an opener without CAP_PERFMON gets a
+ * restricted session: LTT_TRACE_F_RESTRICTED, buffers of at most 1 MiB
+ * (EPERM above), LTT_USER_SESSIONS (2) sessions per user (EUSERS past).
  */
 static void check_open_policy(void)
 {
-	int err[2] = { -1, -1 };
+	int res[6] = { -1, -1, -1, -1, -1, -1 };
+	int p[2];
+	pid_t pid;
 
-	for (int widened = 0; widened < 2; widened++) {
-		int p[2];
-		pid_t pid;
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct ltt_trace_info info;
+		int v[6] = { 0 }, fd, fd2, fd3;
 
-		if (widened && chmod(dev, 0666))
-			break;
-		if (pipe(p))
-			break;
-		pid = fork();
-		if (pid == 0) {
-			int e = 0;
+		v[0] = become(1000);
+		fd = open(dev, O_RDONLY);
+		v[1] = fd < 0 ? errno : 0;
+		if (fd >= 0 && !xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info))
+			v[2] = !!(info.flags & LTT_TRACE_F_RESTRICTED);
+		v[3] = fd < 0 ? -1 : -set_u32(fd, LTT_IOC_SET_BUFFER_SIZE,
+					      2u << 20);
+		fd2 = open(dev, O_RDONLY);
+		fd3 = open(dev, O_RDONLY);
+		v[4] = fd2 < 0 ? errno : 0;
+		v[5] = fd3 < 0 ? errno : 0;
+		if (write(p[1], v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], res, sizeof(res)) != sizeof(res))
+		res[0] = -2;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	check(res[0] == 0 && res[1] == 0, "uid 1000 opens /dev/tracer",
+	      "become %d errno %d", res[0], res[1]);
+	check(res[2] == 1, "uid 1000's session is restricted", "flag %d",
+	      res[2]);
+	check(res[3] == EPERM, "uid 1000: buffers above 1 MiB get EPERM",
+	      "errno %d", res[3]);
+	check(res[4] == 0 && res[5] == EUSERS,
+	      "uid 1000: a second session, a third gets EUSERS",
+	      "errno %d %d", res[4], res[5]);
+}
 
-			if (setgid(1000) || setuid(1000))
-				e = -1;
-			else if (open(dev, O_RDONLY) < 0)
-				e = errno;
-			if (write(p[1], &e, sizeof(e)) != sizeof(e))
-				_exit(1);
+/* ------------------------------------------------- concurrent sessions */
+
+/* Per-session bookkeeping of a workload trace. */
+struct sess_seen {
+	pid_t own;          /* the restricted session's workload pid, or 0 */
+	uint64_t getppid;   /* getppid() entries */
+	uint64_t custom[3]; /* user events by id 0..2 */
+	uint64_t test_events;
+	uint64_t records;
+	uint64_t foreign;   /* records naming a pid other than 0 and @own */
+	uint64_t kaddr;     /* records holding a kernel address */
+	uint64_t kthread;
+	int32_t bad_pid;
+};
+
+static bool kernel_addr(uint64_t a)
+{
+	return a >= 0x800000000000ULL;
+}
+
+static void sess_foreign(struct sess_seen *s, int32_t pid)
+{
+	if (s->own && pid != 0 && pid != s->own) {
+		s->foreign++;
+		s->bad_pid = pid;
+	}
+}
+
+static void on_sess_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct sess_seen *s = arg;
+	const void *d = r->details;
+	size_t n = r->size - 8;
+
+	s->records++;
+	sess_foreign(s, r->pid);
+	switch (r->event) {
+	case LTT_EV_SYSCALL_ENTRY: {
+		const struct ltt_ev_syscall_entry *e = d;
+
+		if (n >= sizeof(*e) && e->nr == SYS_getppid)
+			s->getppid++;
+		if (n >= 8 && kernel_addr(e->ip))
+			s->kaddr++;
+		break;
+	}
+	case LTT_EV_TRAP_ENTRY: {
+		const struct ltt_ev_trap_entry *e = d;
+
+		if (n >= 16 && (kernel_addr(e->ip) || kernel_addr(e->address)))
+			s->kaddr++;
+		break;
+	}
+	case LTT_EV_SCHEDCHANGE: {
+		const struct ltt_ev_schedchange *e = d;
+
+		if (n >= 8) {
+			sess_foreign(s, e->in);
+			sess_foreign(s, e->out);
+		}
+		break;
+	}
+	case LTT_EV_SOFT_IRQ: {
+		const struct ltt_ev_soft_irq *e = d;
+
+		if (n >= 8 && r->subtype >= LTT_TASKLET_ENTRY && e->id)
+			s->kaddr++;
+		break;
+	}
+	case LTT_EV_PROCESS: {
+		const struct ltt_ev_process *e = d;
+
+		if (r->subtype == LTT_PROCESS_KTHREAD)
+			s->kthread++;
+		if (n >= 4 && r->subtype != LTT_PROCESS_WAIT)
+			sess_foreign(s, e->pid);
+		break;
+	}
+	case LTT_EV_MEMORY: {
+		const struct ltt_ev_memory *e = d;
+
+		if (n >= 8 && e->address)
+			s->kaddr++;
+		break;
+	}
+	case LTT_EV_CUSTOM: {
+		const struct ltt_ev_custom *c = d;
+
+		if (n >= 8 && c->id < 3)
+			s->custom[c->id]++;
+		else if (n >= 8 && c->id == LTT_TEST_EVENT_ID)
+			s->test_events++;
+		break;
+	}
+	}
+}
+
+static int sess_collect(int fd, struct trace *t, struct sess_seen *s)
+{
+	struct ltt_blocks_result res;
+	int r = stop_and_collect(fd, t);
+
+	if (!r && ltt_blocks_check(t->buf, t->len, LTT_FORMAT_V2, t->info.ncpus,
+				   t->info.anchor_tsc, 0, on_sess_record, s,
+				   &res)) {
+		note("blocks: %s", res.error);
+		r = -EPROTO;
+	}
+	trace_free(t);
+	return r;
+}
+
+enum { SESS_N_USER = 5000, SESS_N_ROOT = 3000, SESS_EVENTS = 7 };
+
+/*
+ * The workload of one uid: @n getppid() calls and SESS_EVENTS user events
+ * of id @id written through @fd. Returns 0 or -errno.
+ */
+static int sess_work(int fd, long n, uint32_t id)
+{
+	int r = 0;
+
+	syscall_loop(n);
+	for (int i = 0; i < SESS_EVENTS && !r; i++)
+		r = user_event(fd, id, "hello", 5);
+	return r;
+}
+
+/*
+ * Two root sessions with different masks and a restricted one of uid 1000
+ * trace the same workload at once: uid 1000 makes SESS_N_USER getppid()
+ * calls and user events id 1 through its own session, root SESS_N_ROOT
+ * calls and user events id 2 through session B. A (system calls and
+ * schedchanges) counts every getppid() and no user event; B (user events
+ * and process events only) every user event and no system call; U (every
+ * event) exactly its own user's, and no record of U names another task
+ * or holds a kernel address.
+ */
+static void check_sessions_masks(void)
+{
+	const uint64_t sysmask = LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+				 LTT_EV_BIT(LTT_EV_SYSCALL_EXIT) |
+				 LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+	const uint64_t usermask = LTT_EV_BIT(LTT_EV_CUSTOM) |
+				  LTT_EV_BIT(LTT_EV_PROCESS);
+	struct sess_seen a = { 0 }, b = { 0 }, u = { 0 };
+	struct trace ta = { 0 }, tb = { 0 };
+	int fa = open_dev(), fb = open_dev(), go[2], rep[2], rdy[2], r = 0;
+	int ur = -1;
+	pid_t pid = -1;
+	char c;
+
+	if (fa < 0 || fb < 0 || pipe(go) || pipe(rep) || pipe(rdy)) {
+		check(false, "sessions: setup", "%s", strerror(errno));
+		goto out;
+	}
+	r = configure(fa, sysmask, LTT_EV_MASK_ALL, 1u << 20);
+	r = r || configure(fb, usermask, LTT_EV_MASK_ALL, 1u << 20);
+	r = r || start(fa, &ta) || start(fb, &tb);
+	pid = fork();
+	if (pid == 0) {
+		struct trace t = { 0 };
+		struct sess_seen s = { 0 };
+		uint64_t v[10];
+		int fu, e;
+
+		close(fa);
+		close(fb);
+		e = become(1000);
+		fu = e ? -1 : open_dev();
+		s.own = getpid();
+		e = e ? e : fu < 0 ? -errno : configure(fu, LTT_EV_MASK_ALL,
+							LTT_EV_MASK_ALL,
+							1u << 20);
+		e = e ? e : start(fu, &t);
+		/* Both users' loops run while all three sessions trace. */
+		if (write(rdy[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		e = e ? e : sess_work(fu, SESS_N_USER, 1);
+		e = e ? e : sess_collect(fu, &t, &s);
+		v[0] = (uint64_t)(int64_t)e;
+		v[1] = s.getppid;
+		v[2] = s.custom[1];
+		v[3] = s.custom[2];
+		v[4] = s.foreign;
+		v[5] = s.kaddr;
+		v[6] = s.kthread;
+		v[7] = s.records;
+		v[8] = (uint64_t)(int64_t)s.bad_pid;
+		v[9] = t.info.flags;
+		if (write(rep[1], v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	if (!r && pid > 0) {
+		uint64_t v[10] = { 0 };
+		pid_t self = getpid();
+
+		/* Root's share, while uid 1000 runs its own. */
+		if (read(rdy[0], &c, 1) != 1 || write(go[1], "g", 1) != 1)
+			r = -EIO;
+		r = r || sess_work(fb, SESS_N_ROOT, 2);
+		if (read(rep[0], v, sizeof(v)) != sizeof(v))
+			r = r ? r : -EIO;
+		ur = (int)(int64_t)v[0];
+		u.getppid = v[1];
+		u.custom[1] = v[2];
+		u.custom[2] = v[3];
+		u.foreign = v[4];
+		u.kaddr = v[5];
+		u.kthread = v[6];
+		u.records = v[7];
+		u.bad_pid = (int32_t)(int64_t)v[8];
+		(void)self;
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	r = r || sess_collect(fa, &ta, &a) || sess_collect(fb, &tb, &b);
+	check(!r && a.getppid == SESS_N_USER + SESS_N_ROOT && !a.custom[1] &&
+		      !a.custom[2],
+	      "sessions: A (system calls) counts every getppid(), no user event",
+	      "r %d getppid %llu custom %llu/%llu", r,
+	      (unsigned long long)a.getppid, (unsigned long long)a.custom[1],
+	      (unsigned long long)a.custom[2]);
+	check(!r && !b.getppid && b.custom[1] == SESS_EVENTS &&
+		      b.custom[2] == SESS_EVENTS,
+	      "sessions: B (user events) gets both users' events, no system call",
+	      "r %d getppid %llu custom %llu/%llu", r,
+	      (unsigned long long)b.getppid, (unsigned long long)b.custom[1],
+	      (unsigned long long)b.custom[2]);
+	check(!ur && u.getppid == SESS_N_USER && u.custom[1] == SESS_EVENTS &&
+		      !u.custom[2],
+	      "sessions: uid 1000's session counts exactly its own calls and events",
+	      "r %d getppid %llu custom %llu/%llu", ur,
+	      (unsigned long long)u.getppid, (unsigned long long)u.custom[1],
+	      (unsigned long long)u.custom[2]);
+	check(!ur && u.records > 0 && !u.foreign && !u.kaddr && !u.kthread,
+	      "sessions: uid 1000's trace names no other task, no kernel address",
+	      "r %d records %llu foreign %llu (pid %d) kaddr %llu kthread %llu",
+	      ur, (unsigned long long)u.records, (unsigned long long)u.foreign,
+	      u.bad_pid, (unsigned long long)u.kaddr,
+	      (unsigned long long)u.kthread);
+out:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	close(go[0]);
+	close(go[1]);
+	close(rep[0]);
+	close(rep[1]);
+	close(rdy[0]);
+	close(rdy[1]);
+}
+
+/*
+ * LTT_MAX_SESSIONS (8) sessions trace at once, each its own TEST_EMIT
+ * count; a 9th open gets EUSERS. Session 0 has small buffers and no
+ * reader, so it overflows; a 9th session's owner, killed in TEST_EMIT,
+ * takes its session with it. Every other session holds exactly its own
+ * events, and session 0 recorded + lost == emitted.
+ */
+static void check_sessions_many(void)
+{
+	enum { N = 8 };
+	int fd[N], fx = -1, st, r = 0, p[2], bad = 0;
+	struct trace t[N];
+	char why[160] = "";
+	struct test_seen *seen = calloc(N, sizeof(*seen));
+	pid_t victim = -1;
+	char c;
+
+	memset(t, 0, sizeof(t));
+	for (int i = 0; i < N; i++)
+		fd[i] = open_dev();
+	for (int i = 0; i < N; i++)
+		if (fd[i] < 0)
+			r = -ENODEV;
+	fx = open(dev, O_RDONLY);
+	check(!r && fx < 0 && errno == EUSERS,
+	      "8 sessions open; a 9th open gets EUSERS", "r %d fd %d errno %d", r,
+	      fx, errno);
+	if (fx >= 0)
+		close(fx);
+	for (int i = 0; i < N && !r; i++)
+		r = configure(fd[i], LTT_EV_BIT(LTT_EV_CUSTOM), LTT_EV_MASK_ALL,
+			      i ? 1u << 20 : 4096) || start(fd[i], &t[i]);
+	/*
+	 * Half of each count before the victim starts, half after it died:
+	 * while it emits, its emitters hold the workqueue's CPUs.
+	 */
+	for (int i = 0; i < N - 1 && !r; i++)
+		r = emit(fd[i], i ? 50 * (i + 1) : 2500, 0, 16);
+	/* The victim: the last session, its owner killed while it emits. */
+	if (!r && !pipe(p)) {
+		victim = fork();
+		if (victim == 0) {
+			for (int i = 0; i < N - 1; i++)
+				close(fd[i]);
+			write(p[1], "s", 1);
+			emit(fd[N - 1], 1ULL << 40, 0, 16); /* until killed */
 			_exit(0);
 		}
 		close(p[1]);
-		if (pid < 0 || read(p[0], &err[widened], sizeof(int)) != sizeof(int))
-			err[widened] = -2;
+		if (read(p[0], &c, 1) != 1)
+			r = -EIO;
 		close(p[0]);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
 	}
-	chmod(dev, 0600);
-	check(err[0] == EACCES, "uid 1000 cannot open /dev/tracer (mode 0600)",
-	      "errno %d", err[0]);
-	check(err[1] == EPERM,
-	      "uid 1000 cannot open /dev/tracer even with mode 0666: EPERM",
-	      "errno %d (%s)", err[1], err[1] > 0 ? strerror(err[1]) : "opened");
+	close(fd[N - 1]);
+	if (victim > 0) {
+		usleep(200000); /* let it emit a little; not a condition */
+		kill(victim, SIGKILL);
+		waitpid(victim, &st, 0);
+		check(WIFSIGNALED(st), "8 sessions: one session's owner killed in TEST_EMIT",
+		      "status %#x", st);
+	}
+	for (int i = 0; i < N - 1 && !r; i++)
+		r = emit(fd[i], i ? 50 * (i + 1) : 2500, 0, 16);
+	for (int i = 0; i < N - 1; i++) {
+		struct ltt_blocks_result res;
+		struct ltt_lost_counts lc;
+		uint64_t want = (i ? 100ULL * (i + 1) : 5000) * ncpus_online;
+		uint64_t got, lost;
+		int e = r;
+
+		test_seen_init(&seen[i], 16);
+		e = e || stop_and_collect(fd[i], &t[i]);
+		e = e || ltt_blocks_check(t[i].buf, t[i].len, LTT_FORMAT_V2,
+					  t[i].info.ncpus, t[i].info.anchor_tsc,
+					  0, on_test_record, &seen[i], &res);
+		e = e || xioctl(fd[i], LTT_IOC_GET_LOST, &lc);
+		got = test_seen_total(&seen[i]);
+		lost = e ? 0 : res.lost_total;
+		if (i == 0)
+			check(!e && got + lost == want && lost > 0 &&
+				      !seen[i].other,
+			      "8 sessions: the overflowing one: recorded + lost == emitted",
+			      "r %d got %llu lost %llu want %llu", e,
+			      (unsigned long long)got,
+			      (unsigned long long)lost,
+			      (unsigned long long)want);
+		else if (e || got != want || lost || seen[i].other) {
+			bad++;
+			snprintf(why, sizeof(why),
+				 "session %d r %d got %llu lost %llu want %llu",
+				 i, e, (unsigned long long)got,
+				 (unsigned long long)lost,
+				 (unsigned long long)want);
+		}
+		trace_free(&t[i]);
+		close(fd[i]);
+	}
+	/* (Each TEST_EMIT numbers from 0, so the two halves are not a gap.) */
+	check(!r && !bad,
+	      "8 sessions: the others hold exactly their own events, none lost",
+	      "r %d %d bad, last: %s", r, bad, why);
+	free(seen);
 }
 
 /* ------------------------------------------------------------ modes */
@@ -1867,6 +2261,8 @@ static int mode_check(void)
 	check_sigkill();
 	check_start_enomem();
 	check_open_policy();
+	check_sessions_masks();
+	check_sessions_many();
 out:
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
@@ -1976,6 +2372,42 @@ static double syscall_median(int reps, long loops)
 }
 
 /*
+ * The getppid() loop while system call entries and exits are traced with
+ * the variables of @mask recorded after each event: run under -icount for
+ * instructions per event (module/README.md).
+ */
+static int mode_vars(uint32_t mask, int reps)
+{
+	const long loops = 200000;
+	struct trace t = { 0 };
+	double traced = 0;
+	pid_t reader;
+	int fd = open_dev(), r;
+
+	if (fd < 0)
+		return 1;
+	r = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
+			  LTT_EV_BIT(LTT_EV_SYSCALL_EXIT), LTT_EV_MASK_ALL,
+		      1 << 20);
+	r = r || set_u32(fd, LTT_IOC_SET_VARS_MASK, mask);
+	r = r || start(fd, &t);
+	if (!r) {
+		reader = drain(fd);
+		traced = syscall_median(reps, loops);
+		r = xioctl(fd, LTT_IOC_STOP, NULL);
+		waitpid(reader, NULL, 0);
+	}
+	close(fd);
+	if (r) {
+		fprintf(stderr, "vars: a trace with variables %#x failed (%d)\n",
+			mask, r);
+		return 1;
+	}
+	printf("%.1f\n", traced);
+	return 0;
+}
+
+/*
  * What the loaded module costs while no trace runs. $LTT_BASELINE_NS is
  * the getppid() loop measured before insmod (ltt_modtest syscalls); the
  * loop is measured again with the module loaded and /dev/tracer closed,
@@ -1992,10 +2424,10 @@ static int mode_idle(int reps)
 	const char *max_env = getenv("LTT_IDLE_MAX");
 	double base = base_env ? atof(base_env) : 0;
 	double max = max_env ? atof(max_env) : 1.02;
-	double idle, traced = 0, stopped = 0, closed;
+	double idle, traced = 0, stopped = 0, closed, traced4 = 0;
 	struct trace t = { 0 };
-	pid_t reader;
-	int fd, r;
+	pid_t reader, readers[4];
+	int fd, r, fds[4];
 
 	if (base <= 0) {
 		check(false, "idle cost: baseline", "LTT_BASELINE_NS not set");
@@ -2015,10 +2447,31 @@ static int mode_idle(int reps)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* Four sessions tracing the same events at once, each drained. */
+	for (int i = 0; i < 4; i++) {
+		fds[i] = open_dev();
+		if (!r && fds[i] < 0)
+			r = -ENODEV;
+		r = r || configure(fds[i], LTT_EV_MASK_CORE, LTT_EV_MASK_ALL,
+				   1 << 20);
+		r = r || start(fds[i], &t);
+		readers[i] = r ? -1 : drain(fds[i]);
+	}
+	if (!r)
+		traced4 = syscall_median(reps, loops);
+	for (int i = 0; i < 4; i++) {
+		if (fds[i] >= 0) {
+			xioctl(fds[i], LTT_IOC_STOP, NULL);
+			if (readers[i] > 0)
+				waitpid(readers[i], NULL, 0);
+			close(fds[i]);
+		}
+	}
 	closed = syscall_median(reps, loops);
-	note("getppid loop, %d runs of %ld, medians: no module %.1f ns, loaded idle %.1f (%+.1f%%), tracing core events %.1f (%+.1f%%), stopped %.1f (%+.1f%%), closed %.1f (%+.1f%%)",
+	note("getppid loop, %d runs of %ld, medians: no module %.1f ns, loaded idle %.1f (%+.1f%%), tracing core events %.1f (%+.1f%%), stopped %.1f (%+.1f%%), 4 sessions tracing %.1f (%+.1f%%), closed %.1f (%+.1f%%)",
 	     reps, loops, base, idle, (idle / base - 1) * 100, traced,
 	     (traced / base - 1) * 100, stopped, (stopped / base - 1) * 100,
+	     traced4, (traced4 / base - 1) * 100,
 	     closed, (closed / base - 1) * 100);
 	check(!r, "idle cost: a trace between the idle loops", "r %d", r);
 	check(idle <= base * max,
@@ -2037,9 +2490,12 @@ static int mode_idle(int reps)
 	check(!r && traced > base * 1.10,
 	      "idle cost: tracing the loop costs more than 10%",
 	      "%.1f ns vs %.1f ns", traced, base);
-	printf("idle: no module %.1f ns, loaded idle %.1f ns (%.3f), tracing %.1f ns (%.3f), after STOP %.1f ns (%.3f), after close %.1f ns (%.3f)\n",
+	check(!r && traced4 > traced,
+	      "idle cost: 4 sessions tracing cost more than one",
+	      "%.1f ns vs %.1f ns", traced4, traced);
+	printf("idle: no module %.1f ns, loaded idle %.1f ns (%.3f), tracing %.1f ns (%.3f), after STOP %.1f ns (%.3f), 4 sessions tracing %.1f ns (%.3f), after close %.1f ns (%.3f)\n",
 	       base, idle, idle / base, traced, traced / base, stopped,
-	       stopped / base, closed, closed / base);
+	       stopped / base, traced4, traced4 / base, closed, closed / base);
 	return failed ? 1 : 0;
 }
 
@@ -2443,8 +2899,11 @@ static int mode_one(const char *name)
 		fd = open_dev();
 		if (fd >= 0)
 			check_v2_records(fd);
+	} else if (!strcmp(name, "sessions")) {
+		check_sessions_masks();
+		check_sessions_many();
 	} else {
-		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records)\n",
+		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records, sessions)\n",
 			name);
 		return 2;
 	}
@@ -2480,6 +2939,9 @@ int main(int argc, char **argv)
 		return mode_syscalls(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "idle"))
 		return mode_idle(argc > 2 ? atoi(argv[2]) : 7);
+	if (!strcmp(mode, "vars") && argc > 2)
+		return mode_vars(strtoul(argv[2], NULL, 0),
+				 argc > 3 ? atoi(argv[3]) : 7);
 	if (!strcmp(mode, "bench"))
 		return mode_bench(argc > 2 ? atoi(argv[2]) : 7);
 	if (!strcmp(mode, "fuzz"))
@@ -2490,7 +2952,7 @@ int main(int argc, char **argv)
 		return mode_count(argv[2]);
 	if (!strcmp(mode, "one") && argc > 2)
 		return mode_one(argv[2]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
 		argv[0]);
 	return 2;
 }

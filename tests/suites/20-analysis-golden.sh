@@ -55,6 +55,11 @@ goldens=(
 	# mask-syscalls): every syscall figure says "masked out at trace time" / null.
 	"syscalls masked: report -a -s|masked.report.txt|-a -s masked.trace small.proc"
 	"syscalls masked: --json|masked.json|--json masked.trace small.proc"
+	# Kernel-state variables (ltt-synth --vars, format 2): VARS records
+	# described, system calls shown strace-style at their exits, and the
+	# JSON event dump with the arguments and variables.
+	"variables: dump -d strace-style|vars.dump.txt|-d vars.trace vars.proc"
+	"variables: --json -d event dump|vars.json|--json -d vars.trace vars.proc"
 )
 for g in "${goldens[@]}"; do
 	IFS='|' read -r name want args <<<"$g"
@@ -75,6 +80,7 @@ cp "$data"/*.proc "$v2/"
 for t in small lost tiny vm-sh names masked; do
 	t_check "recode $t.trace to version 2" "$synth" --recode-v2 "$data/$t.trace" "$v2/$t.trace"
 done
+cp "$data/vars.trace" "$v2/" # written in version 2 already
 golden_dir=$v2
 for g in "${goldens[@]}"; do
 	IFS='|' read -r name want args <<<"$g"
@@ -126,7 +132,8 @@ for args in "--events 20000 --cpus 4 --processes 8 --seed 11" \
 	"--events 50000 --cpus 1 --processes 3 --seed 12" \
 	"--events 30000 --cpus 3 --processes 5 --lost 500 --seed 13" \
 	"--events 20000 --cpus 16 --processes 40 --seed 14" \
-	"--events 30000 --cpus 24 --processes 30 --lost 300 --seed 15"; do
+	"--events 30000 --cpus 24 --processes 30 --lost 300 --seed 15" \
+	"--events 20000 --cpus 2 --processes 4 --lost 400 --seed 16 --vars all"; do
 	t_check "ltt-synth $args: analysis = --expect" bash -c \
 		"'$synth' $args -o '$tmp/s' --expect >'$tmp/s.expect' &&
 		 '$ta' --json '$tmp/s.trace' '$tmp/s.proc' >'$tmp/s.json' &&

@@ -156,4 +156,22 @@ if [[ -n $pid ]] && analyze -d "$out/cmd.trace" "$out/cmd.proc" >"$out/cmd.dump"
 else
 	t_fail "-- COMMAND: trace readable" "pid '${pid:-}': $(tail -n 2 "$out/cmd.err" 2>/dev/null)"
 fi
+
+# uid 1000's trace of its own command, with root's load running beside it:
+# its system calls are there, and no event of root's load (or any task but
+# pid 0, the stand-in for other users' tasks, and uid 1000's own).
+load=$(fact user_load_pid)
+if [[ -n $load ]] && analyze -d "$out/user.trace" "$out/user.proc" >"$out/user.dump" 2>"$out/user.err"; then
+	pidcol='function pidof(i) { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) return $(i + 2); return "" }'
+	n=$(grep -c 'SYSCALL : getpid' "$out/user.dump")
+	if ((n >= 50)); then t_pass "uid 1000: its command's system calls are traced ($n getpid)"
+	else t_fail "uid 1000: its command's system calls are traced" "$n getpid entries, expected >= 50"; fi
+	own=" 0 $(sed -n 's/^PID: \([0-9]*\);.*UID: 1000;.*/\1/p' "$out/user.proc" | tr '\n' ' ')"
+	kids=$(sed -n 's/.* FORK PID : \([0-9]*\);.*/\1/p' "$out/user.dump" | tr '\n' ' ')
+	foreign=$(awk -v own="$own $kids " "$pidcol"' { p = pidof() } p != "" && !index(own, " " p " ") { print p }' "$out/user.dump" | sort -u | tr '\n' ' ')
+	if [[ -z $foreign ]]; then t_pass "uid 1000: no event of another user's task"
+	else t_fail "uid 1000: no event of another user's task" "pids: $foreign (root's load: $load)"; fi
+else
+	t_fail "uid 1000: trace readable" "$(tail -n 2 "$out/user.err" 2>/dev/null)"
+fi
 t_summary

@@ -26,6 +26,10 @@ struct ReportOptions {
     // The "callsites" section of the JSON document, when given
     // (traceanalyze --callsites).
     const CallSiteReport* callsites = nullptr;
+    // JSON only: also the "events" array, every event of `types` (and
+    // `pid`, `cpu`) with its description and decoded call (traceanalyze
+    // --json -d).
+    bool events = false;
 };
 
 // The text report of a finished analysis: the lost-events banner, then the

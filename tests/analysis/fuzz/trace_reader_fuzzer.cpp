@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <libltt/block_codec.h>
 #include <libltt/event_format.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
 #include <span>
@@ -53,10 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::string text;
     int n = 0;
+    ltt::SyscallTracker calls; // the dump's strace-style lines
     for (auto c = reader->begin(); c.valid() && n < 4096; c.next(), ++n) {
         text.clear();
         ltt::describeEvent(c.event(), text);
         (void)ltt::isControlEvent(c.event());
+        calls.feed(c.event());
     }
     const std::uint64_t count = reader->eventCount();
     if (count) {

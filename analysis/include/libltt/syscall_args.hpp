@@ -1,0 +1,83 @@
+// Kernel-state variables (VARS records, include/ltt/module_events.h) and
+// strace-style system calls: the variables' names, the decoding of a VARS
+// record, and the formatting of a call with its arguments
+// (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3`). Shared by
+// traceanalyze's dump, its JSON event dump, traceview's raw-trace list
+// (through describeEvent()) and tracedaemon's -V, so all say the same.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <libltt/trace_reader.hpp>
+#include <ltt/module_events.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace ltt {
+
+// "args", "pid", "ppid", ... for enum ltt_var; empty for other numbers.
+std::string_view varName(unsigned var);
+// A comma-separated list of variable names ("pid,ppid,minflt"), or "all";
+// case-insensitive. nullopt on a name that is no variable (it goes to *bad).
+std::optional<std::uint32_t> parseVarList(std::string_view list, std::string* bad = nullptr);
+// Every variable's name, comma-separated, for help texts and messages.
+std::string varNames();
+
+// A VARS record decoded. `values` is indexed by enum ltt_var and valid
+// where `changed` has the variable's bit (LTT_VAR_ARGS: `args`).
+struct VarsRecord {
+    std::uint32_t changed = 0;
+    std::uint32_t nr = 0; // the system call, with LTT_VAR_ARGS
+    unsigned nargs = 0;
+    std::array<std::uint64_t, LTT_VAR_ARGS_MAX> args{};
+    std::array<std::uint64_t, LTT_VAR_COUNT> values{};
+};
+// nullopt when the event is no VARS record or its details are cut short
+// (fewer values than its bits and subtype announce) or name unknown bits.
+std::optional<VarsRecord> decodeVars(const Event& e);
+// "PID : 100; MINFLT : 42" for the values of `v` other than the arguments.
+void appendVarValues(std::string& out, const VarsRecord& v);
+
+// Appends `name(arg, arg, ...)` for system call `nr` with `nargs` raw
+// arguments: names and flags for the common calls, hex for the rest.
+// `paths` are the file names the trace recorded for the call's path
+// arguments, in the order the call takes them (OPEN/EXEC names, MOUNT's
+// source and target); an argument without one is shown as an address.
+void appendSyscall(std::string& out, std::uint32_t nr, const std::uint64_t* args, unsigned nargs,
+                   const std::string* paths = nullptr, unsigned npaths = 0);
+// Appends " = 3", " = -1 ENOENT", " = 0x7f12a000" (for calls that return
+// addresses), as strace shows a return value.
+void appendSyscallReturn(std::string& out, std::uint32_t nr, std::int64_t ret);
+
+// Follows each task's system calls through a walk in merged order: the
+// arguments from the VARS record after a SYSCALL_ENTRY, the file names of
+// the FILE_SYSTEM OPEN/EXEC and MOUNT events the call produced. At the
+// call's SYSCALL_EXIT, `exit()` gives the whole call, strace-style.
+class SyscallTracker {
+public:
+    // Feed every event in merged order.
+    void feed(const Event& e);
+    // For a SYSCALL_EXIT just fed: the call with its arguments and return
+    // value (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3`), or empty
+    // when its arguments were not recorded.
+    const std::string& exitLine() const { return exitLine_m; }
+
+private:
+    struct Pending {
+        std::uint32_t nr = 0;
+        unsigned nargs = 0;
+        std::array<std::uint64_t, LTT_VAR_ARGS_MAX> args{};
+        std::string paths[2];
+        unsigned npaths = 0;
+        bool haveArgs = false;
+    };
+    std::unordered_map<std::int32_t, Pending> pending_m; // by task
+    std::int32_t lastEntryPid_m = -1;                    // awaiting its VARS record
+    std::uint16_t lastEntryCpu_m = 0;
+    std::uint32_t lastEntryNr_m = 0;
+    std::string exitLine_m;
+};
+
+} // namespace ltt
