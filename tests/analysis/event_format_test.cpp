@@ -2,11 +2,15 @@
 // control-event rule (paper §3.5).
 #include "trace_builder.hpp"
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
+#include <libltt/symbolize.hpp>
 #include <optional>
+#include <unistd.h>
 
 using ltt::test::TraceBuilder;
 
@@ -32,6 +36,12 @@ public:
     }
     const ltt::Event& event() const { return cursor_m->event(); }
     std::string text() const { return ltt::describeEvent(event()); }
+    std::string text(const ltt::Symbolizer& kernel) const {
+        std::string s;
+        ltt::describeEvent(event(), s,
+                           [&kernel](std::uint64_t a) { return kernel.kernelSymbol(a); });
+        return s;
+    }
 
 private:
     void init(TraceBuilder& b) {
@@ -71,6 +81,43 @@ TEST(EventFormat, DescribesLikeLtt) {
     fs.fd = 1;
     EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_WRITE, &fs, LTT_EV_FS_FIXED).text(),
               "WRITE : 1; COUNT : 437");
+}
+
+// With a kallsyms copy, a trap's IP in the kernel and a kernel thread's
+// start function are followed by their symbol; user addresses, addresses
+// before the first symbol and a Symbolizer without kallsyms leave the text
+// as it was.
+TEST(EventFormat, KernelAddressesGainTheirSymbol) {
+    char path[] = "/tmp/ltt-format-kallsyms-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    std::ofstream(path) << "ffffffff81000000 T _stext\n"
+                           "ffffffff81234500 t do_user_addr_fault\n"
+                           "ffffffff81300000 T kthreadd\n"
+                           "ffffffffc0001000 t ltt_worker\t[ltt_tracer]\n";
+    ltt::Symbolizer kernel;
+    std::string err;
+    const bool loaded = kernel.loadKallsyms(path, &err);
+    unlink(path);
+    ASSERT_TRUE(loaded) << err;
+
+    const OneEvent kfault(LTT_EV_TRAP_ENTRY, 0,
+                          ltt_ev_trap_entry{0xffffffff8123451aull, 0x10, LTT_TRAP_PAGE_FAULT, 0});
+    EXPECT_EQ(kfault.text(kernel), "TRAP : page fault; IP : 0xffffffff8123451a "
+                                   "(do_user_addr_fault+0x1a); ADDRESS : 0x10");
+    EXPECT_EQ(kfault.text(), "TRAP : page fault; IP : 0xffffffff8123451a; ADDRESS : 0x10");
+    const OneEvent ufault(LTT_EV_TRAP_ENTRY, 0,
+                          ltt_ev_trap_entry{0x401000, 0xdead000, LTT_TRAP_PAGE_FAULT, 6});
+    EXPECT_EQ(ufault.text(kernel), "TRAP : page fault; IP : 0x401000; ADDRESS : 0xdead000");
+    const OneEvent below(LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0xffff888000001000ull, 0, 3, 0});
+    EXPECT_EQ(below.text(kernel), "TRAP : breakpoint; IP : 0xffff888000001000");
+
+    const OneEvent kthread(LTT_EV_PROCESS, LTT_PROCESS_KTHREAD,
+                           ltt_ev_process{42, 0, 0xffffffffc0001010ull});
+    EXPECT_EQ(kthread.text(kernel),
+              "KTHREAD PID : 42; FUNCTION : 0xffffffffc0001010 (ltt_tracer!ltt_worker+0x10)");
+    EXPECT_EQ(kthread.text(ltt::Symbolizer()), "KTHREAD PID : 42; FUNCTION : 0xffffffffc0001010");
 }
 
 TEST(EventFormat, MaskedDetailsGiveAnEmptyDescription) {
