@@ -282,7 +282,28 @@ std::uint32_t syscallTableSize() {
     return kSyscallTableSize;
 }
 
+namespace {
+
+// Kernel addresses start at the canonical upper half on x86_64.
+constexpr std::uint64_t kKernelSpace = 0xffff800000000000ull;
+
+// " (function+0xoff)" after a kernel address `kernel` knows; nothing
+// otherwise, so dumps without a kallsyms copy read as before.
+void appendKernelSymbol(std::string& out, const KernelSymbols& kernel, std::uint64_t addr) {
+    if (!kernel || addr < kKernelSpace)
+        return;
+    const std::string s = kernel(addr);
+    if (!s.empty())
+        appendf(out, " (%s)", s.c_str());
+}
+
+} // namespace
+
 void describeEvent(const Event& e, std::string& out) {
+    describeEvent(e, out, KernelSymbols());
+}
+
+void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel) {
     const std::size_t have = e.size - sizeof(ltt_record_header);
     switch (e.id) {
     case LTT_EV_TRACE_START: {
@@ -320,6 +341,7 @@ void describeEvent(const Event& e, std::string& out) {
                 appendf(out, "TRAP : %s; IP : 0x%llx", n, ull(d.ip));
             else
                 appendf(out, "TRAP : %u; IP : 0x%llx", d.trap, ull(d.ip));
+            appendKernelSymbol(out, kernel, d.ip);
             if (d.trap == LTT_TRAP_PAGE_FAULT)
                 appendf(out, "; ADDRESS : 0x%llx", ull(d.address));
         }
@@ -354,6 +376,7 @@ void describeEvent(const Event& e, std::string& out) {
         switch (e.subtype) {
         case LTT_PROCESS_KTHREAD:
             appendf(out, " PID : %d; FUNCTION : 0x%llx", d.pid, ull(d.arg));
+            appendKernelSymbol(out, kernel, d.arg);
             break;
         case LTT_PROCESS_FORK:
             appendf(out, " PID : %d; FLAGS : 0x%llx", d.pid, ull(d.arg));

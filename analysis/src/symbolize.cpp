@@ -189,6 +189,13 @@ ResolvedAddress Symbolizer::resolveKernel(std::uint64_t addr) const {
     return r;
 }
 
+std::string Symbolizer::kernelSymbol(std::uint64_t addr) const {
+    if (kernel_m.empty())
+        return {};
+    ResolvedAddress r = resolveKernel(addr);
+    return r.function.empty() ? std::string() : std::move(r.text);
+}
+
 // ------------------------------------------------------------- AddressSpace
 
 void AddressSpace::add(std::uint64_t start, std::uint64_t end, std::uint64_t offset,

@@ -105,7 +105,23 @@ bool parseTypes(const char* arg, const char* option, std::bitset<LTT_EV_COUNT + 
 
 // --------------------------------------------------------------------- dump
 
+// Loads the trace's NAME.kallsyms into `sym` when it exists; one that
+// cannot be used leaves kernel addresses raw, with a warning.
+void loadTraceKallsyms(const Options& o, ltt::Symbolizer& sym) {
+    const std::string ks = ltt::kallsymsPathFor(o.trace);
+    std::string why;
+    if (access(ks.c_str(), F_OK) == 0 && !sym.loadKallsyms(ks, &why))
+        std::fprintf(stderr, "traceanalyze: warning: kernel addresses stay raw: %s\n", why.c_str());
+}
+
+// Kernel addresses in the dump are followed by their symbol when the
+// trace's NAME.kallsyms exists; without it the dump reads as LTT's.
 int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
+    ltt::Symbolizer kernel;
+    loadTraceKallsyms(o, kernel);
+    ltt::KernelSymbols symbols;
+    if (kernel.hasKallsyms())
+        symbols = [&kernel](std::uint64_t a) { return kernel.kernelSymbol(a); };
     std::fprintf(f, "%-6s %-14s %10s %9s %7s %6s  %s\n", "CPU-ID", "Event", "Seconds", "Nanosec",
                  "PID", "Length", "Event Description");
     std::string line;
@@ -129,7 +145,7 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
                               std::string(ltt::eventName(e.id)).c_str(), ull(t / 1000000000),
                               ull(t % 1000000000), e.pid, e.size);
         line.assign(head, static_cast<std::size_t>(n));
-        ltt::describeEvent(e, line);
+        ltt::describeEvent(e, line, symbols);
         if (!calls.exitLine().empty())
             line.append("; ").append(calls.exitLine());
         line.push_back('\n');
@@ -290,10 +306,7 @@ int followTrace(const Options& o) {
 std::optional<ltt::CallSiteReport> callSites(const Options& o, const ltt::TraceReader& r,
                                              const ltt::ProcSnapshot* snap) {
     ltt::Symbolizer sym;
-    const std::string ks = ltt::kallsymsPathFor(o.trace);
-    std::string why;
-    if (access(ks.c_str(), F_OK) == 0 && !sym.loadKallsyms(ks, &why))
-        std::fprintf(stderr, "traceanalyze: warning: kernel addresses stay raw: %s\n", why.c_str());
+    loadTraceKallsyms(o, sym);
     auto rep = ltt::analyzeCallSites(r, snap, sym, o.pid);
     if (rep.error) {
         std::fprintf(stderr, "traceanalyze: %s\n", rep.error->str().c_str());

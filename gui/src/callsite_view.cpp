@@ -9,6 +9,11 @@
 
 namespace traceview {
 
+namespace {
+constexpr const char* kSeveral =
+    "Several processes are selected: select one process to see its call sites.";
+} // namespace
+
 CallSiteView::CallSiteView() {
     set_label("Call sites (binary!function+offset of each system call)");
     store_m = Gtk::ListStore::create(cols_m);
@@ -37,39 +42,83 @@ CallSiteView::CallSiteView() {
         if (get_expanded())
             fill();
     });
+    done_m.connect([this] { finished(); });
+}
+
+CallSiteView::~CallSiteView() {
+    if (worker_m.joinable())
+        worker_m.join();
 }
 
 void CallSiteView::showProcess(const TraceDocument* doc, std::int32_t pid) {
     if (doc != doc_m) {
         doc_m = doc;
+        ++generation_m;
         report_m.reset();
         error_m.clear();
     }
     pid_m = pid;
+    several_m = false;
     if (get_expanded())
         fill();
     else
         store_m->clear();
 }
 
-void CallSiteView::compute() {
-    ltt::TraceError err;
-    auto reader = ltt::TraceReader::open(doc_m->tracePath(), &err);
-    if (!reader) {
-        error_m = err.str();
-        return;
+void CallSiteView::showSelection(const TraceDocument* doc) {
+    showProcess(doc, 0);
+    several_m = true;
+    store_m->clear();
+    note_m.set_text(kSeveral);
+}
+
+// Runs analyzeCallSites for the document's trace on a worker thread; the
+// worker only reads the files by path (copied here), never the document.
+void CallSiteView::start() {
+    if (worker_m.joinable())
+        return; // finished() starts again if the document changed meanwhile
+    workerGeneration_m = generation_m;
+    worker_m = std::thread([this, trace = doc_m->tracePath(), proc = doc_m->procPath()] {
+        ltt::TraceError err;
+        auto reader = ltt::TraceReader::open(trace, &err);
+        if (!reader) {
+            resultError_m = err.str();
+        } else {
+            std::optional<ltt::ProcSnapshot> snap;
+            if (!proc.empty()) {
+                ltt::ProcParseError perr;
+                snap = ltt::readProcFile(proc, &perr);
+            }
+            ltt::Symbolizer sym;
+            const std::string ks = ltt::kallsymsPathFor(trace);
+            std::string why;
+            if (access(ks.c_str(), F_OK) == 0)
+                sym.loadKallsyms(ks, &why);
+            result_m = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym);
+        }
+        done_m.emit();
+    });
+}
+
+void CallSiteView::finished() {
+    if (worker_m.joinable())
+        worker_m.join();
+    if (workerGeneration_m == generation_m) {
+        report_m = std::move(result_m);
+        error_m = std::move(resultError_m);
     }
-    std::optional<ltt::ProcSnapshot> snap;
-    if (!doc_m->procPath().empty()) {
-        ltt::ProcParseError perr;
-        snap = ltt::readProcFile(doc_m->procPath(), &perr);
-    }
-    ltt::Symbolizer sym;
-    const std::string ks = ltt::kallsymsPathFor(doc_m->tracePath());
-    std::string why;
-    if (access(ks.c_str(), F_OK) == 0)
-        sym.loadKallsyms(ks, &why);
-    report_m = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym);
+    result_m.reset();
+    resultError_m.clear();
+    if (get_expanded())
+        fill();
+}
+
+std::vector<CallSiteView::Row> CallSiteView::shownRows() const {
+    std::vector<Row> out;
+    for (const auto& row : store_m->children())
+        out.push_back({Glib::ustring(row[cols_m.syscall]).raw(),
+                       Glib::ustring(row[cols_m.site]).raw(), guint64(row[cols_m.count])});
+    return out;
 }
 
 void CallSiteView::fill() {
@@ -78,8 +127,15 @@ void CallSiteView::fill() {
         note_m.set_text("");
         return;
     }
-    if (!report_m && error_m.empty())
-        compute();
+    if (several_m) {
+        note_m.set_text(kSeveral);
+        return;
+    }
+    if (!report_m && error_m.empty()) {
+        start();
+        note_m.set_text("Computing the call sites…");
+        return;
+    }
     if (!report_m) {
         note_m.set_text(error_m);
         return;

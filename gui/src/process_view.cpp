@@ -119,6 +119,7 @@ void ProcessView::selectionChanged() {
     }
     selectedPid_m = pid;
     shownIds_m = ids;
+    callsites_m.showSelection(doc_m);
     title_m.set_markup("<big><b>" + std::to_string(ids.size()) +
                        " processes</b></big> — figures summed over the selection");
     showReport(doc_m->selectionReport(ids), doc_m->selectionSyscalls(ids));

@@ -35,6 +35,7 @@ public:
     const std::vector<std::int64_t>& shownIds() const { return shownIds_m; }
     const TraceDocument::TimeBreakdown& breakdown() const { return breakdown_m; }
     Gtk::DrawingArea& breakdownArea() { return chart_m; }
+    CallSiteView& callSites() { return callsites_m; }
     // The system call accounting as shown: name, count, total ns.
     std::vector<SyscallLine> syscallLines() const { return syscallLines_m; }
 

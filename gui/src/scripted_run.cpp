@@ -11,9 +11,15 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <libltt/callsites.hpp>
+#include <libltt/event_format.hpp>
+#include <libltt/proc_file.hpp>
+#include <libltt/trace_analysis.hpp>
+#include <libltt/trace_reader.hpp>
 #include <ltt/events.h>
 #include <map>
 #include <memory>
+#include <unistd.h>
 
 namespace traceview {
 
@@ -532,6 +538,90 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
     script->add([&win, shot, shotWidget](auto next) {
         shot("process-selection");
         shotWidget(win.processView().breakdownArea(), "time-breakdown");
+        next();
+    });
+    // Call sites of the busiest process: computed on the worker (the UI
+    // thread returns at once with a note), then the rows are libltt's.
+    auto csPid = std::make_shared<std::int32_t>(0);
+    script->add([&win, checks, csPid](auto next) {
+        auto& p = win.processView();
+        auto procs = win.document()->processes();
+        const ProcessInfo* top = nullptr;
+        for (const auto& pi : procs)
+            if (pi.id != 0 && (!top || pi.syscalls > top->syscalls))
+                top = &pi;
+        checks->check(top && top->syscalls > 0, "a process made system calls");
+        if (!top)
+            return next();
+        *csPid = top->pid;
+        p.selectIds({top->id});
+        auto& cs = p.callSites();
+        cs.set_expanded(true);
+        checks->check(cs.computing() && cs.rows() == 0 &&
+                          cs.note().find("Computing") != std::string::npos,
+                      "call sites are computed off the UI thread", cs.note());
+        auto waited = std::make_shared<int>(0);
+        Glib::signal_timeout().connect(
+            [&cs, waited, next] {
+                if (cs.computing() && ++*waited < 1200)
+                    return true;
+                next();
+                return false;
+            },
+            100);
+    });
+    script->add([&win, checks, csPid](auto next) {
+        auto& p = win.processView();
+        auto& cs = p.callSites();
+        const TraceDocument* doc = win.document();
+        checks->check(!cs.computing() && cs.report(), "call site worker finished");
+        std::vector<CallSiteView::Row> want;
+        ltt::TraceError err;
+        auto reader = ltt::TraceReader::open(doc->tracePath(), &err);
+        if (reader) {
+            std::optional<ltt::ProcSnapshot> snap;
+            if (!doc->procPath().empty()) {
+                ltt::ProcParseError perr;
+                snap = ltt::readProcFile(doc->procPath(), &perr);
+            }
+            ltt::Symbolizer sym;
+            std::string why;
+            const std::string ks = ltt::kallsymsPathFor(doc->tracePath());
+            if (access(ks.c_str(), F_OK) == 0)
+                sym.loadKallsyms(ks, &why);
+            auto rep = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym, *csPid);
+            for (const auto& proc : rep.processes)
+                if (proc.pid == *csPid)
+                    for (const auto& site : proc.sites)
+                        want.push_back({std::string(ltt::TraceAnalysis::syscallSlotName(site.nr)),
+                                        ltt::escaped(site.site), site.count});
+        }
+        const auto shown = cs.shownRows();
+        bool same = shown.size() == want.size();
+        std::string diff;
+        for (std::size_t i = 0; same && i < shown.size(); ++i) {
+            same = shown[i].syscall == want[i].syscall && shown[i].site == want[i].site &&
+                   shown[i].count == want[i].count;
+            if (!same)
+                diff = "row " + std::to_string(i) + ": " + shown[i].syscall + " " + shown[i].site +
+                       " " + std::to_string(shown[i].count) + " vs " + want[i].syscall + " " +
+                       want[i].site + " " + std::to_string(want[i].count);
+        }
+        checks->check(!want.empty() && same,
+                      "call site rows of PID " + std::to_string(*csPid) +
+                          " equal analyzeCallSites's (" + std::to_string(want.size()) + " rows)",
+                      diff.empty() ? std::to_string(shown.size()) + " rows shown" : diff);
+        // Several processes: no table of the one selected before.
+        std::vector<std::int64_t> ids;
+        for (const auto& pi : doc->processes())
+            if (pi.id != 0 && ids.size() < 2)
+                ids.push_back(pi.id);
+        p.selectIds(ids);
+        checks->check(ids.size() == 2 && cs.rows() == 0 &&
+                          cs.note().find("select one process") != std::string::npos,
+                      "several processes selected: the call site table asks for one",
+                      std::to_string(cs.rows()) + " rows; note: " + cs.note());
+        cs.set_expanded(false);
         next();
     });
     script->add([&win, checks](auto next) {

@@ -1,12 +1,19 @@
 // Event names, LTT-style descriptions, the syscall table and the
 // control-event rule (paper §3.5).
+#include "sibling_program.hpp"
 #include "trace_builder.hpp"
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
+#include <libltt/symbolize.hpp>
 #include <optional>
+#include <sstream>
+#include <unistd.h>
 
 using ltt::test::TraceBuilder;
 
@@ -32,6 +39,12 @@ public:
     }
     const ltt::Event& event() const { return cursor_m->event(); }
     std::string text() const { return ltt::describeEvent(event()); }
+    std::string text(const ltt::Symbolizer& kernel) const {
+        std::string s;
+        ltt::describeEvent(event(), s,
+                           [&kernel](std::uint64_t a) { return kernel.kernelSymbol(a); });
+        return s;
+    }
 
 private:
     void init(TraceBuilder& b) {
@@ -71,6 +84,99 @@ TEST(EventFormat, DescribesLikeLtt) {
     fs.fd = 1;
     EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_WRITE, &fs, LTT_EV_FS_FIXED).text(),
               "WRITE : 1; COUNT : 437");
+}
+
+// With a kallsyms copy, a trap's IP in the kernel and a kernel thread's
+// start function are followed by their symbol; user addresses, addresses
+// before the first symbol and a Symbolizer without kallsyms leave the text
+// as it was.
+TEST(EventFormat, KernelAddressesGainTheirSymbol) {
+    char path[] = "/tmp/ltt-format-kallsyms-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    std::ofstream(path) << "ffffffff81000000 T _stext\n"
+                           "ffffffff81234500 t do_user_addr_fault\n"
+                           "ffffffff81300000 T kthreadd\n"
+                           "ffffffffc0001000 t ltt_worker\t[ltt_tracer]\n";
+    ltt::Symbolizer kernel;
+    std::string err;
+    const bool loaded = kernel.loadKallsyms(path, &err);
+    unlink(path);
+    ASSERT_TRUE(loaded) << err;
+
+    const OneEvent kfault(LTT_EV_TRAP_ENTRY, 0,
+                          ltt_ev_trap_entry{0xffffffff8123451aull, 0x10, LTT_TRAP_PAGE_FAULT, 0});
+    EXPECT_EQ(kfault.text(kernel), "TRAP : page fault; IP : 0xffffffff8123451a "
+                                   "(do_user_addr_fault+0x1a); ADDRESS : 0x10");
+    EXPECT_EQ(kfault.text(), "TRAP : page fault; IP : 0xffffffff8123451a; ADDRESS : 0x10");
+    const OneEvent ufault(LTT_EV_TRAP_ENTRY, 0,
+                          ltt_ev_trap_entry{0x401000, 0xdead000, LTT_TRAP_PAGE_FAULT, 6});
+    EXPECT_EQ(ufault.text(kernel), "TRAP : page fault; IP : 0x401000; ADDRESS : 0xdead000");
+    const OneEvent below(LTT_EV_TRAP_ENTRY, 0, ltt_ev_trap_entry{0xffff888000001000ull, 0, 3, 0});
+    EXPECT_EQ(below.text(kernel), "TRAP : breakpoint; IP : 0xffff888000001000");
+
+    const OneEvent kthread(LTT_EV_PROCESS, LTT_PROCESS_KTHREAD,
+                           ltt_ev_process{42, 0, 0xffffffffc0001010ull});
+    EXPECT_EQ(kthread.text(kernel),
+              "KTHREAD PID : 42; FUNCTION : 0xffffffffc0001010 (ltt_tracer!ltt_worker+0x10)");
+    EXPECT_EQ(kthread.text(ltt::Symbolizer()), "KTHREAD PID : 42; FUNCTION : 0xffffffffc0001010");
+}
+
+// traceanalyze -d reads the trace's NAME.kallsyms: with it the kernel trap
+// and the kernel thread show their symbols; without it (or with a copy that
+// hides the addresses, with a warning) the lines are the plain ones.
+TEST(EventFormat, TraceanalyzeDumpUsesTheTracesKallsyms) {
+#if defined(__SANITIZE_ADDRESS__)
+    // The sanitizer build (suite 10) makes the unit tests and ltt-synth only.
+    GTEST_SKIP() << "traceanalyze is not part of the sanitizer build";
+#endif
+    const auto tool = ltt::test::siblingProgram("traceanalyze");
+    ASSERT_TRUE(std::filesystem::exists(tool)) << tool << " not built";
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("dump-kallsyms-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    TraceBuilder b(1);
+    b.block(0, 10, 120)
+        .ev(20, LTT_EV_TRAP_ENTRY, 0,
+            ltt_ev_trap_entry{0xffffffff8123451aull, 0x10, LTT_TRAP_PAGE_FAULT, 0})
+        .ev(25, LTT_EV_TRAP_ENTRY, 0,
+            ltt_ev_trap_entry{0x401000, 0xdead000, LTT_TRAP_PAGE_FAULT, 6})
+        .ev(30, LTT_EV_PROCESS, LTT_PROCESS_KTHREAD, ltt_ev_process{42, 0, 0xffffffff81300008ull})
+        .end(40);
+    const auto bytes = b.bytes();
+    std::ofstream(dir / "t.trace", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    auto dump = [&] {
+        const std::string cmd = tool.string() + " -d " + (dir / "t.trace").string() + " >" +
+                                (dir / "out").string() + " 2>" + (dir / "err").string();
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::ostringstream out, err;
+        out << std::ifstream(dir / "out").rdbuf();
+        err << std::ifstream(dir / "err").rdbuf();
+        return std::pair{out.str(), err.str()};
+    };
+    const auto plain = dump().first;
+    EXPECT_NE(plain.find("IP : 0xffffffff8123451a; ADDRESS : 0x10\n"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("FUNCTION : 0xffffffff81300008\n"), std::string::npos) << plain;
+
+    std::ofstream(dir / "t.kallsyms") << "ffffffff81000000 T _stext\n"
+                                         "ffffffff81234500 t do_user_addr_fault\n"
+                                         "ffffffff81300000 T kthreadd\n";
+    const auto named = dump().first;
+    EXPECT_NE(named.find("IP : 0xffffffff8123451a (do_user_addr_fault+0x1a); ADDRESS : 0x10\n"),
+              std::string::npos)
+        << named;
+    EXPECT_NE(named.find("IP : 0x401000; ADDRESS : 0xdead000\n"), std::string::npos) << named;
+    EXPECT_NE(named.find("FUNCTION : 0xffffffff81300008 (kthreadd+0x8)\n"), std::string::npos)
+        << named;
+
+    std::ofstream(dir / "t.kallsyms") << "0000000000000000 T _stext\n";
+    const auto [hidden, warning] = dump();
+    EXPECT_EQ(hidden, plain);
+    EXPECT_NE(warning.find("traceanalyze: warning: kernel addresses stay raw: "), std::string::npos)
+        << warning;
+    std::filesystem::remove_all(dir);
 }
 
 TEST(EventFormat, MaskedDetailsGiveAnEmptyDescription) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <libltt/trace_reader.hpp>
 #include <ltt/module_events.h>
 #include <string>
@@ -30,6 +31,13 @@ std::uint32_t syscallTableSize();
 // `IN : 0; OUT : 120; STATE : 2`) to `out`. Appending into a caller's buffer
 // keeps dumps free of per-event allocation.
 void describeEvent(const Event& event, std::string& out);
+// The symbol of a kernel address ("do_user_addr_fault+0x1a"), "" when
+// unknown: Symbolizer::kernelSymbol with a kallsyms copy (symbolize.hpp).
+using KernelSymbols = std::function<std::string(std::uint64_t addr)>;
+// The same, with kernel addresses (a trap's IP in the kernel, a kernel
+// thread's start function) followed by the symbol `kernel` gives them:
+// `IP : 0xffffffff81234567 (do_user_addr_fault+0x1a)`.
+void describeEvent(const Event& event, std::string& out, const KernelSymbols& kernel);
 inline std::string describeEvent(const Event& event) {
     std::string s;
     describeEvent(event, s);

@@ -63,6 +63,9 @@ public:
     // module!function+0xoff); the raw address without kallsyms or when no
     // symbol precedes it.
     ResolvedAddress resolveKernel(std::uint64_t addr) const;
+    // The function+0xoff text of a kernel address, "" without kallsyms or
+    // when no symbol precedes it (describeEvent's KernelSymbols).
+    std::string kernelSymbol(std::uint64_t addr) const;
 
     // Files opened so far (each at most once), for tests.
     std::size_t filesOpened() const { return filesOpened_m; }
