@@ -474,27 +474,31 @@ NOKPROBE_SYMBOL(ltt_block_pid);
 /*
  * The slow path of a write: no open block, a delta that needs a heartbeat
  * first, or a record that does not fit. @task: the facility's task of the
- * event (or NULL). Return true when the caller must notify the reader (a
- * block became READY); *@stored says whether the record was written.
+ * event (or NULL). Return LTT_W_NOTIFY when the caller must notify the
+ * reader (a block became READY), with LTT_W_STORED when the record was
+ * written (a value, not a pointer: the fast path keeps its flag in a
+ * register).
  *
  * It also notes the task current on the CPU after the event, for a FINAL
  * block STOP may have to open on this CPU's behalf: that happens only when
  * the CPU has no open block, and every event since its last block was
  * closed took this path, so the fast path need not note it.
  */
-static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
-					    u8 event, u8 subtype,
-					    const void *details, u16 size,
-					    bool counted,
-					    struct task_struct *task,
-					    bool *stored)
+#define LTT_W_NOTIFY 0x1
+#define LTT_W_STORED 0x2
+static noinline unsigned int notrace ltt_write_slow(struct ltt_cpu *c,
+						    u64 now, u8 event,
+						    u8 subtype,
+						    const void *details,
+						    u16 size, bool counted,
+						    struct task_struct *task)
 {
-	bool notify = false;
+	unsigned int notify = 0;
 	int tries;
 
 	/* CPUs past LTT_MAX_CPUS never open a block (c->wr stays -1). */
 	if (unlikely(c->cpu >= ltt_ncpus))
-		return false;
+		return 0;
 	c->cur_pid = ltt_block_pid(c, event == LTT_EV_SCHEDCHANGE && task ?
 					      task : current);
 	if (c->wr < 0 && !ltt_open_block(c, now, ltt_block_pid(c, current)))
@@ -527,11 +531,10 @@ static noinline bool notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
 			ltt_commit(c, rsize, now, event, details, size, ext);
 			if (counted)
 				WRITE_ONCE(c->recorded, c->recorded + 1);
-			*stored = true;
-			return notify;
+			return notify | LTT_W_STORED;
 		}
 		ltt_close_block(c, now, 0);
-		notify = true;
+		notify = LTT_W_NOTIFY;
 		if (!ltt_open_block(c, now, ltt_block_pid(c, current)))
 			break;
 	}
@@ -569,6 +572,7 @@ static __always_inline bool ltt_write(struct ltt_session *s, u8 event,
 	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
 	unsigned long flags;
 	bool notify = false, stored = true;
+	unsigned int res;
 	u32 rsize, *p;
 	u64 now, delta;
 
@@ -612,9 +616,10 @@ static __always_inline bool ltt_write(struct ltt_session *s, u8 event,
 		c->recorded++;
 	goto out;
 slow:
-	stored = false;
-	notify = ltt_write_slow(c, now, event, subtype, details, size, counted,
-				task, &stored);
+	res = ltt_write_slow(c, now, event, subtype, details, size, counted,
+			     task);
+	notify = res & LTT_W_NOTIFY;
+	stored = res & LTT_W_STORED;
 out:
 	c->nesting = 0;
 	local_irq_restore(flags);
@@ -820,8 +825,8 @@ static noinline void notrace ltt_write_vars(struct ltt_session *s, u8 event,
 NOKPROBE_SYMBOL(ltt_write_vars);
 
 /*
- * The path of a session with filters: the task filters, and for a
- * restricted session its owner rules and redactions. The VARS record
+ * The path of a session with filters or variables: the task filters, for
+ * a restricted session its owner rules and redactions. The VARS record
  * (@vars and the session's vars_mask) reads current's state, so a
  * restricted session gets one only after an event of its owner's current
  * task; its PREV and NEXT come from the redacted schedchange.
@@ -837,7 +842,8 @@ static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 	union ltt_redacted buf;
 	u16 stored = min(size, r->size_max[event]);
 
-	if ((r->filters & ~LTT_FILTER_OWNER) && !ltt_task_match(r, current) &&
+	if ((r->filters & ~(LTT_FILTER_OWNER | LTT_FILTER_VARS)) &&
+	    !ltt_task_match(r, current) &&
 	    !(task && ltt_task_match(r, task)))
 		return;
 	if (r->filters & LTT_FILTER_OWNER) {
@@ -856,7 +862,8 @@ NOKPROBE_SYMBOL(ltt_callback_filtered);
 
 /*
  * One tracing session's share of an event: its mask, filters, writer, and
- * with @vars the VARS record its vars_mask asks for.
+ * with @vars the VARS record its vars_mask asks for (LTT_FILTER_VARS
+ * sends it to ltt_callback_filtered()).
  */
 static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
 					      u8 subtype,
@@ -869,11 +876,6 @@ static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
 	if (unlikely(s->run.filters)) {
 		ltt_callback_filtered(s, event, subtype, details, size, task,
 				      vars);
-		return;
-	}
-	if (vars && unlikely(s->run.vars_mask)) {
-		ltt_write_vars(s, event, subtype, details, size,
-			       min(size, s->run.size_max[event]), task);
 		return;
 	}
 	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),

@@ -367,6 +367,8 @@ static int ltt_start(struct ltt_session *s)
 	r->filters = cfg->filters;
 	if (s->restricted)
 		r->filters |= LTT_FILTER_OWNER;
+	if (r->vars_mask)
+		r->filters |= LTT_FILTER_VARS;
 	r->pid = cfg->pid;
 	r->pgrp = cfg->pgrp;
 	r->uid = s->uid;

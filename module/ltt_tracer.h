@@ -135,8 +135,8 @@ struct ltt_cpu {
  * it traces
  * @event_mask:   events selected (structure events are always recorded)
  * @details_mask: events whose details are recorded
- * @filters:      LTT_FILTER_* in effect, and LTT_FILTER_OWNER for a
- *                restricted session
+ * @filters:      LTT_FILTER_* in effect, LTT_FILTER_OWNER for a
+ *                restricted session, LTT_FILTER_VARS with variables
  * @pid:          tracked PID (thread or thread group)
  * @pgrp:         tracked process group
  * @uid:          tracked effective UID
@@ -166,6 +166,12 @@ struct ltt_run {
 
 /* Not an ABI filter: the session is restricted to its owner's tasks. */
 #define LTT_FILTER_OWNER 0x80000000u
+/*
+ * Not a filter either: the session records variables (@vars_mask), so its
+ * events take the same branch out of the direct path as filtered ones,
+ * and a session without either pays a single test.
+ */
+#define LTT_FILTER_VARS 0x40000000u
 
 enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
 
