@@ -2,6 +2,7 @@
 // placement, markers, column binning and hit testing against the hand-written
 // golden fixtures in tests/data/timebin/, and the bounded summary against
 // re-reading the events on random streams and ltt-synth traces.
+#include "graph_feeder.hpp"
 #include "peak_rss.hpp"
 #include "sibling_program.hpp"
 
@@ -32,30 +33,7 @@ using ltt::GraphEventInput;
 using ltt::GraphEventKind;
 using ltt::RowBins;
 
-struct Feeder {
-    EventGraphBuilder builder;
-    std::vector<GraphEventInput> all;
-    std::uint64_t index = 0;
-    EventGraph finish(std::uint64_t endNs) {
-        return builder.finish(endNs, ltt::vectorGraphSource(std::move(all)));
-    }
-    void ev(std::uint64_t t, std::uint16_t cpu, std::int32_t pid, std::uint8_t event,
-            std::uint8_t sub = 0, std::int32_t in = 0, bool fromKernel = false,
-            std::uint64_t lost = 0) {
-        GraphEventInput e;
-        e.index = index++;
-        e.timeNs = t;
-        e.cpu = cpu;
-        e.pid = pid;
-        e.event = event;
-        e.subtype = sub;
-        e.schedIn = in;
-        e.fromKernel = fromKernel;
-        e.lostCount = lost;
-        builder.add(e);
-        all.push_back(e);
-    }
-};
+using Feeder = ltt::test::GraphFeeder;
 
 TEST(TimeBinModel, RowsAreKernelIdleThenProcessesByPid) {
     Feeder f;

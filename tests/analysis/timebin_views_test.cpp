@@ -2,6 +2,8 @@
 // (libltt timebin_queries.cpp): the kinds each column holds, the CPU view's
 // task per CPU, CPU busy time per column, ties at one instant, hit testing
 // restricted to some kinds; and TraceAnalysis's addStats().
+#include "graph_feeder.hpp"
+
 #include <gtest/gtest.h>
 #include <libltt/timebin_model.hpp>
 #include <libltt/trace_analysis.hpp>
@@ -16,27 +18,7 @@ using ltt::GraphEventInput;
 using ltt::GraphEventKind;
 using ltt::RowBins;
 
-struct Feeder {
-    EventGraphBuilder builder;
-    std::vector<GraphEventInput> all;
-    std::uint64_t index = 0;
-    EventGraph finish(std::uint64_t endNs) {
-        return builder.finish(endNs, ltt::vectorGraphSource(std::move(all)));
-    }
-    void ev(std::uint64_t t, std::uint16_t cpu, std::int32_t pid, std::uint8_t event,
-            std::uint8_t sub = 0, std::int32_t in = 0) {
-        GraphEventInput e;
-        e.index = index++;
-        e.timeNs = t;
-        e.cpu = cpu;
-        e.pid = pid;
-        e.event = event;
-        e.subtype = sub;
-        e.schedIn = in;
-        builder.add(e);
-        all.push_back(e);
-    }
-};
+using Feeder = ltt::test::GraphFeeder;
 
 constexpr std::uint16_t bit(GraphEventKind k) {
     return std::uint16_t(1u << unsigned(k));
