@@ -28,11 +28,19 @@ callsites_e2e() {
 		t_fail "callsites ($variant): programs built" "run make BUILD=$vm_build"
 		return
 	fi
-	# The programs at their host path, so the host reads the same files;
-	# the dynamic ones with the libraries and loader they name.
+	# The programs at one path in the guest and on the host, so the host
+	# reads the same files: a copy under /var/tmp, since the guest mounts
+	# a tmpfs over /tmp (where a checkout, and so $wl, may lie). The
+	# dynamic ones go with the libraries and loader they name.
+	local stage
+	stage=$(mktemp -d /var/tmp/ltt-callsites.XXXXXX) || {
+		t_fail "callsites ($variant): programs staged" "mktemp under /var/tmp failed"
+		return
+	}
 	vm_qemu=(--timeout 600 --mem 1G)
 	for v in static static-pie dyn dyn-nopie stripped; do
-		vm_qemu+=(--add "$wl/wl_callsites-$v:$wl/")
+		cp -p "$wl/wl_callsites-$v" "$stage/"
+		vm_qemu+=(--add "$stage/wl_callsites-$v:$stage/")
 	done
 	for lib in $(ldd "$wl/wl_callsites-dyn" | grep -o '/[^ ]*'); do
 		vm_qemu+=(--add "$(readlink -f "$lib"):$lib")
@@ -40,9 +48,10 @@ callsites_e2e() {
 	vm_bins=("$build/bin/tracedaemon") vm_workloads=0
 	rm -rf "$res"
 	mkdir -p "$res"
-	vm_boot "$res" tests/e2e/callsites-guest.sh "$wl" >"$res/guest.log" 2>&1
+	vm_boot "$res" tests/e2e/callsites-guest.sh "$stage" >"$res/guest.log" 2>&1
 	vm_verdict $? "callsites ($variant): guest run" "$res/guest.log" "$res/console.log"
-	python3 tests/e2e/check_callsites.py "$res" "$build/bin/traceanalyze" "$wl" >"$res/checks.txt"
+	python3 tests/e2e/check_callsites.py "$res" "$build/bin/traceanalyze" "$stage" >"$res/checks.txt"
+	rm -rf "$stage"
 	vm_import "$res/checks.txt" "($variant) "
 }
 
