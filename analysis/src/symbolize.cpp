@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <elfutils/libdwfl.h>
+#include <filesystem>
 #include <fstream>
 #include <gelf.h>
 #include <libltt/symbolize.hpp>
@@ -126,6 +127,14 @@ const ResolvedAddress& Symbolizer::resolveFile(const std::string& path, std::uin
         r.text = r.binary + "+" + hex(r.elfAddr);
     }
     return r;
+}
+
+bool Symbolizer::loadTraceKallsyms(const std::string& tracePath, std::string* error) {
+    const std::string path = kallsymsPathFor(tracePath);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return true;
+    return loadKallsyms(path, error);
 }
 
 bool Symbolizer::loadKallsyms(const std::string& path, std::string* error) {

@@ -108,9 +108,8 @@ bool parseTypes(const char* arg, const char* option, std::bitset<LTT_EV_COUNT + 
 // Loads the trace's NAME.kallsyms into `sym` when it exists; one that
 // cannot be used leaves kernel addresses raw, with a warning.
 void loadTraceKallsyms(const Options& o, ltt::Symbolizer& sym) {
-    const std::string ks = ltt::kallsymsPathFor(o.trace);
     std::string why;
-    if (access(ks.c_str(), F_OK) == 0 && !sym.loadKallsyms(ks, &why))
+    if (!sym.loadTraceKallsyms(o.trace, &why))
         std::fprintf(stderr, "traceanalyze: warning: kernel addresses stay raw: %s\n", why.c_str());
 }
 

@@ -90,10 +90,8 @@ void CallSiteView::start() {
                 snap = ltt::readProcFile(proc, &perr);
             }
             ltt::Symbolizer sym;
-            const std::string ks = ltt::kallsymsPathFor(trace);
             std::string why;
-            if (access(ks.c_str(), F_OK) == 0)
-                sym.loadKallsyms(ks, &why);
+            sym.loadTraceKallsyms(trace, &why);
             result_m = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym);
         }
         done_m.emit();

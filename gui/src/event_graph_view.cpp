@@ -926,16 +926,20 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
     paintedSignal_m.emit(std::chrono::steady_clock::now() - t0);
 }
 
+// The overview strips' range: the whole trace in whole summary bins per
+// pixel (a little room may be left at the right end).
+static std::pair<std::uint64_t, std::uint64_t> overviewRange(const ltt::EventGraph& g, int width) {
+    return g.alignedView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), unsigned(width), true);
+}
+
 void EventGraphView::drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
     cr->set_source_rgb(0.93, 0.93, 0.95);
     cr->paint();
     if (!doc_m || width <= 0)
         return;
     const auto& g = doc_m->graph();
-    // The whole trace in whole summary bins per pixel (a little room may be
-    // left at the right end): the density needs no pass over the trace.
-    const auto [lo, hi] =
-        g.alignedView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), unsigned(width), true);
+    // The density needs no pass over the trace (overviewRange()).
+    const auto [lo, hi] = overviewRange(g, width);
     if (densityWidth_m != width) {
         density_m = g.density(lo, hi, static_cast<unsigned>(width));
         densityWidth_m = width;
@@ -1145,9 +1149,7 @@ void EventGraphView::drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, in
     if (!doc_m || width <= 0)
         return;
     const auto& g = doc_m->graph();
-    // The overview's range: the whole trace in whole summary bins per pixel.
-    const auto [lo, hi] =
-        g.alignedView(g.startNs(), std::max(g.endNs(), g.startNs() + 1), unsigned(width), true);
+    const auto [lo, hi] = overviewRange(g, width);
     if (busyWidth_m != width) {
         busy_m = g.busyNs(lo, hi, unsigned(width));
         busyWidth_m = width;

@@ -586,9 +586,7 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
             }
             ltt::Symbolizer sym;
             std::string why;
-            const std::string ks = ltt::kallsymsPathFor(doc->tracePath());
-            if (access(ks.c_str(), F_OK) == 0)
-                sym.loadKallsyms(ks, &why);
+            sym.loadTraceKallsyms(doc->tracePath(), &why);
             auto rep = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym, *csPid);
             for (const auto& proc : rep.processes)
                 if (proc.pid == *csPid)

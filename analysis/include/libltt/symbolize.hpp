@@ -58,6 +58,10 @@ public:
     // when it cannot be read or holds no usable address (all zero: the
     // copy was made without the right to see kernel addresses).
     bool loadKallsyms(const std::string& path, std::string* error);
+    // Reads the trace's NAME.kallsyms (kallsymsPathFor()) when it exists.
+    // False (with the reason) only when one exists and cannot be used; a
+    // trace without one is no error, its kernel addresses stay raw.
+    bool loadTraceKallsyms(const std::string& tracePath, std::string* error);
     bool hasKallsyms() const { return !kernel_m.empty(); }
     // A kernel address as function+0xoff (module functions as
     // module!function+0xoff); the raw address without kallsyms or when no
