@@ -21,7 +21,9 @@ enum ltt_module_event_id {
 	LTT_EV_MOUNT = 23, /* mount and umount */
 	LTT_EV_LOCK = 24,  /* lock contention */
 	LTT_EV_MAP = 25,   /* an executable file mapped into a process */
-	/* 26..31: reserved for application events */
+	LTT_EV_USER = 26,  /* an application event (user blocks, below) */
+	LTT_EV_CONFIG = 27, /* the masks or filters changed while tracing */
+	/* 28..31: reserved */
 	LTT_EV_COUNT = 32  /* ids of both headers are below this */
 };
 
@@ -177,5 +179,83 @@ struct ltt_ev_map {
 
 LTT_STATIC_ASSERT(sizeof(struct ltt_ev_map) ==
 			  LTT_EV_MAP_FIXED + LTT_MAP_PATH_MAX, "map");
+
+/* ------------------------------------------------------------------------
+ * USER (26): events that applications log through libltt-user (<ltt/user.h>)
+ * and ltt-mark. The module never writes them. Each producing thread has a
+ * ring in shared memory that tracedaemon drains; the daemon writes what it
+ * drains in blocks of their own, user blocks, among the CPU blocks:
+ *
+ *   BLOCK_START.flags has LTT_BLOCK_F_USER; `cpu` is the user stream's
+ *   number (one stream per producing thread, numbered by the daemon from 0,
+ *   independent of the CPU numbers); `pid` is the thread's id, the same in
+ *   every block of the stream; `sequence` counts the stream's blocks from 0;
+ *   `lost` counts the stream's events lost since its previous block (a full
+ *   ring) and a LOST record says so as in CPU blocks; the stream's last
+ *   block has LTT_BLOCK_F_FINAL.
+ *
+ * Times are the clock of the CPU blocks (the TSC; user events need
+ * LTT_TRACE_F_TSC_RELIABLE traces and are not recorded otherwise) and never
+ * go back within a stream. Records are version 2 LTT_CODE_EXT records of
+ * event LTT_EV_USER, and HEARTBEATs where a delta would not fit.
+ *
+ * A type is declared (LTT_USER_DECLARE) in a stream before the first event
+ * of that type in the stream. Type ids belong to the process (tgid): the
+ * same id means the same type in every stream of one process.
+ * ----------------------------------------------------------------------
+ */
+#define LTT_BLOCK_F_USER 0x0002 /* a user stream's block (USER records) */
+
+enum ltt_user_sub {
+	LTT_USER_EVENT = 0,   /* struct ltt_ev_user */
+	LTT_USER_DECLARE = 1, /* struct ltt_ev_user_decl */
+	LTT_USER_MAX = 2
+};
+
+/* Field types of an application event. */
+enum ltt_user_field {
+	LTT_USER_I64 = 1, /* 8 bytes, signed */
+	LTT_USER_U64 = 2, /* 8 bytes, unsigned */
+	LTT_USER_F64 = 3, /* 8 bytes, IEEE 754 binary64 */
+	LTT_USER_STR = 4, /* __u16 length, then that many bytes (no NUL) */
+};
+
+#define LTT_USER_FIELDS_MAX 16
+#define LTT_USER_NAME_MAX 64       /* bytes of a name, with its NUL */
+#define LTT_USER_PAYLOAD_MAX 1024  /* bytes of one event's field values */
+
+/*
+ * DECLARE: names[] holds the event's name, NUL, then each field's name,
+ * NUL (names are at most LTT_USER_NAME_MAX bytes with the NUL); the record
+ * ends after the last NUL, aligned.
+ */
+struct ltt_ev_user_decl {
+	__u32 type;   /* the type's id in its process, from 0 */
+	__u32 tgid;   /* the process */
+	__u8 nfields; /* <= LTT_USER_FIELDS_MAX */
+	__u8 field[LTT_USER_FIELDS_MAX]; /* enum ltt_user_field, in order */
+	__u8 reserved[7]; /* zero */
+	char names[(LTT_USER_FIELDS_MAX + 1) * LTT_USER_NAME_MAX];
+};
+#define LTT_EV_USER_DECL_FIXED 32 /* bytes before names[] */
+
+/*
+ * EVENT: the fields' values in declaration order, packed (no padding
+ * between them; read them with memcpy), as enum ltt_user_field says; the
+ * record ends after the last value, aligned.
+ */
+struct ltt_ev_user {
+	__u32 type; /* a type declared earlier in the stream */
+	__u32 tgid;
+	__u8 data[LTT_USER_PAYLOAD_MAX];
+};
+#define LTT_EV_USER_FIXED 8 /* bytes before data[] */
+
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_user_decl) ==
+			  LTT_EV_USER_DECL_FIXED +
+				  (LTT_USER_FIELDS_MAX + 1) * LTT_USER_NAME_MAX,
+		  "user decl");
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_user) ==
+			  LTT_EV_USER_FIXED + LTT_USER_PAYLOAD_MAX, "user");
 
 #endif /* LTT_MODULE_EVENTS_H */
