@@ -906,24 +906,27 @@ static __always_inline void ltt_dispatch(u8 event, u8 subtype,
 					 const void *details, u16 size,
 					 struct task_struct *task, bool vars)
 {
-	/* The union of the tracing sessions' masks, 0 when none traces. */
-	u64 mask = READ_ONCE(ltt_live_mask);
 	struct ltt_session *s;
 	struct ltt_live *live;
+	u64 mask;
 
-	if (event >= 64 || !(mask & BIT_ULL(event)))
+	if (event >= 64)
 		return;
 	/*
 	 * Pairs with the sessions' publication (rcu_assign_pointer). The one
 	 * tracing session, NULL when there are several (or, for a moment,
-	 * none). Its own mask is tested again: while a session starts or
-	 * stops, the union read above may be another moment's.
+	 * none). It is published and withdrawn with ltt_live, so its own mask
+	 * is the only test it needs.
 	 */
 	s = rcu_dereference_sched(ltt_solo);
 	if (likely(s)) {
 		ltt_session_event(s, event, subtype, details, size, task, vars);
 		return;
 	}
+	/* The union of the tracing sessions' masks, 0 when none traces. */
+	mask = READ_ONCE(ltt_live_mask);
+	if (!(mask & BIT_ULL(event)))
+		return;
 	live = rcu_dereference_sched(ltt_live);
 	if (live)
 		ltt_callback_many(live, event, subtype, details, size, task,
@@ -945,8 +948,14 @@ static __always_inline void ltt_dispatch(u8 event, u8 subtype,
 void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 			  struct task_struct *task)
 {
-	if (event == LTT_EV_SYSCALL_EXIT)
-		ltt_map_syscall_exit(READ_ONCE(ltt_live_mask));
+	/*
+	 * MAP records, when a session selects them (ltt_map.c). The key is
+	 * patched in only while one does: otherwise this costs one nop.
+	 */
+	if (static_branch_unlikely(&ltt_map_key) &&
+	    event == LTT_EV_SYSCALL_EXIT &&
+	    (READ_ONCE(ltt_live_mask) & LTT_EV_BIT(LTT_EV_MAP)))
+		ltt_map_syscall_exit();
 	ltt_dispatch(event, subtype, details, size, task, true);
 }
 NOKPROBE_SYMBOL(ltt_callback);

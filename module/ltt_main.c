@@ -268,6 +268,9 @@ static bool ltt_tsc_reliable(void)
 	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
 }
 
+/* On while a session with the fallback clock traces (ltt_clock()). */
+DEFINE_STATIC_KEY_FALSE(ltt_local_clock);
+
 /*
  * Fill in the clock fields of @info for a trace started now. Return true
  * when the trace must use local_clock() instead of the TSC.
@@ -328,6 +331,8 @@ static int ltt_attach_for(struct ltt_session *s)
 	ret = ltt_extra_attach(want.event_mask);
 	if (!ret)
 		ret = ltt_backend_attach(&want);
+	if (!ret)
+		ltt_map_select(want.event_mask);
 	return ret;
 }
 
@@ -354,6 +359,9 @@ static int ltt_start(struct ltt_session *s)
 
 	memset(info, 0, sizeof(*info));
 	r->fallback = ltt_choose_clock(info);
+	/* Until this session's last clock read, in ltt_stop() or below. */
+	if (r->fallback)
+		static_branch_inc(&ltt_local_clock);
 	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	if (s->restricted)
@@ -415,8 +423,11 @@ static int ltt_start(struct ltt_session *s)
 		} else {
 			ltt_extra_trim(ltt_live_union());
 		}
+		ltt_map_select(ltt_live_union());
 		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
+		if (r->fallback)
+			static_branch_dec(&ltt_local_clock);
 		ltt_discard(s);
 		return ret;
 	}
@@ -461,10 +472,14 @@ static int ltt_stop(struct ltt_session *s)
 		ltt_extra_trim(ltt_live_union());
 		synchronize_rcu();
 	}
+	ltt_map_select(ltt_live_union());
 	mutex_unlock(&ltt_sessions.lock);
 	ltt_heartbeat_stop(s);
 	ltt_test_quiesce(s);
 	ltt_buffers_finish(s, stop);
+	/* No writer reads this session's clock any more. */
+	if (s->run.fallback)
+		static_branch_dec(&ltt_local_clock);
 	WRITE_ONCE(s->state, LTT_STOPPED);
 	wake_up_interruptible(&s->readq);
 	return 0;

@@ -20,8 +20,11 @@
  * registers (orig_ax is the system call number, ax its result, di/si/dx
  * its first three arguments), which the syscall exit path leaves intact.
  * Both backends call ltt_map_syscall_exit() from ltt_callback() for every
- * SYSCALL_EXIT they deliver, so MAP needs no hook of its own; the
- * tracepoint backend registers its sys_exit probe when MAP is selected.
+ * SYSCALL_EXIT they deliver while a session selects MAP, so MAP needs no
+ * hook of its own; the tracepoint backend registers its sys_exit probe
+ * when MAP is selected. The test sits behind a static key (ltt_map_key)
+ * that ltt_map_select() patches in only while a session that selects MAP
+ * traces: without one, every event pays a nop for it.
  *
  * This runs in the syscall exit path with preemption disabled, so it must
  * not sleep, allocate or wait: the path is built by d_path() into a per-CPU
@@ -37,6 +40,7 @@
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
@@ -105,9 +109,9 @@ NOKPROBE_SYMBOL(ltt_map_emit);
 
 /**
  * ltt_map_syscall_exit() - record the executable mappings a system call made
- * @mask: the union of the tracing sessions' event masks
  *
- * Called by ltt_callback() for every SYSCALL_EXIT, before its mask test,
+ * Called by ltt_callback() for every SYSCALL_EXIT while a tracing session
+ * selects MAP, before the mask test of the SYSCALL_EXIT itself,
  * with preemption disabled, in the task whose system call returns. Writes
  * one MAP record per executable file mapping made by a successful mmap(),
  * mprotect(), execve() or execveat(), through ltt_log_extra(): every
@@ -115,7 +119,7 @@ NOKPROBE_SYMBOL(ltt_map_emit);
  * it, with its details when that session records MAP's. Does nothing for
  * any other call, or when no session selects MAP.
  */
-void notrace ltt_map_syscall_exit(u64 mask)
+void notrace ltt_map_syscall_exit(void)
 {
 	struct pt_regs *regs;
 	struct vm_area_struct *vma;
@@ -123,8 +127,6 @@ void notrace ltt_map_syscall_exit(u64 mask)
 	unsigned long start, end, ret;
 	u8 subtype;
 
-	if (likely(!(mask & LTT_EV_BIT(LTT_EV_MAP))))
-		return;
 	if (in_compat_syscall() || (current->flags & PF_KTHREAD))
 		return;
 	regs = task_pt_regs(current);
@@ -174,3 +176,23 @@ void notrace ltt_map_syscall_exit(u64 mask)
 	mmap_read_unlock(mm);
 }
 NOKPROBE_SYMBOL(ltt_map_syscall_exit);
+
+DEFINE_STATIC_KEY_FALSE(ltt_map_key);
+
+/**
+ * ltt_map_select() - patch ltt_callback()'s MAP test in or out
+ * @mask: the union of the event masks of the sessions that trace, or are
+ *        about to
+ *
+ * Called with the sessions lock held, before a session is published and
+ * after one is withdrawn; may sleep (text patching). The test behind the
+ * key checks ltt_live_mask again, so a key that is on a moment longer
+ * than needed records nothing.
+ */
+void ltt_map_select(u64 mask)
+{
+	if (mask & LTT_EV_BIT(LTT_EV_MAP))
+		static_branch_enable(&ltt_map_key);
+	else
+		static_branch_disable(&ltt_map_key);
+}

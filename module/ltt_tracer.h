@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
 #include <linux/irq_work.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/rcupdate.h>
@@ -336,7 +337,9 @@ void ltt_extra_detach(void);
 size_t ltt_user_name(char *dst, const char __user *src);
 
 /* ltt_map.c: MAP records at the exit of mmap, mprotect and execve */
-void ltt_map_syscall_exit(u64 mask);
+DECLARE_STATIC_KEY_FALSE(ltt_map_key);
+void ltt_map_syscall_exit(void);
+void ltt_map_select(u64 mask);
 
 /* ltt_main.c */
 bool ltt_task_match(const struct ltt_run *r, struct task_struct *t);
@@ -350,12 +353,21 @@ long ltt_ioc_user_event(struct ltt_session *s,
 void ltt_test_quiesce(struct ltt_session *s);
 void ltt_test_free(struct ltt_session *s);
 
-/* The trace clock: TSC ticks, or local_clock() ns in fallback mode. */
+/*
+ * The trace clock: TSC ticks, or local_clock() ns in fallback mode. The
+ * key is on while a session with the fallback clock traces (ltt_main.c
+ * counts them), so a TSC clock costs one nop for the choice. The TSC is
+ * read as sched_clock() (ftrace's and perf's clock) reads it, without a
+ * fence: the read may move by a few cycles among the instructions around
+ * it, far less than separates two events, and the writer clamps a CPU's
+ * times so that they never go back.
+ */
+DECLARE_STATIC_KEY_FALSE(ltt_local_clock);
 static __always_inline u64 ltt_clock(const struct ltt_run *r)
 {
-	if (unlikely(r->fallback))
+	if (static_branch_unlikely(&ltt_local_clock) && r->fallback)
 		return local_clock();
-	return rdtsc_ordered();
+	return rdtsc();
 }
 
 #endif /* LTT_TRACER_H */
