@@ -8,6 +8,8 @@
 #include <libltt/report_render.hpp>
 #include <libltt/syscall_args.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
+#include <optional>
 #include <string>
 
 namespace ltt {
@@ -78,9 +80,39 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
     SyscallTracker calls;
     std::string line;
     bool first = true;
+    // Application events: "stream" (their user stream) instead of "cpu",
+    // and when they decode their "name" and "fields".
+    std::optional<UserEvents> user;
+    if (!r.userStreams().empty())
+        user.emplace(r);
     TraceCursor c = r.begin();
     for (; c.valid(); c.next()) {
         const Event& e = c.event();
+        if (e.isUser()) [[unlikely]] {
+            if (o.cpu >= 0 || (o.pid >= 0 && e.pid != o.pid) ||
+                !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
+                continue;
+            line.clear();
+            if (e.id != LTT_EV_USER || !user->appendText(e, line))
+                describeEvent(e, line);
+            std::fprintf(f,
+                         "%s\n    {\"stream\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": "
+                         "\"%s\"",
+                         first ? "" : ",", unsigned{e.stream}, ull(r.nsFromAnchor(e.tsc)), e.pid,
+                         std::string(eventKey(e.id)).c_str());
+            first = false;
+            if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
+                std::fprintf(f, ", \"subtype\": ");
+                jsonString(f, sub);
+            }
+            std::fprintf(f, ", \"description\": ");
+            jsonString(f, line);
+            line.clear();
+            if (e.id == LTT_EV_USER && user->appendJson(e, line))
+                std::fprintf(f, ", %s", line.c_str());
+            std::fprintf(f, "}");
+            continue;
+        }
         calls.feed(e);
         if ((o.cpu >= 0 && e.cpu != o.cpu) || (o.pid >= 0 && e.pid != o.pid) ||
             !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
@@ -172,6 +204,12 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     else
         std::fprintf(f, "null");
     std::fprintf(f, ", \"ended_cleanly\": %s", r.unfinished() ? "false" : "true");
+    if (a.hasUserStreams())
+        std::fprintf(f,
+                     ", \"user_streams\": %zu, \"user_events\": %llu, \"user_lost_events\": "
+                     "%llu, \"user_damaged\": %llu",
+                     r.userStreams().size(), ull(a.userEvents()), ull(a.userLostEvents()),
+                     ull(a.userProblemCount()));
     std::fprintf(f, "},\n  \"masked_out\": [");
     auto missing = av.missing();
     for (std::size_t i = 0; i < missing.size(); ++i) {
@@ -204,6 +242,17 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
             const FigureValue& v = figure(fig, which);
             std::fprintf(f, ", \"%s\": ", v.key);
             num(v.available, v.value);
+        }
+        if (!p.userEvents.empty()) {
+            std::fprintf(f, ", \"user_events\": {");
+            bool firstUser = true;
+            for (const auto& [name, n] : p.userEvents) {
+                std::fprintf(f, "%s", firstUser ? "" : ", ");
+                jsonString(f, name);
+                std::fprintf(f, ": %llu", ull(n));
+                firstUser = false;
+            }
+            std::fprintf(f, "}");
         }
         std::fprintf(f, ", \"syscall_table\": ");
         if (!av.syscalls) {

@@ -85,6 +85,10 @@ public:
         std::fprintf(f_m, "Duration:   %s s\n", formatSeconds(duration()).c_str());
         std::fprintf(f_m, "Events:     %llu; lost: %llu\n", ull(a_m.events()),
                      ull(a_m.lostEvents()));
+        if (a_m.hasUserStreams())
+            std::fprintf(f_m, "App events: %llu in %zu user streams; lost: %llu; damaged: %llu\n",
+                         ull(a_m.userEvents()), r_m.userStreams().size(), ull(a_m.userLostEvents()),
+                         ull(a_m.userProblemCount()));
         if (r_m.unfinished())
             std::fprintf(f_m, "Unfinished: %s\n", r_m.unfinished()->message.c_str());
         if (r_m.truncation() && r_m.tailWithoutBlock())
@@ -174,7 +178,8 @@ public:
         for (const Process& p : a_m.processes()) {
             if (!shown(p))
                 continue;
-            if (!p.stats.runningNs && !p.stats.syscalls && !p.stats.schedIn && o_m.pid < 0) {
+            if (!p.stats.runningNs && !p.stats.syscalls && !p.stats.schedIn && o_m.pid < 0 &&
+                p.userEvents.empty()) {
                 ++quiet; // present at the start, never ran: only in the tree
                 continue;
             }
@@ -187,6 +192,11 @@ public:
                 const FigureValue& v = figure(fig, which);
                 std::fprintf(f_m, "  %-36s %s\n", (std::string(v.label) + ":").c_str(),
                              figureText(v, dur).c_str());
+            }
+            if (!p.userEvents.empty()) {
+                std::fprintf(f_m, "Application events (name, count) :\n");
+                for (const auto& [name, n] : p.userEvents)
+                    std::fprintf(f_m, "  %-36s %llu\n", (text(name) + ":").c_str(), ull(n));
             }
             const std::string note = syscallAccountingNote(av);
             if (!av.syscalls) {
