@@ -48,6 +48,7 @@ public:
         : f_m(f), o_m(o), a_m(a), r_m(a.reader()) {}
 
     void lostBanner() {
+        userLostBanner();
         if (!a_m.lostEvents() && !r_m.lostEvents())
             return;
         const std::uint64_t lost = std::max(a_m.lostEvents(), r_m.lostEvents());
@@ -59,6 +60,22 @@ public:
         std::fprintf(f_m,
                      "!!! Intervals open across a loss are not counted: times below are\n"
                      "!!! lower bounds. Use a larger buffer (tracedaemon -b) to avoid this.\n");
+        line('!');
+        std::fprintf(f_m, "\n");
+    }
+
+    // Application events lost (their threads' rings full), apart from
+    // the kernel's: they leave no gap in the kernel's intervals.
+    void userLostBanner() {
+        if (!a_m.userLostEvents())
+            return;
+        line('!');
+        std::fprintf(f_m, "!!! WARNING: %llu APPLICATION EVENTS WERE LOST DURING TRACING\n",
+                     ull(a_m.userLostEvents()));
+        for (const auto& u : r_m.userStreams())
+            if (u.lost)
+                std::fprintf(f_m, "!!!   user stream %u (thread %d): %llu lost\n", u.number, u.tid,
+                             ull(u.lost));
         line('!');
         std::fprintf(f_m, "\n");
     }

@@ -362,8 +362,9 @@ bool TraceReader::scan(TraceError* error) {
     // Checks the frame of a block at `at` (block_codec.hpp) and fills `b`.
     // The fault names the offending field's offset from `at`.
     const unsigned version = header_m.version;
-    FrameRules rules{version, header_m.ncpus,           maxBlockLength(header_m),
-                     lastSeq, version != LTT_FORMAT_V1, {}};
+    // User blocks accepted (a version 1 trace's are damage: its records
+    // cannot hold them).
+    FrameRules rules{version, header_m.ncpus, maxBlockLength(header_m), lastSeq, true, {}};
     auto frame = [&](std::uint64_t at, BlockInfo& b, FrameFault& fault) {
         const auto rh = fetch.operator()<ltt_record_header>(at);
         const auto bs = fetch.operator()<ltt_block_start>(at + sizeof rh);

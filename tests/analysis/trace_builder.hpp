@@ -73,9 +73,20 @@ public:
         block_m.heartbeat(tsc);
         return *this;
     }
+    // A block of user stream `stream` (LTT_BLOCK_F_USER, set by endUser()):
+    // its sequence numbers are the test's to give.
+    TraceBuilder& userBlock(std::uint16_t stream, std::uint32_t sequence, std::uint64_t tsc,
+                            std::int32_t tid, std::uint64_t lost = 0) {
+        block_m.start(stream, sequence, tsc, tid, lost, tsc);
+        return *this;
+    }
+    TraceBuilder& endUser(std::uint64_t tsc, bool final = true) {
+        return end(tsc,
+                   static_cast<std::uint16_t>(LTT_BLOCK_F_USER | (final ? LTT_BLOCK_F_FINAL : 0)));
+    }
     // Closes the block and appends it to the file.
-    TraceBuilder& end(std::uint64_t tsc) {
-        const std::span<const std::byte> b = block_m.finish(tsc);
+    TraceBuilder& end(std::uint64_t tsc, std::uint16_t flags = 0) {
+        const std::span<const std::byte> b = block_m.finish(tsc, flags);
         blockOffsets.push_back(body_m.size() + sizeof header_m);
         body_m.insert(body_m.end(), b.begin(), b.end());
         return *this;
