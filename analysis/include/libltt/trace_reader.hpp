@@ -41,7 +41,7 @@ struct TraceError {
 };
 
 // The `cpu` of an Event that comes from a user stream (an application's
-// events, docs/trace-format.md §2.5): no CPU, and never below ncpus(), so
+// events, docs/trace-format.md §2.4): no CPU, and never below ncpus(), so
 // that a consumer that keeps state per CPU must test isUser() (or the CPU
 // against its table's size) before it indexes with it.
 inline constexpr std::uint16_t kUserCpu = 0xffff;

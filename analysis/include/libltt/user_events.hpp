@@ -1,5 +1,5 @@
 // Application events: the USER (26) records of a trace's user streams
-// (include/ltt/module_events.h, docs/trace-format.md §2.5). A DECLARE record
+// (include/ltt/module_events.h, docs/trace-format.md §2.4). A DECLARE record
 // gives a type id of one process (tgid) a name and typed, named fields; an
 // EVENT record holds the values of a declared type, packed. UserEvents reads
 // every declaration of a trace once, when it is made (a pass over the user
