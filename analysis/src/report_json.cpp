@@ -86,6 +86,21 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
     if (!r.userStreams().empty())
         user.emplace(r);
     TraceCursor c = r.begin();
+    // The members every event has: where ("cpu", or a user stream's
+    // "stream"), when, who, what, and the dump's description (in `line`).
+    auto head = [&](const Event& e) {
+        std::fprintf(f, "%s\n    {\"%s\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": \"%s\"",
+                     first ? "" : ",", e.isUser() ? "stream" : "cpu",
+                     unsigned{e.isUser() ? e.stream : e.cpu}, ull(r.nsFromAnchor(e.tsc)), e.pid,
+                     std::string(eventKey(e.id)).c_str());
+        first = false;
+        if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
+            std::fprintf(f, ", \"subtype\": ");
+            jsonString(f, sub);
+        }
+        std::fprintf(f, ", \"description\": ");
+        jsonString(f, line);
+    };
     for (; c.valid(); c.next()) {
         const Event& e = c.event();
         if (e.isUser()) [[unlikely]] {
@@ -95,18 +110,7 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
             line.clear();
             if (e.id != LTT_EV_USER || !user->appendText(e, line))
                 describeEvent(e, line);
-            std::fprintf(f,
-                         "%s\n    {\"stream\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": "
-                         "\"%s\"",
-                         first ? "" : ",", unsigned{e.stream}, ull(r.nsFromAnchor(e.tsc)), e.pid,
-                         std::string(eventKey(e.id)).c_str());
-            first = false;
-            if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
-                std::fprintf(f, ", \"subtype\": ");
-                jsonString(f, sub);
-            }
-            std::fprintf(f, ", \"description\": ");
-            jsonString(f, line);
+            head(e);
             line.clear();
             if (e.id == LTT_EV_USER && user->appendJson(e, line))
                 std::fprintf(f, ", %s", line.c_str());
@@ -119,16 +123,7 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
             continue;
         line.clear();
         describeEvent(e, line);
-        std::fprintf(f, "%s\n    {\"cpu\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": \"%s\"",
-                     first ? "" : ",", unsigned{e.cpu}, ull(r.nsFromAnchor(e.tsc)), e.pid,
-                     std::string(eventKey(e.id)).c_str());
-        first = false;
-        if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
-            std::fprintf(f, ", \"subtype\": ");
-            jsonString(f, sub);
-        }
-        std::fprintf(f, ", \"description\": ");
-        jsonString(f, line);
+        head(e);
         if (!calls.exitLine().empty()) {
             std::fprintf(f, ", \"call\": ");
             jsonString(f, calls.exitLine());

@@ -123,6 +123,32 @@ void appendDouble(std::string& out, double v, bool json) {
     out.append(buf, r.ptr);
 }
 
+// One value: a number, or a string quoted (text: escaped as appendQuoted()
+// does; JSON: as a JSON string).
+void appendValue(std::string& out, const Value& v, bool json) {
+    char buf[32];
+    switch (v.type) {
+    case LTT_USER_I64:
+        std::snprintf(buf, sizeof buf, "%" PRId64, v.i);
+        out.append(buf);
+        break;
+    case LTT_USER_U64:
+        std::snprintf(buf, sizeof buf, "%" PRIu64, v.u);
+        out.append(buf);
+        break;
+    case LTT_USER_F64:
+        appendDouble(out, v.f, json);
+        break;
+    default:
+        if (!json)
+            return appendQuoted(out, v.s);
+        out.push_back('"');
+        appendJsonEscaped(out, v.s);
+        out.push_back('"');
+        break;
+    }
+}
+
 } // namespace
 
 std::string_view UserEvents::fieldTypeName(std::uint8_t type) {
@@ -291,23 +317,7 @@ bool UserEvents::appendText(const Event& e, std::string& out) const {
                       out.push_back(' ');
                       appendEscaped(out, f.name);
                       out.push_back('=');
-                      char buf[32];
-                      switch (v.type) {
-                      case LTT_USER_I64:
-                          std::snprintf(buf, sizeof buf, "%" PRId64, v.i);
-                          out.append(buf);
-                          break;
-                      case LTT_USER_U64:
-                          std::snprintf(buf, sizeof buf, "%" PRIu64, v.u);
-                          out.append(buf);
-                          break;
-                      case LTT_USER_F64:
-                          appendDouble(out, v.f, false);
-                          break;
-                      default:
-                          appendQuoted(out, v.s);
-                          break;
-                      }
+                      appendValue(out, v, false);
                   });
         return true;
     }
@@ -345,25 +355,7 @@ bool UserEvents::appendJson(const Event& e, std::string& out) const {
                   first = false;
                   appendJsonEscaped(out, f.name);
                   out.append("\": ");
-                  char buf[32];
-                  switch (v.type) {
-                  case LTT_USER_I64:
-                      std::snprintf(buf, sizeof buf, "%" PRId64, v.i);
-                      out.append(buf);
-                      break;
-                  case LTT_USER_U64:
-                      std::snprintf(buf, sizeof buf, "%" PRIu64, v.u);
-                      out.append(buf);
-                      break;
-                  case LTT_USER_F64:
-                      appendDouble(out, v.f, true);
-                      break;
-                  default:
-                      out.push_back('"');
-                      appendJsonEscaped(out, v.s);
-                      out.push_back('"');
-                      break;
-                  }
+                  appendValue(out, v, true);
               });
     out.push_back('}');
     return true;

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <libltt/block_codec.hpp>
+#include <libltt/trace_reader.hpp>
 #include <ltt/abi.h>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -106,6 +108,20 @@ private:
     std::vector<std::byte> body_m;
     std::uint32_t seq_m[LTT_MAX_CPUS] = {};
 };
+
+// A trace held in memory and the reader of it (null, with `error`, when it
+// does not open).
+struct Opened {
+    std::vector<std::byte> bytes;
+    std::unique_ptr<TraceReader> reader;
+    TraceError error;
+};
+inline Opened open(std::vector<std::byte> bytes) {
+    Opened o;
+    o.bytes = std::move(bytes);
+    o.reader = TraceReader::openMemory(o.bytes, "t.trace", &o.error);
+    return o;
+}
 
 template <class T> void poke(std::vector<std::byte>& b, std::size_t off, T v) {
     std::memcpy(b.data() + off, &v, sizeof v);

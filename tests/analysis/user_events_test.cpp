@@ -17,18 +17,8 @@ using ltt::test::TraceBuilder;
 
 namespace {
 
-struct Opened {
-    std::vector<std::byte> bytes;
-    std::unique_ptr<ltt::TraceReader> reader;
-    ltt::TraceError error;
-};
-
-Opened open(std::vector<std::byte> bytes) {
-    Opened o;
-    o.bytes = std::move(bytes);
-    o.reader = ltt::TraceReader::openMemory(o.bytes, "u.trace", &o.error);
-    return o;
-}
+using ltt::test::open;
+using ltt::test::Opened;
 
 const std::vector<UserEvents::Field> kReq = {
     {"n", LTT_USER_I64}, {"u", LTT_USER_U64}, {"r", LTT_USER_F64}, {"s", LTT_USER_STR}};
