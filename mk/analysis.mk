@@ -12,7 +12,7 @@ LTT_FUZZER := $(BUILD)/fuzz/trace_reader_fuzzer
 LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/block_codec.cpp \
 	analysis/src/block_codec_c.cpp \
 	analysis/src/event_format.cpp analysis/src/syscall_args.cpp \
-	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp \
+	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp analysis/src/user_events.cpp \
 	tests/analysis/fuzz/trace_reader_fuzzer.cpp
 
 bench: all

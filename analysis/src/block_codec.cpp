@@ -25,6 +25,11 @@ std::string FrameFault::message() const {
     case BadSequence:
         return "block sequence " + std::to_string(value) + " of CPU " + std::to_string(limit) +
                " does not follow " + std::to_string(last);
+    case BadUserSequence:
+        return "block sequence " + std::to_string(value) + " of user stream " +
+               std::to_string(limit) + " does not follow " + std::to_string(last);
+    case UserInV1:
+        return "user block in a version 1 trace";
     case NoBlockEnd:
         return "block does not end with a BLOCK_END record";
     case BadEventCount:
@@ -74,6 +79,18 @@ FrameFault checkBlockStart(const ltt_record_header& rh, const ltt_block_start& b
         return {FrameFault::BadLength, d + offsetof(ltt_block_start, length), bs.length};
     if (bs.length > left)
         return {FrameFault::PastEnd, d + offsetof(ltt_block_start, length), bs.length, left};
+    if ((bs.flags & LTT_BLOCK_F_USER) && rules.userStreams) {
+        // A user stream's block: its own numbering, its own sequences.
+        if (rules.version == LTT_FORMAT_V1)
+            return {FrameFault::UserInV1, d + offsetof(ltt_block_start, flags), bs.flags};
+        const std::int64_t last = bs.cpu < rules.lastUserSequence.size()
+                                      ? rules.lastUserSequence[bs.cpu]
+                                      : std::int64_t{-1};
+        if (!rules.lastSequence.empty() && static_cast<std::int64_t>(bs.sequence) <= last)
+            return {FrameFault::BadUserSequence, d + offsetof(ltt_block_start, sequence),
+                    bs.sequence, bs.cpu, last};
+        return {};
+    }
     if (bs.cpu >= rules.ncpus)
         return {FrameFault::BadCpu, d + offsetof(ltt_block_start, cpu), bs.cpu, rules.ncpus};
     if (!rules.lastSequence.empty() &&

@@ -445,6 +445,12 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
 
 template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E& e) {
     ++result_m.eventsRead;
+    // Application events (user streams: no CPU) are not converted: dropped
+    // and counted by id, as the summary says.
+    if (e.cpu >= streams_m.size()) [[unlikely]] {
+        ++droppedById_m[e.id];
+        return;
+    }
     const std::uint64_t ns = reader_m.nsFromAnchor(e.tsc);
     const std::uint16_t cpuNo = e.cpu;
     CtfStream& s = streams_m[cpuNo];

@@ -283,7 +283,9 @@ public:
     // One event of the merged walk.
     void event(const Event& e) {
         ++result_m.eventsRead;
-        if (e.cpu >= cpus_m.size()) { // the reader checks this; never trust it twice
+        // Application events (user streams, Event::isUser()) are not
+        // converted: dropped and counted by id.
+        if (e.cpu >= cpus_m.size()) {
             ++droppedById_m[e.id];
             return;
         }

@@ -49,6 +49,7 @@ constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
     {"Mount", "mount"},
     {"Lock", "lock"},
     {"Map", "map"},
+    {"User event", "user"},
 }};
 
 struct SyscallEntry {
@@ -243,10 +244,13 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
     static constexpr const char* net[] = {"PACKET IN", "PACKET OUT"};
     static constexpr const char* mount[] = {"MOUNT", "UMOUNT"};
     static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
+    static constexpr const char* user[] = {"EVENT", "DECLARE"};
     auto pick = [sub](const auto& arr) -> std::string_view {
         return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
     };
     switch (id) {
+    case LTT_EV_USER:
+        return pick(user);
     case LTT_EV_SOFT_IRQ:
         return pick(softirq);
     case LTT_EV_PROCESS:
@@ -506,7 +510,8 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
     case LTT_EV_BLOCK_START: {
         ltt_block_start d;
         if (e.detailsAs(d))
-            appendf(out, "CPU : %u; SEQUENCE : %u; PID : %d; LOST : %llu", d.cpu, d.sequence, d.pid,
+            appendf(out, "%s : %u; SEQUENCE : %u; PID : %d; LOST : %llu",
+                    (d.flags & LTT_BLOCK_F_USER) ? "USER STREAM" : "CPU", d.cpu, d.sequence, d.pid,
                     ull(d.lost));
         break;
     }

@@ -92,6 +92,8 @@ std::vector<ReportLine> processCharacteristics(const TraceAnalysis& analysis, co
         out.push_back({"Started at", formatSeconds(p.startNs) + " s"});
     if (p.exited)
         out.push_back({"Exited at", formatSeconds(p.exitNs) + " s"});
+    for (const auto& [name, n] : p.userEvents)
+        out.push_back({"Application event " + name, std::to_string(n)});
     return out;
 }
 
@@ -106,6 +108,10 @@ std::vector<ReportLine> systemCharacteristics(const TraceAnalysis& analysis) {
     std::vector<ReportLine> out;
     out.push_back({"Events in trace", std::to_string(analysis.events())});
     out.push_back({"Lost events", std::to_string(analysis.lostEvents())});
+    if (analysis.hasUserStreams()) {
+        out.push_back({"Application events", std::to_string(analysis.userEvents())});
+        out.push_back({"Lost application events", std::to_string(analysis.userLostEvents())});
+    }
     out.push_back({"Trace duration", formatSeconds(traceDuration(analysis)) + " s"});
     out.push_back({"CPUs", std::to_string(analysis.reader().ncpus())});
     out.push_back({"Processes", std::to_string(analysis.processes().size())});

@@ -8,6 +8,8 @@
 #include <libltt/report_render.hpp>
 #include <libltt/syscall_args.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
+#include <optional>
 #include <string>
 
 namespace ltt {
@@ -78,17 +80,18 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
     SyscallTracker calls;
     std::string line;
     bool first = true;
+    // Application events: "stream" (their user stream) instead of "cpu",
+    // and when they decode their "name" and "fields".
+    std::optional<UserEvents> user;
+    if (!r.userStreams().empty())
+        user.emplace(r);
     TraceCursor c = r.begin();
-    for (; c.valid(); c.next()) {
-        const Event& e = c.event();
-        calls.feed(e);
-        if ((o.cpu >= 0 && e.cpu != o.cpu) || (o.pid >= 0 && e.pid != o.pid) ||
-            !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
-            continue;
-        line.clear();
-        describeEvent(e, line);
-        std::fprintf(f, "%s\n    {\"cpu\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": \"%s\"",
-                     first ? "" : ",", unsigned{e.cpu}, ull(r.nsFromAnchor(e.tsc)), e.pid,
+    // The members every event has: where ("cpu", or a user stream's
+    // "stream"), when, who, what, and the dump's description (in `line`).
+    auto head = [&](const Event& e) {
+        std::fprintf(f, "%s\n    {\"%s\": %u, \"time_ns\": %llu, \"pid\": %d, \"event\": \"%s\"",
+                     first ? "" : ",", e.isUser() ? "stream" : "cpu",
+                     unsigned{e.isUser() ? e.stream : e.cpu}, ull(r.nsFromAnchor(e.tsc)), e.pid,
                      std::string(eventKey(e.id)).c_str());
         first = false;
         if (auto sub = subtypeName(e.id, e.subtype); !sub.empty()) {
@@ -97,6 +100,30 @@ void writeJsonEvents(std::FILE* f, const TraceReader& r, const ReportOptions& o)
         }
         std::fprintf(f, ", \"description\": ");
         jsonString(f, line);
+    };
+    for (; c.valid(); c.next()) {
+        const Event& e = c.event();
+        if (e.isUser()) [[unlikely]] {
+            if (o.cpu >= 0 || (o.pid >= 0 && e.pid != o.pid) ||
+                !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
+                continue;
+            line.clear();
+            if (e.id != LTT_EV_USER || !user->appendText(e, line))
+                describeEvent(e, line);
+            head(e);
+            line.clear();
+            if (e.id == LTT_EV_USER && user->appendJson(e, line))
+                std::fprintf(f, ", %s", line.c_str());
+            std::fprintf(f, "}");
+            continue;
+        }
+        calls.feed(e);
+        if ((o.cpu >= 0 && e.cpu != o.cpu) || (o.pid >= 0 && e.pid != o.pid) ||
+            !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
+            continue;
+        line.clear();
+        describeEvent(e, line);
+        head(e);
         if (!calls.exitLine().empty()) {
             std::fprintf(f, ", \"call\": ");
             jsonString(f, calls.exitLine());
@@ -172,6 +199,12 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     else
         std::fprintf(f, "null");
     std::fprintf(f, ", \"ended_cleanly\": %s", r.unfinished() ? "false" : "true");
+    if (a.hasUserStreams())
+        std::fprintf(f,
+                     ", \"user_streams\": %zu, \"user_events\": %llu, \"user_lost_events\": "
+                     "%llu, \"user_damaged\": %llu",
+                     r.userStreams().size(), ull(a.userEvents()), ull(a.userLostEvents()),
+                     ull(a.userProblemCount()));
     std::fprintf(f, "},\n  \"masked_out\": [");
     auto missing = av.missing();
     for (std::size_t i = 0; i < missing.size(); ++i) {
@@ -204,6 +237,17 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
             const FigureValue& v = figure(fig, which);
             std::fprintf(f, ", \"%s\": ", v.key);
             num(v.available, v.value);
+        }
+        if (!p.userEvents.empty()) {
+            std::fprintf(f, ", \"user_events\": {");
+            bool firstUser = true;
+            for (const auto& [name, n] : p.userEvents) {
+                std::fprintf(f, "%s", firstUser ? "" : ", ");
+                jsonString(f, name);
+                std::fprintf(f, ": %llu", ull(n));
+                firstUser = false;
+            }
+            std::fprintf(f, "}");
         }
         std::fprintf(f, ", \"syscall_table\": ");
         if (!av.syscalls) {

@@ -48,6 +48,7 @@ public:
         : f_m(f), o_m(o), a_m(a), r_m(a.reader()) {}
 
     void lostBanner() {
+        userLostBanner();
         if (!a_m.lostEvents() && !r_m.lostEvents())
             return;
         const std::uint64_t lost = std::max(a_m.lostEvents(), r_m.lostEvents());
@@ -59,6 +60,22 @@ public:
         std::fprintf(f_m,
                      "!!! Intervals open across a loss are not counted: times below are\n"
                      "!!! lower bounds. Use a larger buffer (tracedaemon -b) to avoid this.\n");
+        line('!');
+        std::fprintf(f_m, "\n");
+    }
+
+    // Application events lost (their threads' rings full), apart from
+    // the kernel's: they leave no gap in the kernel's intervals.
+    void userLostBanner() {
+        if (!a_m.userLostEvents())
+            return;
+        line('!');
+        std::fprintf(f_m, "!!! WARNING: %llu APPLICATION EVENTS WERE LOST DURING TRACING\n",
+                     ull(a_m.userLostEvents()));
+        for (const auto& u : r_m.userStreams())
+            if (u.lost)
+                std::fprintf(f_m, "!!!   user stream %u (thread %d): %llu lost\n", u.number, u.tid,
+                             ull(u.lost));
         line('!');
         std::fprintf(f_m, "\n");
     }
@@ -85,6 +102,10 @@ public:
         std::fprintf(f_m, "Duration:   %s s\n", formatSeconds(duration()).c_str());
         std::fprintf(f_m, "Events:     %llu; lost: %llu\n", ull(a_m.events()),
                      ull(a_m.lostEvents()));
+        if (a_m.hasUserStreams())
+            std::fprintf(f_m, "App events: %llu in %zu user streams; lost: %llu; damaged: %llu\n",
+                         ull(a_m.userEvents()), r_m.userStreams().size(), ull(a_m.userLostEvents()),
+                         ull(a_m.userProblemCount()));
         if (r_m.unfinished())
             std::fprintf(f_m, "Unfinished: %s\n", r_m.unfinished()->message.c_str());
         if (r_m.truncation() && r_m.tailWithoutBlock())
@@ -174,7 +195,8 @@ public:
         for (const Process& p : a_m.processes()) {
             if (!shown(p))
                 continue;
-            if (!p.stats.runningNs && !p.stats.syscalls && !p.stats.schedIn && o_m.pid < 0) {
+            if (!p.stats.runningNs && !p.stats.syscalls && !p.stats.schedIn && o_m.pid < 0 &&
+                p.userEvents.empty()) {
                 ++quiet; // present at the start, never ran: only in the tree
                 continue;
             }
@@ -187,6 +209,11 @@ public:
                 const FigureValue& v = figure(fig, which);
                 std::fprintf(f_m, "  %-36s %s\n", (std::string(v.label) + ":").c_str(),
                              figureText(v, dur).c_str());
+            }
+            if (!p.userEvents.empty()) {
+                std::fprintf(f_m, "Application events (name, count) :\n");
+                for (const auto& [name, n] : p.userEvents)
+                    std::fprintf(f_m, "  %-36s %llu\n", (text(name) + ":").c_str(), ull(n));
             }
             const std::string note = syscallAccountingNote(av);
             if (!av.syscalls) {

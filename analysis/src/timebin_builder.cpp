@@ -247,6 +247,8 @@ void EventGraphBuilder::add(const GraphEventInput& ev) {
         ++s.cur;
         s.openBin(ev.index);
     }
+    if (ev.cpu >= LTT_MAX_CPUS)
+        return; // a user stream's record (ltt::kUserCpu): in its bin, no CPU state
     // The time since the CPU's last record was busy unless the CPU was idle
     // (or its state unknown, or events were lost in between).
     if (ev.cpu < s.ctl.cpus.size()) {

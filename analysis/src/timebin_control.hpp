@@ -58,6 +58,8 @@ struct Control {
 
     template <class RowOf, class Sink>
     void step(const GraphEventInput& ev, RowOf&& rowOf, Sink& sink) {
+        if (ev.cpu >= LTT_MAX_CPUS)
+            return; // a user stream's record (ltt::kUserCpu): no CPU's control
         if (cpus.size() <= ev.cpu)
             cpus.resize(ev.cpu + 1u);
         const std::uint32_t evRow = rowOf(ev.pid);

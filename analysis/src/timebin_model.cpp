@@ -146,6 +146,7 @@ std::optional<GraphEventKind> graphEventKindOf(std::uint8_t event, std::uint8_t 
     case LTT_EV_BLOCK_START:
     case LTT_EV_BLOCK_END:
     case LTT_EV_HEARTBEAT:
+    case LTT_EV_USER: // application events: no marker in the graph (yet)
         return std::nullopt;
     default:
         return GraphEventKind::Other;

@@ -140,8 +140,8 @@ void EventGraph::cpuTasks(std::uint64_t begin, std::uint64_t end, unsigned colum
     // state is unknown (first record, lost events) takes the record's task;
     // a SCHEDCHANGE hands it to the incoming one.
     auto apply = [&](const GraphEventInput& ev) {
-        if (timebin::isStructure(ev.event))
-            return;
+        if (timebin::isStructure(ev.event) || ev.cpu >= LTT_MAX_CPUS)
+            return; // (LTT_MAX_CPUS and up: a user stream's record)
         if (ev.cpu >= ncpu) {
             ncpu = ev.cpu + 1u;
             pid.resize(ncpu, -1);

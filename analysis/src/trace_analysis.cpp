@@ -737,7 +737,36 @@ template <class E>
 }
 
 void TraceAnalysis::add(const Event& e) {
+    if (e.cpu >= state_m.size()) [[unlikely]]
+        return userEvent(e);
     step<false>(state_m[e.cpu], e);
+}
+
+void TraceAnalysis::userEvent(const Event& e) {
+    if (!e.isUser())
+        return; // (the reader gives no other CPU beyond ncpus)
+    ++userCounts_m[std::min<std::size_t>(e.id, LTT_EV_COUNT)];
+    auto problem = [&](TraceError err) {
+        if (userProblems_m.size() < kMaxUserProblems)
+            userProblems_m.push_back(std::move(err));
+        ++userProblemCount_m;
+    };
+    if (!user_m) {
+        // The declarations are read once, at the first user record; the
+        // damaged ones are reported from there (not again at each record).
+        user_m = std::make_unique<UserEvents>(reader_m);
+        for (const TraceError& err : user_m->problems())
+            problem(err);
+    }
+    const UserEvents::Type* type = nullptr;
+    std::string why;
+    if (user_m->check(e, &type, &why)) {
+        ++userEvents_m;
+        Process& p = live(static_cast<std::int32_t>(type->tgid));
+        ++p.userEvents[type->name];
+    } else if (!why.empty() && !(e.id == LTT_EV_USER && e.subtype == LTT_USER_DECLARE)) {
+        problem({reader_m.path(), e.offset, why});
+    }
 }
 
 void TraceAnalysis::finish() {
@@ -764,6 +793,10 @@ void TraceAnalysis::finish() {
             lastNs_m = std::max({lastNs_m, s.lastNs, s.peakNs});
         }
     }
+    for (std::size_t id = 0; id < userCounts_m.size(); ++id) {
+        counts_m[id] += userCounts_m[id];
+        events_m += userCounts_m[id];
+    }
     if (events_m == 0)
         firstNs_m = 0;
 }
@@ -789,8 +822,12 @@ bool TraceAnalysis::run(const std::function<bool(double)>& progress) {
     TraceCursor c = reader_m.begin();
     try {
         c.forEachByCpu(
-            [this](const auto& e)
-                __attribute__((always_inline)) { step<false>(state_m[e.cpu], e); },
+            [this](const auto& e) __attribute__((always_inline)) {
+                // With user streams every event comes here (forEach).
+                if (e.cpu >= state_m.size()) [[unlikely]]
+                    return userEvent(e);
+                step<false>(state_m[e.cpu], e);
+            },
             [this](std::uint16_t cpu) __attribute__((always_inline)) {
                 return [ this, &s = state_m[cpu] ](const auto& e) __attribute__((always_inline)) {
                     step<true>(s, e);

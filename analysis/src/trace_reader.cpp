@@ -336,9 +336,13 @@ bool TraceReader::scan(TraceError* error) {
 
     tsc_m.init(header_m.anchor_tsc, header_m.tsc_khz);
 
-    cpuBlocks_m.assign(header_m.ncpus, {});
+    streamBlocks_m.assign(header_m.ncpus, {});
     lostPerCpu_m.assign(header_m.ncpus, 0);
     std::vector<std::int64_t> lastSeq(header_m.ncpus, -1);
+    // User streams by number while scanning (a number may be anything up
+    // to 65535; the vectors grow to the largest number seen).
+    std::vector<std::int64_t> lastUserSeq;
+    std::vector<std::int32_t> userIndex; // number -> index into userStreams_m, -1: none
     firstTsc_m = kNone;
     lastTsc_m = 0;
     // The frames are read through a small window: each block's BLOCK_END
@@ -358,7 +362,9 @@ bool TraceReader::scan(TraceError* error) {
     // Checks the frame of a block at `at` (block_codec.hpp) and fills `b`.
     // The fault names the offending field's offset from `at`.
     const unsigned version = header_m.version;
-    const FrameRules rules{version, header_m.ncpus, maxBlockLength(header_m), lastSeq};
+    // User blocks accepted (a version 1 trace's are damage: its records
+    // cannot hold them).
+    FrameRules rules{version, header_m.ncpus, maxBlockLength(header_m), lastSeq, true, {}};
     auto frame = [&](std::uint64_t at, BlockInfo& b, FrameFault& fault) {
         const auto rh = fetch.operator()<ltt_record_header>(at);
         const auto bs = fetch.operator()<ltt_block_start>(at + sizeof rh);
@@ -454,12 +460,38 @@ bool TraceReader::scan(TraceError* error) {
             }
             break;
         }
-        lastSeq[b.cpu] = b.sequence;
-        cpuBlocks_m[b.cpu].push_back(static_cast<std::uint32_t>(blocks_m.size()));
+        if (b.flags & LTT_BLOCK_F_USER) {
+            if (b.cpu >= lastUserSeq.size()) {
+                lastUserSeq.resize(b.cpu + 1u, -1);
+                userIndex.resize(b.cpu + 1u, -1);
+                rules.lastUserSequence = lastUserSeq;
+            }
+            if (userIndex[b.cpu] < 0) {
+                // The cursor numbers its streams (CPUs, then these) in 16 bits.
+                if (header_m.ncpus + userStreams_m.size() >= 0xffff)
+                    return fail(off, "too many user streams (" +
+                                         std::to_string(userStreams_m.size()) + ")");
+                userIndex[b.cpu] = static_cast<std::int32_t>(userStreams_m.size());
+                userStreams_m.push_back({b.cpu, b.pid, 0, false, {}});
+            }
+            UserStream& u = userStreams_m[static_cast<std::size_t>(userIndex[b.cpu])];
+            if (b.pid != u.tid)
+                return fail(off + sizeof(ltt_record_header) + offsetof(ltt_block_start, pid),
+                            "block of thread " + std::to_string(b.pid) + " in user stream " +
+                                std::to_string(b.cpu) + " of thread " + std::to_string(u.tid));
+            lastUserSeq[b.cpu] = b.sequence;
+            u.blocks.push_back(static_cast<std::uint32_t>(blocks_m.size()));
+            u.lost += b.lost;
+            u.final = b.flags & LTT_BLOCK_F_FINAL;
+            userLost_m += b.lost;
+        } else {
+            lastSeq[b.cpu] = b.sequence;
+            streamBlocks_m[b.cpu].push_back(static_cast<std::uint32_t>(blocks_m.size()));
+            lost_m += b.lost;
+            lostPerCpu_m[b.cpu] += b.lost;
+        }
         blocks_m.push_back(b);
         claimedEvents_m += b.records;
-        lost_m += b.lost;
-        lostPerCpu_m[b.cpu] += b.lost;
         firstTsc_m = std::min(firstTsc_m, b.startTsc);
         lastTsc_m = std::max(lastTsc_m, b.endTsc);
         off += b.length;
@@ -473,24 +505,48 @@ bool TraceReader::scan(TraceError* error) {
     // blocks stop without one was cut off (the daemon was killed).
     std::string cpus;
     for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
-        const auto& list = cpuBlocks_m[cpu];
+        const auto& list = streamBlocks_m[cpu];
         if (!list.empty() && !(blocks_m[list.back()].flags & LTT_BLOCK_F_FINAL))
             cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu);
     }
-    if (!cpus.empty())
+    // The user streams, by number, after the CPUs in the cursor's streams.
+    std::sort(userStreams_m.begin(), userStreams_m.end(),
+              [](const UserStream& a, const UserStream& b) { return a.number < b.number; });
+    std::string users;
+    for (const UserStream& u : userStreams_m) {
+        streamBlocks_m.push_back(u.blocks);
+        if (!u.final)
+            users += (users.empty() ? "" : ", ") + std::to_string(u.number);
+    }
+    std::string which = cpus.empty() ? "" : "CPU " + cpus;
+    if (!users.empty())
+        which += (which.empty() ? "" : ", ") + std::string("user stream ") + users;
+    if (!which.empty())
         unfinished_m = TraceError{path_m, dataEnd_m,
-                                  "trace did not end cleanly: no final block for CPU " + cpus +
+                                  "trace did not end cleanly: no final block for " + which +
                                       " (the producer was probably killed); analyzed up to here"};
     return true;
 }
 
+const TraceReader::UserStream* TraceReader::userStream(std::uint16_t number) const {
+    auto it = std::lower_bound(userStreams_m.begin(), userStreams_m.end(), number,
+                               [](const UserStream& u, std::uint16_t n) { return u.number < n; });
+    return it != userStreams_m.end() && it->number == number ? &*it : nullptr;
+}
+
+void TraceReader::markUser(Event& e, std::size_t i) const {
+    e.cpu = kUserCpu;
+    e.stream = userStreams_m[i - header_m.ncpus].number;
+}
+
 TraceCursor TraceReader::startCursor() const {
     TraceCursor c(this);
-    c.streams_m.resize(header_m.ncpus);
-    for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
-        auto& s = c.streams_m[cpu];
+    c.streams_m.resize(streamCount());
+    for (std::size_t i = 0; i < streamCount(); ++i) {
+        auto& s = c.streams_m[i];
         s.blockPos = 0;
-        if (!c.enterBlock(s, cpu) || !c.peek(cpu))
+        if (!c.enterBlock(s, static_cast<std::uint16_t>(i)) ||
+            !c.peek(static_cast<std::uint16_t>(i)))
             return c;
     }
     c.index_m = static_cast<std::uint64_t>(-1); // next() yields event 0
@@ -509,17 +565,49 @@ const std::optional<TraceError>& TraceReader::buildIndex() const {
         // A checkpoint is the merge state just before its event is taken,
         // so restoring it and calling next() yields that event.
         TraceCursor c = startCursor();
+        const std::size_t ncpus = header_m.ncpus, nuser = userStreams_m.size();
+        userInitial_m.assign(c.streams_m.begin() +
+                                 static_cast<std::ptrdiff_t>(std::min(ncpus, c.streams_m.size())),
+                             c.streams_m.end());
+        userInitial_m.resize(nuser);
+        userFirst_m.assign(nuser, kNone);
+        userLast_m.assign(nuser, kNone);
+        userActiveAt_m.assign(1, 0);
         std::vector<detail::CursorCore::Stream> before;
+        std::vector<std::uint32_t> activeIndex;
+        std::vector<detail::CursorCore::Stream> active;
         std::uint64_t n = 0;
         for (;; ++n) {
             const bool checkpoint = n % kCheckpointInterval == 0;
-            if (checkpoint)
-                before = c.streams_m;
+            if (checkpoint) {
+                before.assign(c.streams_m.begin(),
+                              c.streams_m.begin() + static_cast<std::ptrdiff_t>(ncpus));
+                activeIndex.clear();
+                active.clear();
+                for (std::size_t j = 0; j < nuser; ++j) {
+                    const auto& s = c.streams_m[ncpus + j];
+                    if (userFirst_m[j] != kNone && s.nextTsc != kNone) {
+                        activeIndex.push_back(static_cast<std::uint32_t>(j));
+                        active.push_back(s);
+                    }
+                }
+            }
             if (!c.next())
                 break;
+            if (nuser && c.event().isUser()) [[unlikely]] {
+                const auto j =
+                    static_cast<std::size_t>(userStream(c.event().stream) - userStreams_m.data());
+                if (userFirst_m[j] == kNone)
+                    userFirst_m[j] = n;
+                userLast_m[j] = n;
+            }
             if (checkpoint) {
                 checkpoints_m.insert(checkpoints_m.end(), before.begin(), before.end());
                 checkpointTsc_m.push_back(c.event().tsc);
+                userActiveIndex_m.insert(userActiveIndex_m.end(), activeIndex.begin(),
+                                         activeIndex.end());
+                userActive_m.insert(userActive_m.end(), active.begin(), active.end());
+                userActiveAt_m.push_back(userActive_m.size());
             }
         }
         indexedEvents_m = n;
@@ -537,6 +625,19 @@ std::uint64_t TraceReader::eventCount() const {
 void TraceReader::restore(TraceCursor& c, std::uint64_t k) const {
     const std::size_t n = header_m.ncpus;
     c.streams_m.assign(checkpoints_m.begin() + k * n, checkpoints_m.begin() + (k + 1) * n);
+    if (!userStreams_m.empty()) {
+        // A user stream not kept with the checkpoint has not begun (its
+        // initial state) or is done (exhausted) by then.
+        const std::uint64_t at = k * kCheckpointInterval;
+        detail::CursorCore::Stream done;
+        done.nextTsc = kNone;
+        done.blockPos = std::numeric_limits<std::uint32_t>::max();
+        for (std::size_t j = 0; j < userStreams_m.size(); ++j)
+            c.streams_m.push_back(userLast_m[j] != kNone && userLast_m[j] < at ? done
+                                                                               : userInitial_m[j]);
+        for (std::size_t i = userActiveAt_m[k]; i < userActiveAt_m[k + 1]; ++i)
+            c.streams_m[n + userActiveIndex_m[i]] = userActive_m[i];
+    }
     c.error_m.reset();
     c.pendingError_m.reset();
     c.stopped_m = false;
@@ -551,7 +652,7 @@ TraceCursor TraceReader::atIndex(std::uint64_t index) const {
         detail::CursorCore::Stream done;
         done.nextTsc = kNone;
         done.blockPos = std::numeric_limits<std::uint32_t>::max();
-        c.streams_m.assign(header_m.ncpus, done);
+        c.streams_m.assign(streamCount(), done);
         c.index_m = indexedEvents_m;
         c.buildTree();
         return c;
@@ -584,8 +685,8 @@ TraceCursor TraceReader::atTime(std::uint64_t ns) const {
 // ---------------------------------------------------------------- TraceCursor
 
 detail::CursorCore::CursorCore(const TraceReader* reader)
-    : reader_m(reader), data_m(reader->file_m->bytes().data()),
-      v2_m(reader->header_m.version == LTT_FORMAT_V2) {}
+    : reader_m(reader), data_m(reader->file_m->bytes().data()), userFrom_m(reader->header_m.ncpus),
+      user_m(!reader->userStreams_m.empty()), v2_m(reader->header_m.version == LTT_FORMAT_V2) {}
 
 bool detail::CursorCore::fail(std::uint64_t offset, std::string message) {
     error_m = TraceError{reader_m->path_m, offset, std::move(message)};
@@ -614,7 +715,7 @@ void detail::CursorCore::checkShrunk() {
 // Loads the frame of block `s.blockPos` of `cpu` (or marks the stream
 // exhausted).
 bool detail::CursorCore::enterBlock(Stream& s, std::uint16_t cpu) {
-    const auto& list = reader_m->cpuBlocks_m[cpu];
+    const auto& list = reader_m->streamBlocks_m[cpu];
     s.offset = 0;
     s.records = 0;
     if (s.blockPos >= list.size()) {
@@ -639,7 +740,7 @@ template <unsigned V> bool detail::CursorCore::peekAs(std::uint16_t cpu) {
     Stream& s = streams_m[cpu];
     const std::byte* data = data_m;
     for (;;) {
-        if (s.nextTsc == kNone && s.blockPos >= reader_m->cpuBlocks_m[cpu].size())
+        if (s.nextTsc == kNone && s.blockPos >= reader_m->streamBlocks_m[cpu].size())
             return true;
         if (s.offset > s.endRecord) {
             // Block consumed: the BLOCK_END record was the last one.
@@ -649,10 +750,18 @@ template <unsigned V> bool detail::CursorCore::peekAs(std::uint16_t cpu) {
                                 offsetof(ltt_block_end, events),
                             f.message());
             }
+            const std::uint64_t last = s.lastIp;
             ++s.blockPos;
             enterBlock(s, cpu);
             if (s.nextTsc == kNone)
                 return true;
+            // A user stream's time never goes back, from block to block too
+            // (a CPU's blocks may: a CPU's clock can step back).
+            if (cpu >= userFrom_m && s.base < last) [[unlikely]]
+                return fail(s.blockOffset + sizeof(ltt_record_header) +
+                                offsetof(ltt_block_start, start_tsc),
+                            "user stream block starts at " + std::to_string(s.base) +
+                                ", before the stream's previous record at " + std::to_string(last));
             continue;
         }
         const std::uint64_t off = s.blockOffset + s.offset;
@@ -667,6 +776,8 @@ template <unsigned V> bool detail::CursorCore::peekAs(std::uint16_t cpu) {
                 h.size != (start ? kStartRecord : kEndRecord)) [[unlikely]]
                 return fail(off + 4, std::string(start ? "BLOCK_START" : "BLOCK_END") +
                                          " record changed since the file was opened");
+            if (!start && cpu >= userFrom_m)
+                s.lastIp = s.base; // the time of the block's last record before BLOCK_END
         } else {
             const RecordFault f = checkRecord<V>(data + off, h, s.offset, s.endRecord);
             if (f.kind != RecordFault::None) [[unlikely]]
@@ -706,7 +817,7 @@ void detail::CursorCore::buildTree() {
     const std::size_t n = keys_m.size();
     const std::size_t leaves = std::bit_ceil(n);
     tree_m.assign(leaves, 0);
-    int win[2 * LTT_MAX_CPUS];
+    std::vector<int> win(2 * leaves);
     for (std::size_t i = 0; i < leaves; ++i)
         win[leaves + i] = static_cast<int>(i);
     for (std::size_t node = leaves - 1; node >= 1; --node) {

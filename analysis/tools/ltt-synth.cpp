@@ -23,6 +23,15 @@
 // (its pid), uid (1000), minflt (its page faults so far), prev and next at
 // each schedchange, and the other variables as constants.
 //
+// With --user-events N (format 2 only), three application threads log
+// about N typed events in user streams (user blocks, as tracedaemon writes
+// what libltt-user logs): worker-0's threads 100 and 7100 (streams 0 and
+// 3) a "request" type with all four field types, a string that needs
+// escapes among them, and an ltt_mark "phase 2 begins" halfway; worker-1's
+// thread 101 (stream 1) a "tick" type, with 3 events lost before its first
+// block. Their blocks follow the CPUs' at the end of the file, their times
+// spread over the trace.
+//
 // Traces are written in format version 2 (what the module writes), or 1
 // with --format 1. --recode-v2 IN OUT is a tool of its own: it writes OUT,
 // the version 2 encoding of the version 1 trace IN (the same blocks, records
@@ -41,6 +50,7 @@
 #include <libltt/syscall_args.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
+#include <libltt/user_events.hpp>
 #include <ltt/abi.h>
 #include <map>
 #include <random>
@@ -67,7 +77,8 @@ struct Options {
     std::string recodeIn, recodeOut;
     bool expect = false;
     unsigned format = LTT_FILE_VERSION;
-    std::uint32_t vars = 0; // --vars: LTT_VAR_BIT()s
+    std::uint32_t vars = 0;       // --vars: LTT_VAR_BIT()s
+    std::uint64_t userEvents = 0; // --user-events
 };
 
 struct Expected {
@@ -112,6 +123,8 @@ public:
     Synth(const Options& o, ltt::TraceWriter& w) : opt_m(o), rng_m(o.seed), writer_m(w) {}
 
     void run();
+    // --user-events: the user streams' blocks, after the CPUs'.
+    void writeUserStreams();
     void printExpect(const char* corruptKind, std::uint64_t corruptOffset) const;
     ltt::ProcSnapshot snapshot() const;
     unsigned format() const { return opt_m.format; }
@@ -560,6 +573,81 @@ void Synth::step(CpuSim& c) {
     }
 }
 
+void Synth::writeUserStreams() {
+    using ltt::UserEvents;
+    using ltt::UserValue;
+    const std::uint64_t first = firstNs_m == UINT64_MAX ? 0 : firstNs_m;
+    const std::uint64_t span = lastNs_m > first ? lastNs_m - first : 1;
+    struct Stream {
+        std::uint16_t number;
+        std::int32_t tid, tgid;
+        std::uint64_t lost;
+        bool request; // the "request" type; else "tick"
+    };
+    std::vector<Stream> streams = {{0, kFirstWorker, kFirstWorker, 0, true},
+                                   {3, kFirstWorker + 7000, kFirstWorker, 0, true}};
+    if (opt_m.processes > 1)
+        streams.push_back({1, kFirstWorker + 1, kFirstWorker + 1, 3, false});
+    const std::vector<UserEvents::Field> request = {{"id", LTT_USER_U64},
+                                                    {"delta", LTT_USER_I64},
+                                                    {"ratio", LTT_USER_F64},
+                                                    {"path", LTT_USER_STR}};
+    const std::vector<UserEvents::Field> mark = {{"text", LTT_USER_STR}};
+    const std::vector<UserEvents::Field> tick = {{"count", LTT_USER_I64}};
+    const std::uint64_t per = std::max<std::uint64_t>(1, opt_m.userEvents / streams.size());
+    for (std::size_t si = 0; si < streams.size(); ++si) {
+        const Stream& st = streams[si];
+        ltt::BlockBuilder b(LTT_FORMAT_V2);
+        std::uint32_t sequence = 0;
+        std::uint64_t ns = first + 11 * (si + 1);
+        bool declared = false;
+        auto add = [&](std::uint8_t sub, const std::vector<std::byte>& d) {
+            if (!b.empty() && b.size() + d.size() + 8 + 16 + 24 > kBlockBytes) {
+                writer_m.append(b.finish(tsc(ns), LTT_BLOCK_F_USER));
+                b.clear();
+            }
+            if (b.empty()) {
+                b.start(st.number, sequence, tsc(ns), st.tid, sequence == 0 ? st.lost : 0,
+                        tsc(first));
+                ++sequence;
+            }
+            b.extRecord(tsc(ns), LTT_EV_USER, sub, d.data(), d.size());
+        };
+        for (std::uint64_t k = 0; k < per; ++k) {
+            ns = first + 11 * (si + 1) + span * (k + 1) / (per + 2);
+            if (!declared) {
+                // Each stream declares what it logs before its first event
+                // (the type ids are the process's: the same in both of
+                // worker-0's streams).
+                if (st.request) {
+                    add(LTT_USER_DECLARE, ltt::userDeclareDetails(0, st.tgid, "request", request));
+                    add(LTT_USER_DECLARE, ltt::userDeclareDetails(1, st.tgid, "ltt_mark", mark));
+                } else {
+                    add(LTT_USER_DECLARE, ltt::userDeclareDetails(0, st.tgid, "tick", tick));
+                }
+                declared = true;
+            }
+            if (st.request && si == 0 && k == per / 2)
+                add(LTT_USER_EVENT,
+                    ltt::userEventDetails(1, st.tgid, {{LTT_USER_STR, 0, 0, 0, "phase 2 begins"}}));
+            std::vector<UserValue> v;
+            if (st.request) {
+                v = {{LTT_USER_U64, 0, 1000 * si + k, 0, {}},
+                     {LTT_USER_I64, -static_cast<std::int64_t>(k * 7) + 3, 0, 0, {}},
+                     {LTT_USER_F64, 0, 0, static_cast<double>(k) / 3.0 + 0.1, {}},
+                     {LTT_USER_STR, 0, 0, 0,
+                      k % 5 == 2 ? std::string("/srv/\"quoted\" a\\b\n\ttab")
+                                 : "/srv/item-" + std::to_string(k)}};
+            } else {
+                v = {{LTT_USER_I64, static_cast<std::int64_t>(k), 0, 0, {}}};
+            }
+            add(LTT_USER_EVENT, ltt::userEventDetails(0, st.tgid, v));
+        }
+        if (!b.empty())
+            writer_m.append(b.finish(tsc(ns + 5), LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL));
+    }
+}
+
 void Synth::run() {
     cpus_m.resize(opt_m.cpus);
     for (auto& c : cpus_m)
@@ -622,6 +710,8 @@ void Synth::run() {
         advance(c, 100, 1000);
         closeBlock(c, true);
     }
+    if (opt_m.userEvents)
+        writeUserStreams();
 }
 
 ltt::ProcSnapshot Synth::snapshot() const {
@@ -766,6 +856,7 @@ void usage(std::FILE* f) {
     std::fprintf(f,
                  "usage: ltt-synth --events N --cpus C --processes P [--seed S] [--lost K]\n"
                  "                 [--format 1|2] [--corrupt KIND] [--vars LIST] [--expect]\n"
+                 "                 [--user-events N]\n"
                  "                 -o PREFIX\n"
                  "       ltt-synth --recode-v2 IN OUT\n"
                  "Writes PREFIX.trace and PREFIX.proc, a synthetic trace of about N events.\n"
@@ -773,6 +864,7 @@ void usage(std::FILE* f) {
                  "  --lost K        CPU 0 loses K events halfway through\n"
                  "  --format V      trace format version 1 or 2 (default 2)\n"
                  "  --vars LIST     record kernel-state variables (tracedaemon -V names)\n"
+                 "  --user-events N about N application events in user streams (format 2)\n"
                  "  --corrupt KIND  damage the file: magic, version, block-magic, block-length,\n"
                  "                  cpu, record-size, block-end, truncate\n"
                  "  --recode-v2     write OUT, the version 1 trace IN in format version 2 (the\n"
@@ -858,13 +950,14 @@ int main(int argc, char** argv) {
                                       {"recode-v2", required_argument, nullptr, 'r'},
                                       {"expect", no_argument, nullptr, 'e'},
                                       {"vars", required_argument, nullptr, 'v'},
+                                      {"user-events", required_argument, nullptr, 'u'},
                                       {"output", required_argument, nullptr, 'o'},
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
                                       {nullptr, 0, nullptr, 0}};
     int ch;
     std::uint64_t v = 0;
-    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:f:r:ev:o:hV", longopts, nullptr)) != -1) {
+    while ((ch = getopt_long(argc, argv, "n:c:p:s:l:k:f:r:ev:u:o:hV", longopts, nullptr)) != -1) {
         auto num = [&](const char* what) {
             if (!parseU64(optarg, v)) {
                 std::fprintf(stderr, "ltt-synth: bad %s \"%s\"\n", what, optarg);
@@ -915,6 +1008,9 @@ int main(int argc, char** argv) {
             opt.vars = *m;
             break;
         }
+        case 'u':
+            opt.userEvents = num("--user-events");
+            break;
         case 'o':
             opt.prefix = optarg;
             break;
@@ -950,6 +1046,10 @@ int main(int argc, char** argv) {
     }
     if (opt.cpus == 0 || opt.cpus > LTT_MAX_CPUS) {
         std::fprintf(stderr, "ltt-synth: --cpus must be 1..%d\n", LTT_MAX_CPUS);
+        return 2;
+    }
+    if (opt.userEvents && opt.format == LTT_FORMAT_V1) {
+        std::fprintf(stderr, "ltt-synth: --user-events needs format 2\n");
         return 2;
     }
     if (opt.processes == 0 || opt.processes > 100000) {

@@ -29,6 +29,8 @@
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_follow.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -63,7 +65,8 @@ void usage(std::FILE* f) {
                  "  -a, --analyze        per-process analysis: process tree, characteristics,\n"
                  "                       system call accounting, wait times\n"
                  "  -s, --summarize      trace header, event counts, system-wide summary\n"
-                 "  -d, --dump           list every event (LTT's raw trace)\n"
+                 "  -d, --dump           list every event (LTT's raw trace), application\n"
+                 "                       events by name with their fields\n"
                  "  -p, --pid PID        only this process (analysis and dump)\n"
                  "  -c, --cpu CPU        only this CPU (dump and per-CPU summary)\n"
                  "  -o, --omit TYPES     leave these event types out of dump and counts\n"
@@ -128,9 +131,43 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
     // a system call's exit shows the whole call when its arguments were
     // recorded (tracedaemon -V args).
     ltt::SyscallTracker calls;
+    // Application events: by name with their fields; one that does not
+    // decode is shown raw, after a warning that says where and why.
+    std::unique_ptr<ltt::UserEvents> user;
+    if (!r.userStreams().empty()) {
+        user = std::make_unique<ltt::UserEvents>(r);
+        for (const ltt::TraceError& p : user->problems())
+            std::fprintf(stderr, "traceanalyze: warning: %s\n", p.str().c_str());
+    }
+    std::string why;
     ltt::TraceCursor c = r.begin();
     for (; c.valid(); c.next()) {
         const ltt::Event& e = c.event();
+        if (e.isUser()) [[unlikely]] {
+            if (o.pid >= 0 && e.pid != o.pid)
+                continue;
+            if (o.cpu >= 0 || !o.types.test(e.id < LTT_EV_COUNT ? e.id : unsigned(LTT_EV_COUNT)))
+                continue;
+            const std::uint64_t t = r.realtimeNs(e.tsc);
+            char head[128];
+            const std::string stream = "u" + std::to_string(e.stream);
+            int n = std::snprintf(head, sizeof head, "%-6s %-14.14s %10llu %09llu %7d %6u  ",
+                                  stream.c_str(), std::string(ltt::eventName(e.id)).c_str(),
+                                  ull(t / 1000000000), ull(t % 1000000000), e.pid, e.size);
+            line.assign(head, static_cast<std::size_t>(n));
+            if (e.id == LTT_EV_USER && !user->appendText(e, line)) {
+                user->check(e, nullptr, &why);
+                std::fflush(f);
+                std::fprintf(stderr, "traceanalyze: warning: %s\n",
+                             ltt::TraceError{r.path(), e.offset, why}.str().c_str());
+                ltt::describeEvent(e, line, symbols);
+            } else if (e.id != LTT_EV_USER) {
+                ltt::describeEvent(e, line, symbols);
+            }
+            line.push_back('\n');
+            std::fwrite(line.data(), 1, line.size(), f);
+            continue;
+        }
         calls.feed(e);
         if (o.cpu >= 0 && e.cpu != o.cpu)
             continue;

@@ -244,7 +244,8 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
             EventLine l = doc->event(i);
             if (l.id == LTT_EV_SCHEDCHANGE || l.id == LTT_EV_BLOCK_START ||
                 l.id == LTT_EV_BLOCK_END || l.id == LTT_EV_HEARTBEAT ||
-                l.id == LTT_EV_TRACE_START || l.id == LTT_EV_LOST)
+                l.id == LTT_EV_TRACE_START || l.id == LTT_EV_LOST ||
+                l.cpu >= LTT_MAX_CPUS) // a user stream's (ltt::kUserCpu): on no CPU
                 continue;
             // Events sharing their instant with another on the CPU (an exit
             // and the switch that follows it) are left out: the answer is

@@ -201,6 +201,8 @@ ssize_t loadEntries(kshark_data_stream* stream, kshark_context*, kshark_entry***
     ltt::TraceCursor c = h->reader->begin();
     for (; c.valid() && !failed; c.next()) {
         const ltt::Event& e = c.event();
+        if (e.isUser())
+            continue; // application events have no CPU: not loaded into KernelShark
         if (n == cap) {
             cap *= 2;
             auto* grown = static_cast<kshark_entry**>(std::realloc(out, cap * sizeof *out));

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <libltt/block_codec.hpp>
+#include <libltt/trace_reader.hpp>
 #include <ltt/abi.h>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -73,9 +75,20 @@ public:
         block_m.heartbeat(tsc);
         return *this;
     }
+    // A block of user stream `stream` (LTT_BLOCK_F_USER, set by endUser()):
+    // its sequence numbers are the test's to give.
+    TraceBuilder& userBlock(std::uint16_t stream, std::uint32_t sequence, std::uint64_t tsc,
+                            std::int32_t tid, std::uint64_t lost = 0) {
+        block_m.start(stream, sequence, tsc, tid, lost, tsc);
+        return *this;
+    }
+    TraceBuilder& endUser(std::uint64_t tsc, bool final = true) {
+        return end(tsc,
+                   static_cast<std::uint16_t>(LTT_BLOCK_F_USER | (final ? LTT_BLOCK_F_FINAL : 0)));
+    }
     // Closes the block and appends it to the file.
-    TraceBuilder& end(std::uint64_t tsc) {
-        const std::span<const std::byte> b = block_m.finish(tsc);
+    TraceBuilder& end(std::uint64_t tsc, std::uint16_t flags = 0) {
+        const std::span<const std::byte> b = block_m.finish(tsc, flags);
         blockOffsets.push_back(body_m.size() + sizeof header_m);
         body_m.insert(body_m.end(), b.begin(), b.end());
         return *this;
@@ -95,6 +108,20 @@ private:
     std::vector<std::byte> body_m;
     std::uint32_t seq_m[LTT_MAX_CPUS] = {};
 };
+
+// A trace held in memory and the reader of it (null, with `error`, when it
+// does not open).
+struct Opened {
+    std::vector<std::byte> bytes;
+    std::unique_ptr<TraceReader> reader;
+    TraceError error;
+};
+inline Opened open(std::vector<std::byte> bytes) {
+    Opened o;
+    o.bytes = std::move(bytes);
+    o.reader = TraceReader::openMemory(o.bytes, "t.trace", &o.error);
+    return o;
+}
 
 template <class T> void poke(std::vector<std::byte>& b, std::size_t off, T v) {
     std::memcpy(b.data() + off, &v, sizeof v);

@@ -14,18 +14,8 @@ using ltt::test::TraceBuilder;
 
 namespace {
 
-struct Opened {
-    std::vector<std::byte> bytes;
-    std::unique_ptr<ltt::TraceReader> reader;
-    ltt::TraceError error;
-};
-
-Opened open(std::vector<std::byte> bytes) {
-    Opened o;
-    o.bytes = std::move(bytes);
-    o.reader = ltt::TraceReader::openMemory(o.bytes, "t.trace", &o.error);
-    return o;
-}
+using ltt::test::open;
+using ltt::test::Opened;
 
 // Two CPUs, interleaved, one tick per ns.
 TraceBuilder twoCpus(unsigned version = ltt::test::defaultFormat()) {

@@ -19,6 +19,8 @@ $synth --format 1 --events 3000 --cpus 2 --processes 2 --seed 5 --lost 200 -o lo
 $synth --format 1 --events 400 --cpus 1 --processes 1 --seed 1 -o tiny >/dev/null
 # Kernel-state variables: a version 2 trace (VARS records are the module's).
 $synth --events 300 --cpus 2 --processes 2 --seed 7 --vars args,pid,ppid,uid,minflt,prev,next -o vars >/dev/null
+# Application events in user streams (format 2).
+$synth --events 600 --cpus 2 --processes 2 --seed 8 --user-events 24 -o user >/dev/null
 for kind in magic version block-magic block-length cpu record-size block-end truncate; do
 	$synth --format 1 --events 1800 --cpus 2 --processes 2 --seed 3 --corrupt "$kind" \
 		-o "bad/$kind" --expect | jq -r '.corrupt.offset' >"bad/$kind.offset"
@@ -45,6 +47,9 @@ $synth --recode-v2 tiny.trace "$corpus/v2-tiny.trace"
 $synth --recode-v2 names.trace "$corpus/v2-names.trace"
 $synth --events 600 --cpus 2 --processes 3 --seed 8 --lost 50 -o "$corpus/v2-synth" >/dev/null
 rm -f "$corpus/v2-synth.proc"
+# User streams for the fuzzer: declarations, typed events, a LOST record.
+$synth --events 300 --cpus 2 --processes 2 --seed 4 --user-events 12 -o "$corpus/v2-user" >/dev/null
+rm -f "$corpus/v2-user.proc"
 for kind in tail-partial middle-zeros; do
 	python3 "$craft" "$kind" "$corpus/v2-$kind.trace" "$corpus/v2-synth.trace" >/dev/null
 done
@@ -65,6 +70,9 @@ $ta -a -s vm-sh.trace vm-sh.proc >vm-sh.report.txt
 $ta --json vm-sh.trace vm-sh.proc >vm-sh.json
 $ta -d vars.trace vars.proc >vars.dump.txt
 $ta --json -d vars.trace vars.proc >vars.json
+$ta -d user.trace user.proc >user.dump.txt
+$ta --json -d user.trace user.proc >user.json
+$ta -a -s user.trace user.proc >user.report.txt
 $ta -a -s names.trace names.proc >names.report.txt
 $ta -d names.trace names.proc >names.dump.txt
 $ta --json names.trace names.proc >names.json

@@ -60,6 +60,12 @@ goldens=(
 	# JSON event dump with the arguments and variables.
 	"variables: dump -d strace-style|vars.dump.txt|-d vars.trace vars.proc"
 	"variables: --json -d event dump|vars.json|--json -d vars.trace vars.proc"
+	# Application events (ltt-synth --user-events, format 2): user streams
+	# merged by time with the CPUs, by name with their fields, counted per
+	# process and name, their lost events apart from the kernel's.
+	"user events: dump -d|user.dump.txt|-d user.trace user.proc"
+	"user events: --json -d|user.json|--json -d user.trace user.proc"
+	"user events: report -a -s|user.report.txt|-a -s user.trace user.proc"
 )
 for g in "${goldens[@]}"; do
 	IFS='|' read -r name want args <<<"$g"
@@ -80,7 +86,7 @@ cp "$data"/*.proc "$v2/"
 for t in small lost tiny vm-sh names masked; do
 	t_check "recode $t.trace to version 2" "$synth" --recode-v2 "$data/$t.trace" "$v2/$t.trace"
 done
-cp "$data/vars.trace" "$v2/" # written in version 2 already
+cp "$data/vars.trace" "$data/user.trace" "$v2/" # written in version 2 already
 golden_dir=$v2
 for g in "${goldens[@]}"; do
 	IFS='|' read -r name want args <<<"$g"
@@ -112,6 +118,17 @@ t_check "hostile names: no control character in text output" bash -c \
 t_check "hostile names: --json is strict UTF-8 JSON" python3 -c \
 	"import json, sys; json.loads(open(sys.argv[1], 'rb').read().decode('utf-8'))" "$data/names.json"
 
+t_check "user events: ltt_mark shows as name and text" \
+	grep -q ' ltt_mark text="phase 2 begins"$' "$data/user.dump.txt"
+t_check "user events: a string with a quote, a backslash, a newline and a tab, escaped" \
+	grep -qF 'path="/srv/\"quoted\" a\\b\n\ttab"' "$data/user.dump.txt"
+t_check "user events: --json -d has name and typed fields, per-process counts" \
+	jq -e '([.events[] | select(.event == "user" and .subtype == "EVENT")] | length) == .trace.user_events
+	       and ([.events[] | select(.name == "request")][0].fields | (.id | type) == "number"
+	            and (.ratio | type) == "number" and (.path | type) == "string")
+	       and (.trace.user_lost_events == 3)
+	       and ([.processes[] | select(.pid == 100)][0].user_events == {"ltt_mark": 1, "request": 16})' \
+	"$data/user.json"
 t_check "lost-events banner is the first line" \
 	grep -qm1 '^!!!!' <(head -n 1 "$data/lost.report.txt")
 t_check "--json is valid JSON with the documented keys" \

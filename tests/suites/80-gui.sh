@@ -70,6 +70,10 @@ fold_selftest() {
 	fi
 }
 fold_selftest selftest "$log" "$rc"
+# A trace with user streams (application events beside the CPUs').
+log=$out/user-selftest.log
+(cd "$root" && run_gui --selftest "$out/user" tests/data/user.trace tests/data/user.proc) >"$log" 2>&1
+fold_selftest "user streams selftest" "$log" "$?"
 
 for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
 	cpu-view process-analysis process-selection time-breakdown raw-trace \

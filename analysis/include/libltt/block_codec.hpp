@@ -21,6 +21,7 @@
 #include <cstring>
 #include <ltt/abi.h>
 #include <ltt/format.h>
+#include <ltt/module_events.h>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,13 +61,15 @@ struct FrameFault {
         NotBlockStart,  // value: the first record's event id
         BadStartHeader, // BLOCK_START's delta or size (version 2: first word not exactly EXT)
         BadMagic,
-        BadLength,     // value: the length
-        PastEnd,       // value: the length; limit: bytes left
-        BadCpu,        // value: the CPU; limit: the CPU count
-        BadSequence,   // value: the sequence; limit: the CPU; last: the previous
-        NoBlockEnd,    // the record at length - 24 is not a BLOCK_END
-        BadEventCount, // value: BLOCK_END.events
-        Short,         // value: bytes left, fewer than the smallest block
+        BadLength,       // value: the length
+        PastEnd,         // value: the length; limit: bytes left
+        BadCpu,          // value: the CPU; limit: the CPU count
+        BadSequence,     // value: the sequence; limit: the CPU; last: the previous
+        BadUserSequence, // a user stream's: value: the sequence; limit: the stream; last
+        UserInV1,        // a user block (LTT_BLOCK_F_USER) in a version 1 trace
+        NoBlockEnd,      // the record at length - 24 is not a BLOCK_END
+        BadEventCount,   // value: BLOCK_END.events
+        Short,           // value: bytes left, fewer than the smallest block
     };
     Kind kind = None;
     std::uint32_t at = 0;
@@ -85,6 +88,15 @@ struct FrameRules {
     // Per CPU, the last sequence read (-1: none): a block's sequence must
     // follow it. Empty: sequences are not checked.
     std::span<const std::int64_t> lastSequence;
+    // Whether user blocks (LTT_BLOCK_F_USER, version 2) are accepted as
+    // such: they number their streams apart from the CPUs, so their `cpu`
+    // is not checked against `ncpus`, and their sequences are checked
+    // against lastUserSequence (indexed by stream number; a number at or
+    // past its end: none read yet). Off, a user block is checked as a CPU
+    // block (readers that know only CPUs, such as the daemon's statistics
+    // of what the module wrote).
+    bool userStreams = false;
+    std::span<const std::int64_t> lastUserSequence;
 };
 
 // The largest block a trace may hold: the header's max_block when set, and

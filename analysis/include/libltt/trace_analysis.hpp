@@ -25,7 +25,9 @@
 #include <libltt/pid_table.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
 #include <ltt/module_events.h>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,6 +138,9 @@ struct Process {
     std::uint64_t exitNs = 0;
     std::vector<std::uint32_t> children; // indices into TraceAnalysis::processes()
     ProcessStats stats;
+    // Application events the process logged (user streams), by type name:
+    // counted for the thread group's leader (the record's tgid).
+    std::map<std::string, std::uint64_t> userEvents;
 
     // Transient state of the walk.
     enum class OffCpu : std::uint8_t { None, Preempted, Sleeping, IoWait, Runnable };
@@ -222,6 +227,19 @@ public:
     const std::array<std::uint64_t, LTT_EV_COUNT + 1>& eventCounts() const { return counts_m; }
     std::uint64_t events() const { return events_m; }
     std::uint64_t lostEvents() const { return lost_m; }
+    // Application events (user streams): the EVENT records that decode,
+    // those lost (the producers' rings full), and the records that do not
+    // decode (each with its offset and why; at most kMaxUserProblems kept,
+    // userProblemCount() counts all). Their other records (declarations,
+    // block frames) are in events() and eventCounts() with the CPUs'.
+    std::uint64_t userEvents() const { return userEvents_m; }
+    std::uint64_t userLostEvents() const { return reader_m.userLostEvents(); }
+    bool hasUserStreams() const { return !reader_m.userStreams().empty(); }
+    const std::vector<TraceError>& userProblems() const { return userProblems_m; }
+    std::uint64_t userProblemCount() const { return userProblemCount_m; }
+    static constexpr std::size_t kMaxUserProblems = 100;
+    // The decoder of the trace's application events (null without user streams).
+    const UserEvents* userDecoder() const { return user_m.get(); }
     std::uint64_t firstNs() const { return firstNs_m; }
     std::uint64_t lastNs() const { return lastNs_m; }
     // Name of syscall table slot `slot` ("read", or "unknown").
@@ -273,6 +291,8 @@ private:
     }
     std::uint32_t shared_m = 0;
     void processEvent(const Event& e, Process& cur, std::uint64_t ns);
+    // A record of a user stream (event.isUser()): never a CPU's.
+    void userEvent(const Event& e);
     void exec(const Event& e, Process& cur);
     static constexpr std::uint8_t kModeKthread = 1, kModeSyscall = 2, kModeTrap = 4;
     static void refreshMode(Process& p) {
@@ -309,6 +329,10 @@ private:
     std::uint64_t gen_m = 0; // bumped at every lost-events gap
     std::optional<TraceError> error_m;
     bool cancelled_m = false;
+    std::unique_ptr<UserEvents> user_m;
+    std::uint64_t userEvents_m = 0, userProblemCount_m = 0;
+    std::array<std::uint64_t, LTT_EV_COUNT + 1> userCounts_m{}; // user streams' records by id
+    std::vector<TraceError> userProblems_m;
 };
 
 } // namespace ltt

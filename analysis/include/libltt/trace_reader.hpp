@@ -1,9 +1,9 @@
 // TraceReader: the one reader of .trace files (docs/trace-format.md §2).
 //
 // The file is mmap-ed; opening validates the header and every block's frame
-// (libltt/block_codec.hpp) and builds a per-CPU block list, which is
-// O(blocks). Records inside a block are validated as a cursor walks them, so
-// a full analysis is a single pass over the mapping.
+// (libltt/block_codec.hpp) and builds a block list per CPU and per user
+// stream (an application thread's events), which is O(blocks). Records inside a block are validated
+// as a cursor walks them, so a full analysis is a single pass over the mapping.
 //
 // A TraceCursor merges the per-CPU streams into one time-ordered sequence
 // (k-way merge by TSC; ties by CPU, then file position) and never allocates
@@ -40,6 +40,12 @@ struct TraceError {
     std::string str() const;
 };
 
+// The `cpu` of an Event that comes from a user stream (an application's
+// events, docs/trace-format.md §2.4): no CPU, and never below ncpus(), so
+// that a consumer that keeps state per CPU must test isUser() (or the CPU
+// against its table's size) before it indexes with it.
+inline constexpr std::uint16_t kUserCpu = 0xffff;
+
 // One record, as the version 1 record of the same event would show it
 // (block_codec.hpp's decodeRecord()): a view into the mapping, except that
 // a version 2 compact record's details are expanded into the Event itself.
@@ -48,12 +54,18 @@ struct Event {
     const std::byte* record = nullptr; // the record in the mapping (its header)
     std::uint64_t offset = 0;          // file offset of the record
     std::uint64_t tsc = 0;
-    std::int32_t pid = 0; // task current on `cpu` (the incoming one for SCHEDCHANGE)
-    std::uint16_t cpu = 0;
+    // Task current on `cpu` (the incoming one for SCHEDCHANGE); in a user
+    // stream, the thread that logged the event.
+    std::int32_t pid = 0;
+    std::uint16_t cpu = 0;  // kUserCpu for a user stream's records
     std::uint16_t size = 0; // 8 + the details' bytes (a version 1 record's size)
     std::uint8_t id = 0;    // enum ltt_event_id (may be unknown: >= LTT_EV_MAX)
     std::uint8_t subtype = 0;
-    std::uint8_t code = 0; // version 2: the record's enum ltt_code; version 1: 0
+    std::uint8_t code = 0;    // version 2: the record's enum ltt_code; version 1: 0
+    std::uint16_t stream = 0; // a user stream's number (BLOCK_START.cpu); 0 for CPU records
+
+    // Whether the record comes from a user stream (LTT_BLOCK_F_USER blocks).
+    bool isUser() const { return cpu == kUserCpu; }
     // A compact record's details (!detailsInBlock(code)), expanded; not
     // initialized otherwise.
     alignas(8) std::byte expanded[kMaxExpanded];
@@ -136,7 +148,7 @@ class MappedFile; // the trace's mapping (detail/mapped_file.hpp)
 
 namespace ltt {
 
-// Position in the merged event sequence. Cheap to copy (O(CPUs)).
+// Position in the merged event sequence. Cheap to copy (O(CPUs + user streams)).
 class TraceCursor : private detail::CursorCore {
 public:
     // On an event (event() is valid) or past the end / stopped by an error.
@@ -211,8 +223,22 @@ public:
     const std::vector<BlockInfo>& blocks() const { return blocks_m; }
     // Blocks of one CPU in sequence order (indices into blocks()).
     const std::vector<std::uint32_t>& cpuBlocks(std::uint16_t cpu) const {
-        return cpuBlocks_m[cpu];
+        return streamBlocks_m[cpu];
     }
+    // One user stream: the blocks one application thread's events came in
+    // (LTT_BLOCK_F_USER; include/ltt/module_events.h, USER).
+    struct UserStream {
+        std::uint16_t number = 0;          // BLOCK_START.cpu of its blocks
+        std::int32_t tid = 0;              // BLOCK_START.pid: the thread
+        std::uint64_t lost = 0;            // events the thread could not log (its ring full)
+        bool final = false;                // its last block has LTT_BLOCK_F_FINAL
+        std::vector<std::uint32_t> blocks; // indices into blocks(), in sequence order
+    };
+    // The user streams, by number. Their records are merged with the CPUs'
+    // (after them on equal times) and come as Events with isUser() true.
+    const std::vector<UserStream>& userStreams() const { return userStreams_m; }
+    // The user stream of `number`, or nullptr.
+    const UserStream* userStream(std::uint16_t number) const;
     // Set when the file ends in something other than whole blocks: inside
     // a block, or in bytes after the last whole block from which no later
     // whole block can be found (docs/trace-format.md §2.3, "Damage"). The
@@ -231,8 +257,11 @@ public:
     // Records the producer claims (sum of BLOCK_END.events): exact for a
     // valid file, cheap (no pass over the events).
     std::uint64_t claimedEvents() const { return claimedEvents_m; }
+    // Events lost by the tracer (CPU blocks), in all and per CPU.
     std::uint64_t lostEvents() const { return lost_m; }
     std::uint64_t lostEvents(std::uint16_t cpu) const { return lostPerCpu_m[cpu]; }
+    // Application events lost (user blocks): counted apart from the kernel's.
+    std::uint64_t userLostEvents() const { return userLost_m; }
     // First and last record times of the whole trace.
     std::uint64_t firstTsc() const { return firstTsc_m; }
     std::uint64_t lastTsc() const { return lastTsc_m; }
@@ -274,13 +303,19 @@ private:
     bool scan(TraceError* error);
     TraceCursor startCursor() const; // before event 0
     void restore(TraceCursor& c, std::uint64_t checkpoint) const;
+    // Cursor stream `i` (ncpus() on: user streams) as an Event's cpu/stream.
+    void markUser(Event& e, std::size_t i) const;
+    std::size_t streamCount() const { return streamBlocks_m.size(); }
 
     std::string path_m;
     std::unique_ptr<MappedFile> file_m;
     ltt_file_header header_m{};
     std::vector<BlockInfo> blocks_m;
-    std::vector<std::vector<std::uint32_t>> cpuBlocks_m;
+    // Per cursor stream (the CPUs, then the user streams) its blocks.
+    std::vector<std::vector<std::uint32_t>> streamBlocks_m;
+    std::vector<UserStream> userStreams_m;
     std::vector<std::uint64_t> lostPerCpu_m;
+    std::uint64_t userLost_m = 0;
     std::optional<TraceError> truncation_m;
     bool tailWithoutBlock_m = false;
     std::optional<TraceError> unfinished_m;
@@ -290,9 +325,19 @@ private:
     std::uint64_t firstTsc_m = 0, lastTsc_m = 0;
     TscConverter tsc_m;
 
-    // Checkpoint index (lazy): per checkpoint the cursor's streams.
+    // Checkpoint index (lazy): per checkpoint the cursor's CPU streams. A
+    // trace may hold many user streams, most of them not begun or done at
+    // any one checkpoint: a checkpoint keeps only those in between
+    // (userActive_m from userActiveAt_m[k]); the others are in their
+    // initial state or exhausted, which the merged index of the stream's
+    // first and last event tells.
     mutable std::once_flag indexOnce_m;
     mutable std::vector<detail::CursorCore::Stream> checkpoints_m; // ncpus per checkpoint
+    mutable std::vector<detail::CursorCore::Stream> userInitial_m;
+    mutable std::vector<std::uint64_t> userFirst_m, userLast_m; // merged indices
+    mutable std::vector<std::uint32_t> userActiveIndex_m;       // user stream of each
+    mutable std::vector<detail::CursorCore::Stream> userActive_m;
+    mutable std::vector<std::size_t> userActiveAt_m; // checkpoints + 1 entries
     mutable std::vector<std::uint64_t> checkpointTsc_m;
     mutable std::uint64_t indexedEvents_m = 0;
     mutable std::optional<TraceError> indexError_m;

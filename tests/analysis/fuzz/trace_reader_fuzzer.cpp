@@ -14,6 +14,8 @@
 #include <libltt/syscall_args.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -55,8 +57,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text;
     int n = 0;
     ltt::SyscallTracker calls; // the dump's strace-style lines
+    // Application events: declarations read, each record decoded as text
+    // and JSON.
+    std::optional<ltt::UserEvents> user;
+    if (!reader->userStreams().empty())
+        user.emplace(*reader);
     for (auto c = reader->begin(); c.valid() && n < 4096; c.next(), ++n) {
         text.clear();
+        if (c.event().isUser()) {
+            std::string why;
+            (void)user->check(c.event(), nullptr, &why);
+            (void)user->appendText(c.event(), text);
+            (void)user->appendJson(c.event(), text);
+        }
         ltt::describeEvent(c.event(), text);
         (void)ltt::isControlEvent(c.event());
         calls.feed(c.event());

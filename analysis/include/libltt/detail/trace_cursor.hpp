@@ -31,8 +31,8 @@ struct CursorCore {
     // A deps() answer of TraceCursor::forEachByCpu: every event in merged order.
     static constexpr std::uint32_t kInOrder = 1u << 31;
 
-    // One CPU's position. The current block's frame is cached here so the
-    // hot path never goes back to the block table.
+    // One CPU's (or user stream's) position. The current block's frame is
+    // cached here so the hot path never goes back to the block table.
     struct alignas(64) Stream {
         std::uint64_t nextTsc = 0;     // time of the next record; UINT64_MAX: exhausted
         std::uint64_t base = 0;        // delta base: version 1, the block's start or last
@@ -45,7 +45,10 @@ struct CursorCore {
         std::uint32_t records = 0;     // records consumed in the current block
         std::uint32_t expected = 0;    // records BLOCK_END announces
         std::int32_t pid = 0;
-        std::uint64_t lastIp = 0; // version 2: the block's last syscall ip, up to `offset`
+        // Version 2: the block's last syscall ip, up to `offset`. A user
+        // stream (no system calls) keeps the time of its block's last record
+        // before BLOCK_END here, which the next block may not precede.
+        std::uint64_t lastIp = 0;
     };
     explicit CursorCore(const TraceReader* reader);
     // TraceCursor::next(): inline, it is the loop body of every walk.
@@ -197,7 +200,12 @@ struct CursorCore {
 
     const TraceReader* reader_m;
     const std::byte* data_m;       // the mapping
-    std::vector<Stream> streams_m; // indexed by CPU
+    std::vector<Stream> streams_m; // the CPUs, then the user streams
+    // Index of the first user stream in streams_m (the CPU count), and
+    // whether there is any: the walks that feed events without next()
+    // (walk, walkByCpu) are for CPU streams only.
+    std::size_t userFrom_m = 0;
+    bool user_m = false;
     // Merge state: a loser tree over the CPUs (tree_m[0] is the CPU whose
     // record comes next, tree_m[n] the loser of internal node n; leaves are
     // CPUs padded to a power of two). Advancing a CPU replays one path:

@@ -21,6 +21,8 @@ template <unsigned V> inline bool CursorCore::nextEventAs() {
     }
     Stream& s = streams_m[cpu];
     event_m = take<V>(s, static_cast<std::uint16_t>(cpu), s.nextTsc);
+    if (static_cast<std::size_t>(cpu) >= userFrom_m) [[unlikely]]
+        reader_m->markUser(event_m, static_cast<std::size_t>(cpu));
     ++index_m;
     valid_m = true;
     // Common case: the next record is an ordinary one of the same block
@@ -433,7 +435,7 @@ void TraceCursor::forEachByCpu(F&& f, R&& fRun, B&& isBarrier, D&& deps, std::ui
                                T&& tick) {
     if (!valid_m)
         return;
-    if (scan_m) {
+    if (scan_m && !user_m) {
         const std::size_t n = streams_m.size();
         if (n <= 2)
             return walkByCpu<2>(f, fRun, isBarrier, deps, tickMask, tick);
@@ -450,7 +452,9 @@ void TraceCursor::forEachByCpu(F&& f, R&& fRun, B&& isBarrier, D&& deps, std::ui
 template <class F, class T> void TraceCursor::forEach(F&& f, std::uint64_t tickMask, T&& tick) {
     if (!valid_m)
         return;
-    if (scan_m) {
+    // With user streams every event goes through next(), which marks
+    // theirs (the walks below know CPU streams only).
+    if (scan_m && !user_m) {
         const std::size_t n = streams_m.size();
         if (n <= 2)
             return walk<2>(f, tickMask, tick);
