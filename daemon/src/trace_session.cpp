@@ -442,7 +442,7 @@ void Session::report() {
 void Session::startUserEvents() {
     std::string note;
     auto config = userServerConfig(
-        o_m, info_m.flags & LTT_TRACE_F_TSC_RELIABLE,
+        o_m, userEventsClock(info_m),
         child_m && o_m.trackCommand ? std::optional<int>(child_m->pid()) : std::nullopt, note);
     if (!note.empty())
         say(note);

@@ -574,7 +574,13 @@ std::vector<std::string> UserServer::warnings() const {
     return impl_m->warnings();
 }
 
-std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscReliable,
+bool userEventsClock(const ltt_trace_info& info) {
+    if (info.flags & LTT_TRACE_F_CLOCK_FALLBACK)
+        return false;
+    return (info.flags & LTT_TRACE_F_TSC_RELIABLE) || info.ncpus == 1;
+}
+
+std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
                                                  std::optional<int> commandPgrp,
                                                  std::string& note) {
     UserServerConfig c;
@@ -592,9 +598,9 @@ std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscRelia
     c.pgrp = o.pgrp ? o.pgrp : commandPgrp;
     c.uid = o.uid;
     c.gid = o.gid;
-    c.record = tscReliable;
-    if (!tscReliable)
-        note = "no user events in this trace: its clock is not a reliable TSC";
+    c.record = tscClock;
+    if (!tscClock)
+        note = "no user events in this trace: its clock is not a TSC every CPU shares";
     return c;
 }
 

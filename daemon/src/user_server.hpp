@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <ltt/abi.h>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -91,11 +92,18 @@ private:
     std::unique_ptr<Impl> impl_m;
 };
 
+// Whether a trace's clock is the one user events carry (rdtsc): the TSC,
+// the same on every CPU (LTT_TRACE_F_TSC_RELIABLE), or the TSC of a
+// trace's only CPU (no other CPU's TSC to disagree with; the case of a
+// one-vCPU QEMU guest, whose TCG offers no invariant TSC, with the
+// module's clock=tsc).
+bool userEventsClock(const ltt_trace_info& info);
+
 // The server for a session's options: nullopt with `note` saying why when
 // the session records no user events (--user-socket none, no default
-// path). `tscReliable`: the trace's clock is the TSC user events carry;
-// `commandPgrp`: the traced command's group (-T).
-std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscReliable,
+// path). `tscClock`: userEventsClock() of the trace; `commandPgrp`: the
+// traced command's group (-T).
+std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
                                                  std::optional<int> commandPgrp, std::string& note);
 
 class CommitBuffer;

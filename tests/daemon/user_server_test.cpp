@@ -365,7 +365,17 @@ TEST(UserServer, OptionsChooseTheSocket) {
     EXPECT_EQ(c->socketPath, "/tmp/x.sock");
     EXPECT_EQ(c->pid, 42);
     EXPECT_FALSE(c->record);
-    EXPECT_EQ(note, "no user events in this trace: its clock is not a reliable TSC");
+    EXPECT_EQ(note, "no user events in this trace: its clock is not a TSC every CPU shares");
+    ltt_trace_info info{};
+    info.ncpus = 2;
+    info.flags = LTT_TRACE_F_TSC_RELIABLE;
+    EXPECT_TRUE(userEventsClock(info));
+    info.flags = 0;
+    EXPECT_FALSE(userEventsClock(info)); // two CPUs' TSCs may disagree
+    info.ncpus = 1;
+    EXPECT_TRUE(userEventsClock(info));
+    info.flags = LTT_TRACE_F_CLOCK_FALLBACK | LTT_TRACE_F_TSC_RELIABLE;
+    EXPECT_FALSE(userEventsClock(info)); // local_clock() ns, not the TSC
     const std::string_view empty[] = {"--user-socket", "", "t.trace", "t.proc"};
     EXPECT_EQ(parseCommandLine(empty).error,
               "option '--user-socket' needs a socket path or 'none'");
