@@ -523,7 +523,8 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            while tracing; the count emitted is reported
       --user-socket PATH   where applications register their events
                            (libltt-user, ltt-mark; 'none': no user events;
-                           default /run/ltt/user.sock for root, else
+                           default $LTT_USER_SOCKET, else
+                           /run/ltt/user.sock for root, else
                            $XDG_RUNTIME_DIR/ltt/user.sock)
   -d, --defaults           accepted for LTT compatibility (the whole
                            configuration is always set)

@@ -86,8 +86,9 @@ public:
     // Warnings met so far (a process dropped and why), oldest first.
     std::vector<std::string> warnings() const;
 
-    // The default socket for this daemon: root /run/ltt/user.sock, others
-    // $XDG_RUNTIME_DIR/ltt/user.sock (empty without XDG_RUNTIME_DIR).
+    // The default socket for this daemon: LTT_USER_SOCKET when set, else
+    // root /run/ltt/user.sock, others $XDG_RUNTIME_DIR/ltt/user.sock
+    // (empty without XDG_RUNTIME_DIR).
     static std::string defaultSocketPath();
 
 private:

@@ -35,6 +35,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Every session of this test program (trace_session_test.cpp's too) serves
+// user events at a socket of its own, never at the host's /run/ltt.
+class PrivateUserSocket : public ::testing::Environment {
+public:
+    void SetUp() override {
+        const std::string path =
+            ::testing::TempDir() + "/ltt-user-" + std::to_string(::getpid()) + ".sock";
+        ::setenv("LTT_USER_SOCKET", path.c_str(), 1);
+    }
+};
+[[maybe_unused]] const auto* const privateUserSocket =
+    ::testing::AddGlobalTestEnvironment(new PrivateUserSocket);
+
 struct Ran {
     int status = -1;
     std::string output; // stdout and stderr
@@ -373,6 +386,7 @@ TEST(UserServer, OptionsChooseTheSocket) {
                                       "t.trace",       "t.proc"};
     p = parseCommandLine(given);
     ASSERT_TRUE(p.options) << p.error;
+    EXPECT_EQ(UserServer::defaultSocketPath(), std::getenv("LTT_USER_SOCKET"));
     note.clear();
     auto c = userServerConfig(*p.options, false, std::nullopt, note);
     ASSERT_TRUE(c);
@@ -404,6 +418,7 @@ namespace {
 TEST(UserCxxWrapper, LogsTypedEvents) {
     Fixture f("cxx");
     // The library reads the socket path at its first declaration.
+    const std::string saved = std::getenv("LTT_USER_SOCKET") ? std::getenv("LTT_USER_SOCKET") : "";
     ::setenv("LTT_USER_SOCKET", f.socket.c_str(), 1);
     ltt::user::EventType<std::int64_t, std::string_view, double, std::uint64_t> t{
         "cxx", {"i", "s", "d", "u"}};
@@ -413,7 +428,7 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
     EXPECT_EQ(ltt::user::mark("from C++"), 0);
     ASSERT_EQ(ltt_user_flush(5000), 0);
     auto tr = f.finish();
-    ::unsetenv("LTT_USER_SOCKET");
+    ::setenv("LTT_USER_SOCKET", saved.c_str(), 1);
     ASSERT_EQ(tr.error, "");
     ASSERT_EQ(tr.events.size(), 2u);
     const auto& e = tr.events[0];
