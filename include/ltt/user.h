@@ -40,17 +40,18 @@ struct ltt_user_type *ltt_user_declare(const char *name, const char *fields);
 extern volatile int ltt_user_active;
 
 /*
- * Logs one event of type `t` (NULL: nothing) with its values in the
+ * ltt_user_log(t, values...): logs one event of type `t` (NULL: nothing;
+ * a type without fields takes no values) with its values in the
  * declaration's order: int64_t for i64, uint64_t for u64, double for f64,
  * const char * for str (NULL logs ""; longer strings are cut so that the
  * values fit in 1024 bytes). The arguments are not evaluated while no
  * daemon records the process. An event that finds its thread's ring full
  * (or no ring free) is counted lost, never waited for.
  */
-#define ltt_user_log(t, ...)                                                   \
+#define ltt_user_log(...)                                                      \
 	do {                                                                   \
 		if (__builtin_expect(ltt_user_active, 0))                      \
-			ltt_user_log_event((t), __VA_ARGS__);                  \
+			ltt_user_log_event(__VA_ARGS__);                       \
 	} while (0)
 
 /* ltt_user_log() without the check: logs only while active too. */

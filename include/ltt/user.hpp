@@ -64,18 +64,19 @@ inline bool active()
 template <class... Fields> class EventType
 {
       public:
-	// Declares the type; throws std::invalid_argument for a bad name, a
-	// bad field name or too many fields, std::runtime_error when the
-	// process has no room for another type.
+	// Declares the type; throws std::invalid_argument when
+	// ltt_user_declare() refuses it (a bad name or field name, no room
+	// for another type: the message has errno).
 	EventType(std::string_view name,
 		  const std::array<std::string_view, sizeof...(Fields)> &fields)
 	{
 		static_assert(sizeof...(Fields) <= LTT_USER_FIELDS_MAX,
 			      "too many fields");
 		std::string decl;
-		std::size_t i = 0;
-		for (const char *type : {FieldType<Fields>::name...})
-			decl += std::string(fields[i++]) + ":" + type + " ";
+		const std::array<const char *, sizeof...(Fields)> types{
+			FieldType<Fields>::name...};
+		for (std::size_t i = 0; i < types.size(); ++i)
+			decl += std::string(fields[i]) + ":" + types[i] + " ";
 		type_m = ltt_user_declare(std::string(name).c_str(),
 					  decl.c_str());
 		if (!type_m)

@@ -426,11 +426,14 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
     std::string text = "a string_view, not NUL-terminated";
     t.log(-5, std::string_view(text).substr(0, 8), 1.25, 7u);
     EXPECT_EQ(ltt::user::mark("from C++"), 0);
+    ltt::user::EventType<> tick{"tick", {}}; // no fields
+    tick.log();
+    ltt_user_log(tick.type());
     ASSERT_EQ(ltt_user_flush(5000), 0);
     auto tr = f.finish();
     ::setenv("LTT_USER_SOCKET", saved.c_str(), 1);
     ASSERT_EQ(tr.error, "");
-    ASSERT_EQ(tr.events.size(), 2u);
+    ASSERT_EQ(tr.events.size(), 4u);
     const auto& e = tr.events[0];
     EXPECT_EQ(e.type, "cxx");
     EXPECT_EQ(e.tgid, static_cast<std::uint32_t>(::getpid()));
@@ -440,6 +443,8 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
     EXPECT_EQ(std::get<double>(e.values[2]), 1.25);
     EXPECT_EQ(std::get<std::uint64_t>(e.values[3]), 7u);
     EXPECT_EQ(std::get<std::string>(tr.events[1].values.at(0)), "from C++");
+    EXPECT_EQ(tr.events[3].type, "tick");
+    EXPECT_TRUE(tr.events[3].values.empty());
     // The daemon went away: logging is off again, and costs nothing.
     for (int i = 0; i < 100 && ltt_user_active; ++i)
         std::this_thread::sleep_for(10ms);
