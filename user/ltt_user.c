@@ -61,9 +61,15 @@ static struct ltt_user_type types[LTT_USER_SHM_TYPES];
 static const struct ltt_user_type *mark_type;
 static char paths[2 * PATH_MAX + 2];
 
-static __thread struct ltt_user_shm_ring *my_ring;
-static __thread unsigned int my_generation;
-static __thread int my_ring_failed;
+/*
+ * initial-exec: in the shared library too, a thread's ring is one load
+ * from the thread pointer, not a __tls_get_addr() call per event.
+ */
+static __thread struct ltt_user_shm_ring *my_ring
+	__attribute__((tls_model("initial-exec")));
+static __thread unsigned int my_generation
+	__attribute__((tls_model("initial-exec")));
+static __thread int my_ring_failed __attribute__((tls_model("initial-exec")));
 
 static struct ltt_user_shm_type *shm_types(void)
 {
