@@ -194,9 +194,10 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_map) ==
  *   ring) and a LOST record says so as in CPU blocks; the stream's last
  *   block has LTT_BLOCK_F_FINAL.
  *
- * Times are the clock of the CPU blocks (the TSC; user events need
- * LTT_TRACE_F_TSC_RELIABLE traces and are not recorded otherwise) and never
- * go back within a stream. Records are version 2 LTT_CODE_EXT records of
+ * Times are the clock of the CPU blocks (the TSC: user events are recorded
+ * in LTT_TRACE_F_TSC_RELIABLE traces, and in TSC traces of one CPU, whose
+ * TSC is trivially consistent; not in LTT_TRACE_F_CLOCK_FALLBACK ones) and
+ * never go back within a stream. Records are version 2 LTT_CODE_EXT records of
  * event LTT_EV_USER, and HEARTBEATs where a delta would not fit.
  *
  * A type is declared (LTT_USER_DECLARE) in a stream before the first event
