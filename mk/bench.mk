@@ -9,7 +9,7 @@
 #                      (BENCH_MODE=icount, the default, or wall; see
 #                      scripts/bench-peers.sh)
 #   make bench-user    application events: libltt-user against LTTng-UST
-#                      2.13 in one boot of the ltt kernel (a loop logging
+#                      2.13 in one boot of the peers kernel (a loop logging
 #                      three fields untraced, disabled, traced); prints a
 #                      table and writes $(BUILD)/bench/user.json
 #                      (scripts/bench-user.sh)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench-user: application events of libltt-user against LTTng-UST
-# 2.13, in one boot of the ltt kernel. tests/bench/user/user-bench.c logs
+# 2.13, in one boot of the peers kernel (the ltt series plus
+# kernel-patches/config/peers.config: LTTng's tools need FILE_LOCKING,
+# which the guest's usual config leaves out). tests/bench/user/user-bench.c logs
 # BENCH_COUNT events of three fields (seq:i64 tag:str ratio:f64) in a loop,
 # built three ways (user-bench-none, -ltt, -lttng); the guest
 # (tests/bench/user/user-guest.sh) runs each configuration BENCH_RUNS
@@ -71,8 +73,8 @@ lib=$vm_build/user/libltt-user.a
 [[ -f $lib && -f include/ltt/user.h ]] || die "libltt-user is not built ($lib)"
 [[ -f /usr/include/x86_64-linux-gnu/lttng/tracepoint.h ]] ||
 	die "the LTTng-UST headers are missing (apt-get install liblttng-ust-dev)"
-vm_kernel ltt || exit 1
-vm_module ltt || exit 1
+vm_kernel peers || exit 1
+vm_module peers || exit 1
 tools=$(stage_lttng_tools)
 bt=$(stage_babeltrace)
 
