@@ -57,6 +57,7 @@ enum class Opt {
     Device,
     FlushInterval,
     TestEmit,
+    UserSocket,
     Defaults,
     Quiet,
     Help,
@@ -92,6 +93,7 @@ constexpr OptSpec kOptions[] = {
     {"device", 0, true, Opt::Device},
     {"flush-interval", 0, true, Opt::FlushInterval},
     {"test-emit", 0, true, Opt::TestEmit},
+    {"user-socket", 0, true, Opt::UserSocket},
     {"defaults", 'd', false, Opt::Defaults},
     {"quiet", 'q', false, Opt::Quiet},
     {"help", 'h', false, Opt::Help},
@@ -356,6 +358,11 @@ private:
             o_m.flushInterval = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
             return true;
         }
+        case Opt::UserSocket:
+            if (v.empty())
+                return bad("option '" + name + "' needs a socket path or 'none'");
+            o_m.userSocket = v;
+            return true;
         case Opt::TestEmit: {
             // Decimal suffixes: a rate, not a size.
             std::string_view num = v;
@@ -514,6 +521,10 @@ Options (LTT's short forms; values may be attached, as in -ts30):
       --test-emit RATE     benchmark/test load: have the module's test mode
                            emit RATE events/s (all CPUs together, e.g. 200k)
                            while tracing; the count emitted is reported
+      --user-socket PATH   where applications register their events
+                           (libltt-user, ltt-mark; 'none': no user events;
+                           default /run/ltt/user.sock for root, else
+                           $XDG_RUNTIME_DIR/ltt/user.sock)
   -d, --defaults           accepted for LTT compatibility (the whole
                            configuration is always set)
   -q, --quiet              print only warnings and errors

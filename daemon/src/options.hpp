@@ -57,6 +57,10 @@ struct Options {
     // Benchmark and test load: events per second (all CPUs together) the
     // daemon asks the module's test mode to emit while tracing (0 = none).
     std::uint64_t testEmitRate = 0;
+
+    // The socket libltt-user's processes register at; empty: the default
+    // (UserServer::defaultSocketPath()), "none": no user events.
+    std::string userSocket;
 };
 
 struct ParseResult {

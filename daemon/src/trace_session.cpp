@@ -8,6 +8,7 @@
 #include "proc_snapshot.hpp"
 #include "snapshot_thread.hpp"
 #include "test_emitter.hpp"
+#include "user_server.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -149,6 +150,8 @@ private:
     void loop();
     void finish();
     void report();
+    void startUserEvents();
+    void stopUserEvents();
 
     const Options& o_m;
     std::ostream& out_m;
@@ -165,6 +168,8 @@ private:
     std::unique_ptr<TraceWriter> writer_m;
     std::unique_ptr<CommitBuffer> buffer_m;
     std::unique_ptr<TestEmitter> emitter_m;
+    std::unique_ptr<UserBlockQueue> userQueue_m; // before user_m: its sink
+    std::unique_ptr<UserServer> user_m;
     ltt_trace_info info_m{};
     ltt_config config_m{};
     std::size_t maxBlock_m = 0;
@@ -185,6 +190,8 @@ Session::Drain Session::drain(bool unbounded) {
     const std::size_t budget = 2 * buffer_m->capacity();
     const auto until = Clock::now() + std::chrono::milliseconds(20);
     std::size_t got = 0;
+    if (userQueue_m)
+        userQueue_m->moveTo(*buffer_m);
     while (true) {
         auto space = buffer_m->space();
         if (space.size() < maxBlock_m) {
@@ -364,6 +371,7 @@ void Session::finish() {
     // .proc is still written whole; a held command never runs.
     if (snapshotPending_m)
         joinSnapshot();
+    stopUserEvents();
     buffer_m->flush();
     writerCpu_m = buffer_m->writerCpuSeconds();
     sum_m.commits = buffer_m->commits();
@@ -428,6 +436,47 @@ void Session::report() {
     say(line);
 }
 
+// Application events (libltt-user): a server on its socket, whose blocks
+// join the module's in the loop's drain (user_server.hpp). A session that
+// cannot serve them still traces the kernel.
+void Session::startUserEvents() {
+    std::string note;
+    auto config = userServerConfig(
+        o_m, userEventsClock(info_m),
+        child_m && o_m.trackCommand ? std::optional<int>(child_m->pid()) : std::nullopt, note);
+    if (!note.empty())
+        say(note);
+    if (!config)
+        return;
+    userQueue_m = std::make_unique<UserBlockQueue>();
+    try {
+        // A process's snapshot request: a no-op until the session can take
+        // flight-recorder snapshots on demand.
+        user_m = std::make_unique<UserServer>(
+            *config, [q = userQueue_m.get()](std::span<const std::byte> b) { q->push(b); },
+            [](std::string_view) {});
+    } catch (const std::exception& e) {
+        warn(std::string("warning: no user events: ") + e.what());
+    }
+}
+
+void Session::stopUserEvents() {
+    if (!user_m)
+        return;
+    user_m->stop();
+    userQueue_m->moveTo(*buffer_m);
+    for (const auto& w : user_m->warnings())
+        warn("warning: " + w);
+    const UserServerStats st = user_m->stats();
+    if (st.processes)
+        say("user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
+            " of " + std::to_string(st.processes) + " registered processes, " +
+            std::to_string(st.lost + st.lostNoRing) + " lost");
+    if (userQueue_m->dropped())
+        warn("warning: " + std::to_string(userQueue_m->dropped()) +
+             " user blocks larger than the daemon buffer were dropped");
+}
+
 SessionSummary Session::run() {
     double cpuStart = threadCpuSeconds();
     try {
@@ -468,6 +517,7 @@ SessionSummary Session::run() {
             capacity = maxBlock_m;
         }
         buffer_m = std::make_unique<CommitBuffer>(*writer_m, capacity);
+        startUserEvents();
 
         // /proc is read in a thread of its own while this one drains; the
         // loop lets the command exec once the .proc is in place.
@@ -507,6 +557,7 @@ SessionSummary Session::run() {
     }
     // The snapshot thread writes through proc_m: join it first. Close the
     // device before the signal mask is restored (no late SIGIO).
+    user_m.reset();
     snapshot_m.reset();
     proc_m.reset();
     emitter_m.reset();

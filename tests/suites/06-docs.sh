@@ -28,9 +28,10 @@ programs=(
 	"trace.1         $root/scripts/trace --help"
 	"trace.1         $root/scripts/tracecore"
 	"trace.1         $root/scripts/tracecpuid"
+	"ltt-mark.1      $bin/ltt-mark --help"
 )
 # Pages that describe no program (file formats).
-no_program=(ltt-trace.5)
+no_program=(ltt-trace.5 libltt-user.3)
 
 for tool in scdoc man lexgrog; do
 	if ! command -v $tool >/dev/null; then
@@ -130,7 +131,7 @@ done
 dest=$tmp/dest
 if make -s -C "$root" install BUILD="$build" PREFIX=/usr DESTDIR="$dest" >"$tmp/install.log" 2>&1; then
 	t_pass "make install DESTDIR=... PREFIX=/usr"
-	installed=(tracedaemon trace tracecore tracecpuid traceanalyze traceconvert)
+	installed=(tracedaemon trace tracecore tracecpuid traceanalyze traceconvert ltt-mark)
 	[[ -x $bin/traceview ]] && installed+=(traceview)
 	for p in "${installed[@]}"; do
 		t_check "installed: /usr/bin/$p" test -x "$dest/usr/bin/$p"

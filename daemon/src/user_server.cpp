@@ -1,0 +1,645 @@
+#include "user_server.hpp"
+
+#include "commit_buffer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bitset>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <libltt/block_codec.hpp>
+#include <libltt/unique_fd.hpp>
+#include <ltt/user_shm.h>
+#include <mutex>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <thread>
+#include <unistd.h>
+#include <x86intrin.h>
+
+namespace ltt::daemon {
+
+namespace {
+
+constexpr std::size_t kMaxProcesses = 1024;
+
+// The shared memory of one process, mapped; unmapped once.
+class ShmMapping {
+public:
+    ShmMapping() = default;
+    ShmMapping(void* p, std::size_t n) : p_m(p), n_m(n) {}
+    ~ShmMapping() {
+        if (p_m)
+            ::munmap(p_m, n_m);
+    }
+    ShmMapping(ShmMapping&& o) noexcept : p_m(std::exchange(o.p_m, nullptr)), n_m(o.n_m) {}
+    ShmMapping& operator=(ShmMapping&& o) noexcept {
+        if (this != &o) {
+            if (p_m)
+                ::munmap(p_m, n_m);
+            p_m = std::exchange(o.p_m, nullptr);
+            n_m = o.n_m;
+        }
+        return *this;
+    }
+    ShmMapping(const ShmMapping&) = delete;
+    std::byte* bytes() const { return static_cast<std::byte*>(p_m); }
+
+private:
+    void* p_m = nullptr;
+    std::size_t n_m = 0;
+};
+
+// What the daemon keeps of one ring: its stream in the trace.
+struct Stream {
+    bool open = false; // a stream number was given
+    std::uint32_t tid = 0;
+    std::uint16_t number = 0;
+    std::uint32_t sequence = 0;
+    std::uint64_t lastTsc = 0;
+    std::uint64_t tail = 0;
+    std::uint64_t lostSeen = 0;
+    std::bitset<LTT_USER_SHM_TYPES> declared;
+};
+
+struct Process {
+    UniqueFd sock;
+    std::int32_t tgid = 0;
+    ShmMapping shm;
+    bool admitted = false; // by the session's filters
+    bool enabled = false;
+    bool dropped = false;
+    std::uint64_t lostNoRingSeen = 0;
+    std::vector<Stream> streams = std::vector<Stream>(LTT_USER_SHM_RINGS);
+
+    ltt_user_shm_header* header() const {
+        return reinterpret_cast<ltt_user_shm_header*>(shm.bytes());
+    }
+    ltt_user_shm_type* type(std::uint32_t i) const {
+        return reinterpret_cast<ltt_user_shm_type*>(shm.bytes() + LTT_USER_SHM_TYPES_OFF) + i;
+    }
+    ltt_user_shm_ring* ring(std::uint32_t i) const {
+        return reinterpret_cast<ltt_user_shm_ring*>(shm.bytes() + LTT_USER_SHM_RINGS_OFF) + i;
+    }
+};
+
+template <class T> T loadAcquire(T* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+bool sendKind(int fd, std::uint16_t kind) {
+    ltt_user_msg m{};
+    m.magic = LTT_USER_MSG_MAGIC;
+    m.version = LTT_USER_SHM_VERSION;
+    m.kind = kind;
+    return ::send(fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof m;
+}
+
+// A type entry copied out of shared memory and checked: the DECLARE
+// record's details, or nullopt when the entry is not a valid type.
+struct Declared {
+    ltt_ev_user_decl decl{};
+    std::size_t size = 0;
+};
+std::optional<Declared> checkType(const ltt_user_shm_type& e, std::uint32_t id, std::int32_t tgid) {
+    if (e.ready != 1 || e.nfields > LTT_USER_FIELDS_MAX)
+        return std::nullopt;
+    Declared d;
+    d.decl.type = id;
+    d.decl.tgid = static_cast<std::uint32_t>(tgid);
+    d.decl.nfields = e.nfields;
+    std::size_t at = 0;
+    for (unsigned i = 0; i <= e.nfields; ++i) {
+        if (i > 0) {
+            if (e.field[i - 1] < LTT_USER_I64 || e.field[i - 1] > LTT_USER_STR)
+                return std::nullopt;
+            d.decl.field[i - 1] = e.field[i - 1];
+        }
+        const std::size_t len = ::strnlen(e.names[i], LTT_USER_NAME_MAX);
+        if (len == 0 || len == LTT_USER_NAME_MAX)
+            return std::nullopt;
+        std::memcpy(d.decl.names + at, e.names[i], len + 1);
+        at += len + 1;
+    }
+    d.size = LTT_EV_USER_DECL_FIXED + at;
+    return d;
+}
+
+// The bytes the values of type `decl` take at the start of `data`, or
+// nullopt when they do not fit in it.
+std::optional<std::size_t> payloadSize(const ltt_ev_user_decl& decl,
+                                       std::span<const std::byte> data) {
+    std::size_t n = 0;
+    for (unsigned i = 0; i < decl.nfields; ++i) {
+        if (decl.field[i] == LTT_USER_STR) {
+            if (n + 2 > data.size())
+                return std::nullopt;
+            std::uint16_t len;
+            std::memcpy(&len, data.data() + n, 2);
+            n += 2 + len;
+        } else {
+            n += 8;
+        }
+        if (n > data.size())
+            return std::nullopt;
+    }
+    return n;
+}
+
+} // namespace
+
+class UserServer::Impl {
+public:
+    Impl(UserServerConfig config, BlockSink sink, SnapshotHook snapshot)
+        : config_m(std::move(config)), sink_m(std::move(sink)), snapshot_m(std::move(snapshot)) {
+        listen();
+        stopFd_m.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+        if (!stopFd_m)
+            throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+        thread_m = std::thread([this] { run(); });
+    }
+    ~Impl() { stop(); }
+
+    void stop() {
+        if (stopped_m.exchange(true))
+            return;
+        std::uint64_t one = 1;
+        if (::write(stopFd_m.get(), &one, sizeof one) < 0) {
+        }
+        thread_m.join();
+        std::lock_guard lock(mutex_m);
+        for (auto& p : processes_m) {
+            if (p->dropped)
+                continue;
+            if (p->enabled) {
+                __atomic_store_n(&p->header()->enabled, 0u, __ATOMIC_RELEASE);
+                sendKind(p->sock.get(), LTT_USER_MSG_DISABLE);
+            }
+        }
+        // Events logged by a thread that saw the enabled word just before
+        // it was cleared are in the rings by now, or stay there for the
+        // next daemon.
+        for (auto& p : processes_m)
+            if (!p->dropped)
+                drainProcess(*p, true);
+        processes_m.clear();
+        struct stat st;
+        if (::stat(config_m.socketPath.c_str(), &st) == 0 && st.st_ino == socketIno_m &&
+            st.st_dev == socketDev_m)
+            ::unlink(config_m.socketPath.c_str());
+        listen_m.reset();
+    }
+
+    UserServerStats stats() const {
+        std::lock_guard lock(mutex_m);
+        return stats_m;
+    }
+    std::vector<std::string> warnings() const {
+        std::lock_guard lock(mutex_m);
+        return warnings_m;
+    }
+
+private:
+    void warn(std::string w) {
+        if (warnings_m.size() < 100)
+            warnings_m.push_back(std::move(w));
+    }
+
+    void listen() {
+        const std::string& path = config_m.socketPath;
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        const std::string tmp = path + "." + std::to_string(::getpid()) + ".new";
+        if (tmp.size() >= sizeof a.sun_path)
+            throw std::runtime_error("user event socket path too long: " + path);
+        // The directory: 0755 for root (any user's process connects),
+        // 0700 for a user's daemon.
+        if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+            const std::string dir = path.substr(0, slash);
+            if (::mkdir(dir.c_str(), ::geteuid() == 0 ? 0755 : 0700) != 0 && errno != EEXIST)
+                throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
+        }
+        // Another daemon answering there keeps its socket.
+        {
+            UniqueFd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+            std::strcpy(a.sun_path, path.c_str());
+            if (probe && ::connect(probe.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0)
+                throw std::runtime_error("another tracedaemon serves user events at " + path);
+        }
+        listen_m.reset(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        if (!listen_m)
+            throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+        std::strcpy(a.sun_path, tmp.c_str());
+        ::unlink(tmp.c_str());
+        if (::bind(listen_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+            ::chmod(tmp.c_str(), ::geteuid() == 0 ? 0666 : 0600) != 0 ||
+            ::listen(listen_m.get(), 64) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+            const int e = errno;
+            ::unlink(tmp.c_str());
+            throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(e));
+        }
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0) {
+            socketIno_m = st.st_ino;
+            socketDev_m = st.st_dev;
+        }
+    }
+
+    void run() {
+        auto nextDrain = std::chrono::steady_clock::now() + config_m.drainEvery;
+        while (true) {
+            std::vector<pollfd> fds{{stopFd_m.get(), POLLIN, 0}, {listen_m.get(), POLLIN, 0}};
+            {
+                std::lock_guard lock(mutex_m);
+                for (auto& p : processes_m)
+                    fds.push_back({p->dropped ? -1 : p->sock.get(), POLLIN, 0});
+            }
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                nextDrain - std::chrono::steady_clock::now());
+            const int r = ::poll(fds.data(), fds.size(), std::max<int>(0, left.count()));
+            if (r < 0 && errno != EINTR)
+                return;
+            if (fds[0].revents)
+                return;
+            std::lock_guard lock(mutex_m);
+            if (fds[1].revents & POLLIN)
+                accept();
+            for (std::size_t i = 2; i < fds.size() && i - 2 < processes_m.size(); ++i)
+                if (fds[i].revents)
+                    readClient(*processes_m[i - 2]);
+            std::erase_if(processes_m, [](const auto& p) { return p->dropped; });
+            if (std::chrono::steady_clock::now() >= nextDrain) {
+                for (auto& p : processes_m)
+                    drainProcess(*p, false);
+                nextDrain = std::chrono::steady_clock::now() + config_m.drainEvery;
+            }
+        }
+    }
+
+    bool admits(const ucred& cred) const {
+        if (config_m.pid && *config_m.pid != cred.pid)
+            return false;
+        if (config_m.uid && *config_m.uid != cred.uid)
+            return false;
+        if (config_m.gid && *config_m.gid != cred.gid)
+            return false;
+        if (config_m.pgrp && *config_m.pgrp != ::getpgid(cred.pid))
+            return false;
+        return true;
+    }
+
+    void accept() {
+        while (true) {
+            UniqueFd fd(::accept4(listen_m.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+            if (!fd)
+                return;
+            ucred cred{};
+            socklen_t len = sizeof cred;
+            if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+                continue;
+            if (config_m.onlyOwnUid && cred.uid != ::getuid()) {
+                ++stats_m.refused;
+                continue; // another user's process: closed at once
+            }
+            if (processes_m.size() >= kMaxProcesses) {
+                ++stats_m.refused;
+                warn("user events: more than " + std::to_string(kMaxProcesses) +
+                     " processes; refusing pid " + std::to_string(cred.pid));
+                continue;
+            }
+            auto p = std::make_unique<Process>();
+            p->sock = std::move(fd);
+            p->tgid = cred.pid;
+            p->admitted = admits(cred);
+            processes_m.push_back(std::move(p));
+        }
+    }
+
+    void drop(Process& p, const std::string& why) {
+        if (p.dropped)
+            return;
+        ++stats_m.refused;
+        warn("user events: dropped pid " + std::to_string(p.tgid) + ": " + why);
+        if (p.shm.bytes() && p.enabled)
+            __atomic_store_n(&p.header()->enabled, 0u, __ATOMIC_RELEASE);
+        p.dropped = true;
+        // Streams that reached the file end there, with an empty final
+        // block (a block being built for this process is discarded).
+        for (const Stream& s : p.streams)
+            if (s.open && s.sequence > 0) {
+                builder_m.start(s.number, s.sequence, s.lastTsc, static_cast<std::int32_t>(s.tid));
+                sink_m(builder_m.finish(s.lastTsc, LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL));
+                ++stats_m.blocks;
+            }
+    }
+
+    void readClient(Process& p) {
+        ltt_user_msg m{};
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+        iovec iov{&m, sizeof m};
+        msghdr mh{};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cbuf;
+        mh.msg_controllen = sizeof cbuf;
+        const ssize_t n = ::recvmsg(p.sock.get(), &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            // The process went away: take what it left in its rings.
+            if (p.shm.bytes() && !p.dropped)
+                drainProcess(p, true);
+            p.dropped = true;
+            return;
+        }
+        if (n < 0)
+            return;
+        UniqueFd passed;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (std::size_t i = 0; i < count; ++i) {
+                    int fd;
+                    std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                    if (i == 0 && !passed)
+                        passed.reset(fd);
+                    else
+                        ::close(fd);
+                }
+            }
+        if (n != sizeof m || m.magic != LTT_USER_MSG_MAGIC || m.version != LTT_USER_SHM_VERSION ||
+            (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+            drop(p, "a malformed message");
+            return;
+        }
+        if (m.kind == LTT_USER_MSG_SNAPSHOT) {
+            m.text[sizeof m.text - 1] = 0;
+            if (snapshot_m)
+                snapshot_m(m.text);
+            return;
+        }
+        if (m.kind != LTT_USER_MSG_REGISTER || p.shm.bytes()) {
+            drop(p, "an unexpected message");
+            return;
+        }
+        registerShm(p, std::move(passed));
+    }
+
+    void registerShm(Process& p, UniqueFd fd) {
+        if (!fd) {
+            drop(p, "REGISTER without a memfd");
+            return;
+        }
+        struct stat st;
+        const int seals = ::fcntl(fd.get(), F_GET_SEALS);
+        if (seals < 0 || !(seals & F_SEAL_SHRINK) || ::fstat(fd.get(), &st) != 0 ||
+            !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != LTT_USER_SHM_SIZE) {
+            drop(p, "its shared memory is not a memfd of " + std::to_string(LTT_USER_SHM_SIZE) +
+                        " bytes sealed against shrinking");
+            return;
+        }
+        void* map =
+            ::mmap(nullptr, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+        if (map == MAP_FAILED) {
+            drop(p, std::string("cannot map its shared memory: ") + std::strerror(errno));
+            return;
+        }
+        p.shm = ShmMapping(map, LTT_USER_SHM_SIZE);
+        const ltt_user_shm_header h = *p.header();
+        if (h.magic != LTT_USER_SHM_MAGIC || h.version != LTT_USER_SHM_VERSION ||
+            h.size != LTT_USER_SHM_SIZE) {
+            drop(p, "its shared memory has a bad magic, version or size");
+            return;
+        }
+        ++stats_m.processes;
+        p.lostNoRingSeen = loadAcquire(&p.header()->lost_no_ring);
+        if (!config_m.record || !p.admitted)
+            return;
+        // Losses before this daemon are not ours to report.
+        for (std::uint32_t i = 0; i < LTT_USER_SHM_RINGS; ++i)
+            p.streams[i].lostSeen = loadAcquire(&p.ring(i)->lost);
+        p.enabled = true;
+        ++stats_m.enabled;
+        __atomic_store_n(&p.header()->enabled, 1u, __ATOMIC_RELEASE);
+        sendKind(p.sock.get(), LTT_USER_MSG_ENABLE);
+    }
+
+    void drainProcess(Process& p, bool final) {
+        if (!p.shm.bytes() || !p.enabled)
+            return;
+        const std::uint64_t noRing = loadAcquire(&p.header()->lost_no_ring);
+        if (noRing > p.lostNoRingSeen) {
+            stats_m.lostNoRing += noRing - p.lostNoRingSeen;
+            p.lostNoRingSeen = noRing;
+        }
+        for (std::uint32_t i = 0; i < LTT_USER_SHM_RINGS && !p.dropped; ++i)
+            drainRing(p, i, final);
+    }
+
+    void drainRing(Process& p, std::uint32_t i, bool final) {
+        ltt_user_shm_ring* r = p.ring(i);
+        Stream& s = p.streams[i];
+        const std::uint32_t tid = loadAcquire(&r->tid);
+        if (!s.open) {
+            if (tid == 0)
+                return;
+            s.open = true;
+            s.tid = tid;
+            s.number = static_cast<std::uint16_t>(nextStream_m++);
+            s.tail = loadAcquire(&r->tail);
+            ++stats_m.streams;
+        }
+        const std::uint64_t head = loadAcquire(&r->head);
+        const std::uint64_t lost = loadAcquire(&r->lost);
+        if (head - s.tail > LTT_USER_RING_BYTES) {
+            drop(p, "a ring's head ran ahead of its tail by more than the ring");
+            return;
+        }
+        const std::uint64_t newLost = lost > s.lostSeen ? lost - s.lostSeen : 0;
+        s.lostSeen = lost;
+        const std::size_t n = static_cast<std::size_t>(head - s.tail);
+        if (n == 0 && newLost == 0 && !final)
+            return;
+        // Copy first: the process may change the ring while it is read.
+        bytes_m.resize(n);
+        const std::size_t at = s.tail & (LTT_USER_RING_BYTES - 1);
+        const std::size_t first = std::min<std::size_t>(n, LTT_USER_RING_BYTES - at);
+        std::memcpy(bytes_m.data(), r->data + at, first);
+        std::memcpy(bytes_m.data() + first, r->data, n - first);
+
+        // The block starts at its first event (or now), never before the
+        // stream's last time.
+        std::uint64_t startTsc = __rdtsc();
+        if (n >= sizeof(ltt_user_rec))
+            std::memcpy(&startTsc, bytes_m.data() + offsetof(ltt_user_rec, tsc), sizeof startTsc);
+        startTsc = std::max(startTsc, s.lastTsc);
+        s.lastTsc = startTsc;
+        builder_m.start(s.number, s.sequence, startTsc, static_cast<std::int32_t>(s.tid), newLost,
+                        startTsc);
+        std::uint64_t written = 0;
+        for (std::size_t o = 0; o < n;) {
+            ltt_user_rec h;
+            if (n - o < sizeof h) {
+                drop(p, "a record cut short");
+                break;
+            }
+            std::memcpy(&h, bytes_m.data() + o, sizeof h);
+            if (h.size < sizeof h || h.size % 8 || h.size > LTT_USER_REC_MAX + 7 ||
+                h.size > n - o || h.type >= LTT_USER_SHM_TYPES) {
+                drop(p, "a record of bad size " + std::to_string(h.size) + " or type " +
+                            std::to_string(h.type));
+                break;
+            }
+            if (!writeEvent(p, s, h, {bytes_m.data() + o + sizeof h, h.size - sizeof h}))
+                break;
+            ++written;
+            o += h.size;
+        }
+        if (p.dropped)
+            return; // the block is not written; the file stays valid
+        const std::uint64_t end = std::max<std::uint64_t>(s.lastTsc, __rdtsc());
+        const auto block =
+            builder_m.finish(end, LTT_BLOCK_F_USER | (final ? LTT_BLOCK_F_FINAL : 0));
+        s.lastTsc = end;
+        ++s.sequence;
+        sink_m(block);
+        ++stats_m.blocks;
+        stats_m.events += written;
+        stats_m.lost += newLost;
+        __atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+        s.tail = head;
+    }
+
+    bool writeEvent(Process& p, Stream& s, const ltt_user_rec& h,
+                    std::span<const std::byte> values) {
+        const ltt_user_shm_type entry = *p.type(h.type);
+        auto d = checkType(entry, h.type, p.tgid);
+        if (!d) {
+            drop(p, "an event of undeclared or malformed type " + std::to_string(h.type));
+            return false;
+        }
+        auto size = payloadSize(d->decl, values);
+        if (!size || values.size() - *size >= 8 || *size > LTT_USER_PAYLOAD_MAX) {
+            drop(p, "an event whose values do not match its type " + std::to_string(h.type));
+            return false;
+        }
+        // Time never goes back within a stream (a thread that moved to a
+        // CPU whose TSC is behind).
+        const std::uint64_t tsc = std::max(h.tsc, s.lastTsc);
+        s.lastTsc = tsc;
+        if (!s.declared.test(h.type)) {
+            s.declared.set(h.type);
+            builder_m.extRecord(tsc, LTT_EV_USER, LTT_USER_DECLARE, &d->decl, d->size);
+        }
+        ltt_ev_user ev;
+        ev.type = h.type;
+        ev.tgid = static_cast<std::uint32_t>(p.tgid);
+        std::memcpy(ev.data, values.data(), *size);
+        builder_m.extRecord(tsc, LTT_EV_USER, LTT_USER_EVENT, &ev, LTT_EV_USER_FIXED + *size);
+        return true;
+    }
+
+    UserServerConfig config_m;
+    BlockSink sink_m;
+    SnapshotHook snapshot_m;
+    UniqueFd listen_m, stopFd_m;
+    ino_t socketIno_m = 0;
+    dev_t socketDev_m = 0;
+    std::thread thread_m;
+    std::atomic<bool> stopped_m{false};
+
+    mutable std::mutex mutex_m; // the rest, between the thread and stop()/stats()
+    std::vector<std::unique_ptr<Process>> processes_m;
+    std::uint32_t nextStream_m = 0;
+    BlockBuilder builder_m;
+    std::vector<std::byte> bytes_m;
+    UserServerStats stats_m;
+    std::vector<std::string> warnings_m;
+};
+
+UserServer::UserServer(UserServerConfig config, BlockSink sink, SnapshotHook snapshot)
+    : impl_m(std::make_unique<Impl>(std::move(config), std::move(sink), std::move(snapshot))) {}
+UserServer::~UserServer() = default;
+void UserServer::stop() {
+    impl_m->stop();
+}
+UserServerStats UserServer::stats() const {
+    return impl_m->stats();
+}
+std::vector<std::string> UserServer::warnings() const {
+    return impl_m->warnings();
+}
+
+bool userEventsClock(const ltt_trace_info& info) {
+    if (info.flags & LTT_TRACE_F_CLOCK_FALLBACK)
+        return false;
+    return (info.flags & LTT_TRACE_F_TSC_RELIABLE) || info.ncpus == 1;
+}
+
+std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
+                                                 std::optional<int> commandPgrp,
+                                                 std::string& note) {
+    UserServerConfig c;
+    c.socketPath = o.userSocket.empty() ? UserServer::defaultSocketPath() : o.userSocket;
+    if (o.userSocket == "none") {
+        note = "no user events (--user-socket none)";
+        return std::nullopt;
+    }
+    if (c.socketPath.empty()) {
+        note = "no user events: XDG_RUNTIME_DIR is not set (give --user-socket PATH)";
+        return std::nullopt;
+    }
+    c.onlyOwnUid = ::geteuid() != 0;
+    c.pid = o.pid;
+    c.pgrp = o.pgrp ? o.pgrp : commandPgrp;
+    c.uid = o.uid;
+    c.gid = o.gid;
+    c.record = tscClock;
+    if (!tscClock)
+        note = "no user events in this trace: its clock is not a TSC every CPU shares";
+    return c;
+}
+
+void UserBlockQueue::push(std::span<const std::byte> block) {
+    std::lock_guard lock(mutex_m);
+    blocks_m.emplace_back(block.begin(), block.end());
+}
+
+void UserBlockQueue::moveTo(CommitBuffer& buffer) {
+    std::vector<std::vector<std::byte>> blocks;
+    {
+        std::lock_guard lock(mutex_m);
+        blocks.swap(blocks_m);
+    }
+    for (const auto& b : blocks) {
+        if (b.size() > buffer.capacity()) {
+            std::lock_guard lock(mutex_m);
+            ++dropped_m;
+            continue;
+        }
+        if (buffer.space().size() < b.size())
+            buffer.rotate();
+        std::memcpy(buffer.space().data(), b.data(), b.size());
+        buffer.commit(b.size());
+    }
+}
+
+std::uint64_t UserBlockQueue::dropped() const {
+    std::lock_guard lock(mutex_m);
+    return dropped_m;
+}
+
+std::string UserServer::defaultSocketPath() {
+    if (::geteuid() == 0)
+        return "/run/ltt/user.sock";
+    const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+    if (!xdg || *xdg != '/')
+        return {};
+    return std::string(xdg) + "/ltt/user.sock";
+}
+
+} // namespace ltt::daemon

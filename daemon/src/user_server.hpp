@@ -1,0 +1,128 @@
+// tracedaemon's side of libltt-user (include/ltt/user_shm.h,
+// docs/user-events.md): a Unix socket where processes register their
+// shared memory, and a thread that drains their rings into user blocks
+// (include/ltt/module_events.h, USER) handed to a sink.
+//
+//   listen on the socket (bound under a temporary name, then renamed into
+//   place, so that a process woken by the new name can always connect)
+//   REGISTER: check the peer (SO_PEERCRED: a non-root daemon takes only its
+//   own uid), the memfd (sealed against shrinking, the protocol's size and
+//   version); map it; when the filters take the process, set its enabled
+//   word and send ENABLE
+//   every `drainEvery` and at stop: copy each ring's new bytes out, check
+//   every record and type against the bounds before use, write one block
+//   per ring that has events or new losses; then advance the ring's tail
+//   stop: disable every process, drain once more, close each stream with a
+//   LTT_BLOCK_F_FINAL block
+//
+// A process that breaks the protocol (a record size, type or value out of
+// bounds, a head that runs ahead of the ring) is disabled and dropped:
+// what it wrote before stays, its bad bytes never reach the file.
+#pragma once
+
+#include "options.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <ltt/abi.h>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ltt::daemon {
+
+struct UserServerConfig {
+    std::string socketPath;
+    // A non-root daemon serves only processes of its own uid.
+    bool onlyOwnUid = false;
+    // The session's filters, applied to the registering process.
+    std::optional<std::int32_t> pid, pgrp;
+    std::optional<std::uint32_t> uid, gid;
+    // False when the trace's clock is not a reliable TSC: processes are
+    // registered but never enabled.
+    bool record = true;
+    std::chrono::milliseconds drainEvery{100};
+};
+
+struct UserServerStats {
+    std::uint64_t processes = 0; // registered
+    std::uint64_t enabled = 0;   // of them, enabled
+    std::uint64_t refused = 0;   // registrations refused or processes dropped
+    std::uint64_t events = 0;    // written
+    std::uint64_t lost = 0;      // counted lost in the rings
+    std::uint64_t lostNoRing = 0;
+    std::uint64_t streams = 0;
+    std::uint64_t blocks = 0;
+};
+
+class UserServer {
+public:
+    // Receives whole blocks, from the server's thread (one call at a time).
+    using BlockSink = std::function<void(std::span<const std::byte>)>;
+    // Called from the server's thread when a process asks for a snapshot.
+    using SnapshotHook = std::function<void(std::string_view why)>;
+
+    // Binds the socket (creating its directory, 0755 for root, else 0700)
+    // and starts the thread. Throws std::runtime_error with a message
+    // naming the path (another daemon answers there, cannot bind).
+    UserServer(UserServerConfig config, BlockSink sink, SnapshotHook snapshot = {});
+    ~UserServer(); // stop()
+    UserServer(const UserServer&) = delete;
+    UserServer& operator=(const UserServer&) = delete;
+
+    // Disables every process, drains the rings a last time, writes each
+    // stream's final block, removes the socket. Idempotent.
+    void stop();
+
+    UserServerStats stats() const;
+    // Warnings met so far (a process dropped and why), oldest first.
+    std::vector<std::string> warnings() const;
+
+    // The default socket for this daemon: root /run/ltt/user.sock, others
+    // $XDG_RUNTIME_DIR/ltt/user.sock (empty without XDG_RUNTIME_DIR).
+    static std::string defaultSocketPath();
+
+private:
+    class Impl;
+    std::unique_ptr<Impl> impl_m;
+};
+
+// Whether a trace's clock is the one user events carry (rdtsc): the TSC,
+// the same on every CPU (LTT_TRACE_F_TSC_RELIABLE), or the TSC of a
+// trace's only CPU (no other CPU's TSC to disagree with; the case of a
+// one-vCPU QEMU guest, whose TCG offers no invariant TSC, with the
+// module's clock=tsc).
+bool userEventsClock(const ltt_trace_info& info);
+
+// The server for a session's options: nullopt with `note` saying why when
+// the session records no user events (--user-socket none, no default
+// path). `tscClock`: userEventsClock() of the trace; `commandPgrp`: the
+// traced command's group (-T).
+std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
+                                                 std::optional<int> commandPgrp, std::string& note);
+
+class CommitBuffer;
+
+// Blocks the server's thread produced, waiting for the session's loop to
+// put them into its CommitBuffer (which only that loop may fill).
+class UserBlockQueue {
+public:
+    void push(std::span<const std::byte> block);
+    // Moves every queued block into `buffer`, rotating it when a block does
+    // not fit the filling half. Blocks larger than a half are dropped and
+    // counted.
+    void moveTo(CommitBuffer& buffer);
+    std::uint64_t dropped() const;
+
+private:
+    mutable std::mutex mutex_m;
+    std::vector<std::vector<std::byte>> blocks_m;
+    std::uint64_t dropped_m = 0;
+};
+
+} // namespace ltt::daemon

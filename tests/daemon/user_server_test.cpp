@@ -1,0 +1,384 @@
+// The daemon's side of libltt-user against real processes: the server
+// writes to a TraceWriter on a temporary file while ltt-user-load and
+// ltt-mark (built with the library) register over the socket; the file is
+// then read back with libltt's block codec (tests/user/user_trace.hpp).
+// Hostile clients (no memfd, an unsealed one, rings and records out of
+// bounds) are dropped with a warning and never reach the file.
+#include "../user/user_trace.hpp"
+#include "options.hpp"
+#include "user_server.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <libltt/trace_writer.hpp>
+#include <ltt/user_shm.h>
+#include <mutex>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+using namespace ltt;
+using namespace ltt::daemon;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Ran {
+    int status = -1;
+    std::string output; // stdout and stderr
+};
+
+// Runs `argv` with LTT_USER_SOCKET=`socket`, capturing its output.
+Ran runWith(const std::string& socket, std::vector<std::string> argv) {
+    std::string out = ::testing::TempDir() + "/user_run.out";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<std::string> env{"LTT_USER_SOCKET=" + socket};
+    std::vector<char*> envp, args;
+    for (auto& e : env)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    for (auto& a : argv)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid;
+    Ran r;
+    if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data()) != 0)
+        return r;
+    posix_spawn_file_actions_destroy(&fa);
+    ::waitpid(pid, &r.status, 0);
+    std::ifstream in(out);
+    r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return r;
+}
+
+int exitCode(const Ran& r) {
+    return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+}
+
+// A server writing to a temporary trace.
+struct Fixture {
+    std::string dir;
+    std::string socket, trace;
+    std::unique_ptr<TraceWriter> writer;
+    std::unique_ptr<UserServer> server;
+    std::mutex snapMutex;
+    std::vector<std::string> snapshots;
+
+    explicit Fixture(const std::string& name, UserServerConfig c = {}) {
+        dir = ::testing::TempDir() + "/user_" + name + "_" + std::to_string(::getpid());
+        std::filesystem::remove_all(dir);
+        socket = dir + "/ltt/user.sock";
+        trace = dir + "/t.trace";
+        std::filesystem::create_directories(dir);
+        ltt_trace_info info{};
+        info.abi_version = LTT_ABI_VERSION;
+        info.ncpus = 1;
+        info.tsc_khz = 1000000;
+        info.flags = LTT_TRACE_F_TSC_RELIABLE;
+        writer = std::make_unique<TraceWriter>(trace, makeFileHeader(info, "test"));
+        c.socketPath = socket;
+        c.drainEvery = 20ms;
+        server = std::make_unique<UserServer>(
+            c, [this](std::span<const std::byte> b) { writer->append(b); },
+            [this](std::string_view why) {
+                std::lock_guard lock(snapMutex);
+                snapshots.emplace_back(why);
+            });
+    }
+    usertest::UserTrace finish() {
+        server->stop();
+        writer->close();
+        return usertest::readUserTrace(trace);
+    }
+    ~Fixture() {
+        server.reset();
+        writer.reset();
+        std::filesystem::remove_all(dir);
+    }
+};
+
+TEST(UserServer, RecordsEveryEventOfAProcessInOrder) {
+    Fixture f("load");
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "5000"});
+    ASSERT_EQ(exitCode(r), 0) << r.output;
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "after the load"});
+    ASSERT_EQ(exitCode(m), 0) << m.output;
+    EXPECT_EQ(m.output, "");
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    EXPECT_EQ(t.lost, 0u);
+    std::size_t loads = 0, marks = 0;
+    for (const auto& e : t.events) {
+        if (e.type == "load") {
+            const auto i = static_cast<std::int64_t>(loads++);
+            ASSERT_EQ(e.values.size(), 3u);
+            EXPECT_EQ(std::get<std::int64_t>(e.values[0]), i);
+            EXPECT_EQ(std::get<std::string>(e.values[1]), "item-" + std::to_string(i % 97));
+            EXPECT_EQ(std::get<double>(e.values[2]), static_cast<double>(i) * 0.5);
+        } else if (e.type == "ltt_mark") {
+            ++marks;
+            EXPECT_EQ(std::get<std::string>(e.values.at(0)), "after the load");
+        }
+    }
+    EXPECT_EQ(loads, 5000u);
+    EXPECT_EQ(marks, 1u);
+    const auto st = f.server->stats();
+    EXPECT_EQ(st.processes, 2u);
+    EXPECT_EQ(st.events, 5001u);
+    EXPECT_TRUE(f.server->warnings().empty());
+}
+
+TEST(UserServer, FiltersDecideWhichProcessesAreEnabled) {
+    UserServerConfig c;
+    c.pid = 1; // never ltt-mark
+    Fixture f("filtered", c);
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "filtered out"});
+    EXPECT_EQ(exitCode(m), 1);
+    EXPECT_NE(m.output.find("ltt-mark: tracedaemon did not enable this process within 1000 ms"),
+              std::string::npos)
+        << m.output;
+    auto t = f.finish();
+    EXPECT_EQ(t.error, "");
+    EXPECT_TRUE(t.events.empty());
+    EXPECT_EQ(f.server->stats().processes, 1u);
+    EXPECT_EQ(f.server->stats().enabled, 0u);
+}
+
+TEST(UserServer, NoUserEventsWithoutAReliableTsc) {
+    UserServerConfig c;
+    c.record = false;
+    Fixture f("notsc", c);
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "x"});
+    EXPECT_EQ(exitCode(m), 1);
+    EXPECT_TRUE(f.finish().events.empty());
+}
+
+TEST(UserServer, SnapshotRequestReachesTheHook) {
+    Fixture f("snapshot");
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "--snapshot"});
+    EXPECT_EQ(exitCode(m), 0) << m.output;
+    // The request is read by the server's thread after ltt-mark has sent it.
+    for (int i = 0; i < 100; ++i) {
+        std::lock_guard lock(f.snapMutex);
+        if (!f.snapshots.empty())
+            break;
+        std::this_thread::sleep_for(10ms);
+    }
+    f.finish();
+    ASSERT_EQ(f.snapshots.size(), 1u);
+    EXPECT_EQ(f.snapshots[0].rfind("requested by ltt-mark (pid ", 0), 0u) << f.snapshots[0];
+}
+
+TEST(LttMark, SaysWhenNoDaemonRuns) {
+    const std::string path = ::testing::TempDir() + "/no-such-dir/user.sock";
+    Ran m = runWith(path, {LTT_MARK_BIN, "nobody listens"});
+    EXPECT_EQ(exitCode(m), 1);
+    EXPECT_EQ(m.output, "ltt-mark: no tracedaemon is running (no socket at " + path + ")\n");
+    Ran u = runWith(path, {LTT_MARK_BIN});
+    EXPECT_EQ(exitCode(u), 2);
+    EXPECT_EQ(u.output.rfind("usage: ltt-mark TEXT", 0), 0u);
+}
+
+TEST(UserServer, RefusesASecondServerOnALiveSocket) {
+    Fixture f("twice");
+    UserServerConfig c;
+    c.socketPath = f.socket;
+    try {
+        UserServer second(c, [](std::span<const std::byte>) {});
+        FAIL() << "a second server bound a live socket";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "another tracedaemon serves user events at " + f.socket);
+    }
+}
+
+// A client that speaks the protocol by hand, to send what the library
+// never would.
+class RawClient {
+public:
+    explicit RawClient(const std::string& path) {
+        fd_m.reset(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strcpy(a.sun_path, path.c_str());
+        if (::connect(fd_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+            ADD_FAILURE() << "connect: " << std::strerror(errno);
+    }
+    void send(int memfd) {
+        ltt_user_msg m{};
+        m.magic = LTT_USER_MSG_MAGIC;
+        m.version = LTT_USER_SHM_VERSION;
+        m.kind = LTT_USER_MSG_REGISTER;
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+        iovec iov{&m, sizeof m};
+        msghdr mh{};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        if (memfd >= 0) {
+            mh.msg_control = cbuf;
+            mh.msg_controllen = sizeof cbuf;
+            cmsghdr* c = CMSG_FIRSTHDR(&mh);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            std::memcpy(CMSG_DATA(c), &memfd, sizeof memfd);
+        }
+        ASSERT_EQ(::sendmsg(fd_m.get(), &mh, 0), static_cast<ssize_t>(sizeof m));
+    }
+    // Waits for ENABLE (or gives up after 2 s).
+    bool enabled() {
+        pollfd p{fd_m.get(), POLLIN, 0};
+        if (::poll(&p, 1, 2000) != 1)
+            return false;
+        ltt_user_msg m{};
+        return ::recv(fd_m.get(), &m, sizeof m, 0) == sizeof m && m.kind == LTT_USER_MSG_ENABLE;
+    }
+
+private:
+    UniqueFd fd_m;
+};
+
+// A protocol-conformant shared memory that the test then damages.
+struct Shm {
+    UniqueFd fd;
+    std::byte* p = nullptr;
+    explicit Shm(bool seal = true) {
+        fd.reset(::memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+        EXPECT_EQ(::ftruncate(fd.get(), LTT_USER_SHM_SIZE), 0);
+        if (seal) {
+            EXPECT_EQ(::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+        }
+        p = static_cast<std::byte*>(
+            ::mmap(nullptr, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0));
+        auto* h = header();
+        h->magic = LTT_USER_SHM_MAGIC;
+        h->version = LTT_USER_SHM_VERSION;
+        h->size = LTT_USER_SHM_SIZE;
+        auto* t = reinterpret_cast<ltt_user_shm_type*>(p + LTT_USER_SHM_TYPES_OFF);
+        t->nfields = 1;
+        t->field[0] = LTT_USER_I64;
+        std::strcpy(t->names[0], "ok");
+        std::strcpy(t->names[1], "v");
+        t->ready = 1;
+        h->ntypes = 1;
+    }
+    ~Shm() { ::munmap(p, LTT_USER_SHM_SIZE); }
+    ltt_user_shm_header* header() { return reinterpret_cast<ltt_user_shm_header*>(p); }
+    ltt_user_shm_ring* ring(unsigned i) {
+        return reinterpret_cast<ltt_user_shm_ring*>(p + LTT_USER_SHM_RINGS_OFF) + i;
+    }
+    // Appends a record of `size` bytes (header included) of `type`.
+    void put(unsigned ring_, std::uint16_t size, std::uint32_t type, std::int64_t v) {
+        auto* r = ring(ring_);
+        r->tid = 4242 + ring_;
+        ltt_user_rec h{size, 0, type, 1000 + r->head};
+        std::memcpy(r->data + r->head, &h, sizeof h);
+        std::memcpy(r->data + r->head + sizeof h, &v, sizeof v);
+        __atomic_store_n(&r->head, r->head + (size < 8 ? 8 : size), __ATOMIC_RELEASE);
+    }
+};
+
+TEST(UserServer, DropsHostileProcessesAndKeepsTheFileValid) {
+    Fixture f("hostile");
+    {
+        RawClient noFd(f.socket);
+        noFd.send(-1);
+        Shm unsealed(false);
+        RawClient c2(f.socket);
+        c2.send(unsealed.fd.get());
+
+        Shm runaway;
+        RawClient c3(f.socket);
+        c3.send(runaway.fd.get());
+        ASSERT_TRUE(c3.enabled());
+        runaway.put(0, 24, 0, 7); // a good event first: it is kept
+        std::this_thread::sleep_for(100ms);
+        runaway.ring(0)->head = 10 * LTT_USER_RING_BYTES;
+
+        Shm badSize;
+        RawClient c4(f.socket);
+        c4.send(badSize.fd.get());
+        ASSERT_TRUE(c4.enabled());
+        badSize.put(0, 20, 0, 1);
+
+        Shm badType;
+        RawClient c5(f.socket);
+        c5.send(badType.fd.get());
+        ASSERT_TRUE(c5.enabled());
+        badType.put(0, 24, 200, 1);
+
+        Shm badValues;
+        auto* t = reinterpret_cast<ltt_user_shm_type*>(badValues.p + LTT_USER_SHM_TYPES_OFF);
+        t->field[0] = LTT_USER_STR; // a length of 7 in 8 bytes: runs past the record
+        RawClient c6(f.socket);
+        c6.send(badValues.fd.get());
+        ASSERT_TRUE(c6.enabled());
+        badValues.put(0, 24, 0, 0x7fff);
+        std::this_thread::sleep_for(200ms);
+    }
+    // The server still serves.
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "still here"});
+    EXPECT_EQ(exitCode(m), 0) << m.output;
+    auto t = f.finish();
+    EXPECT_EQ(t.error, "");
+    std::vector<std::string> types;
+    for (const auto& e : t.events)
+        types.push_back(e.type);
+    EXPECT_EQ(types, (std::vector<std::string>{"ok", "ltt_mark"}));
+    auto w = f.server->warnings();
+    std::string all;
+    for (const auto& s : w)
+        all += s + "\n";
+    for (const char* want :
+         {"REGISTER without a memfd", "is not a memfd of", "head ran ahead of its tail",
+          "a record of bad size 20", "type 200", "values do not match its type 0"})
+        EXPECT_NE(all.find(want), std::string::npos) << want << " not in:\n" << all;
+}
+
+TEST(UserServer, OptionsChooseTheSocket) {
+    const std::string_view none[] = {"--user-socket", "none", "t.trace", "t.proc"};
+    auto p = parseCommandLine(none);
+    ASSERT_TRUE(p.options) << p.error;
+    std::string note;
+    EXPECT_FALSE(userServerConfig(*p.options, true, std::nullopt, note));
+    EXPECT_EQ(note, "no user events (--user-socket none)");
+    const std::string_view given[] = {"--user-socket", "/tmp/x.sock", "-P", "42",
+                                      "t.trace",       "t.proc"};
+    p = parseCommandLine(given);
+    ASSERT_TRUE(p.options) << p.error;
+    note.clear();
+    auto c = userServerConfig(*p.options, false, std::nullopt, note);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->socketPath, "/tmp/x.sock");
+    EXPECT_EQ(c->pid, 42);
+    EXPECT_FALSE(c->record);
+    EXPECT_EQ(note, "no user events in this trace: its clock is not a TSC every CPU shares");
+    ltt_trace_info info{};
+    info.ncpus = 2;
+    info.flags = LTT_TRACE_F_TSC_RELIABLE;
+    EXPECT_TRUE(userEventsClock(info));
+    info.flags = 0;
+    EXPECT_FALSE(userEventsClock(info)); // two CPUs' TSCs may disagree
+    info.ncpus = 1;
+    EXPECT_TRUE(userEventsClock(info));
+    info.flags = LTT_TRACE_F_CLOCK_FALLBACK | LTT_TRACE_F_TSC_RELIABLE;
+    EXPECT_FALSE(userEventsClock(info)); // local_clock() ns, not the TSC
+    const std::string_view empty[] = {"--user-socket", "", "t.trace", "t.proc"};
+    EXPECT_EQ(parseCommandLine(empty).error,
+              "option '--user-socket' needs a socket path or 'none'");
+}
+
+} // namespace

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Application events in the QEMU guest (tests/user/vm-guest.sh) on the
+# patched kernel, beside the kernel's: ltt-user-load logs 10 000 events
+# (seq:i64 name:str value:f64) through libltt-user while tracedaemon
+# traces, ltt-mark adds a marker and asks for a snapshot; the host then
+# checks the trace with ltt-user-check (every event, in order, with its
+# values; the user streams' framing; kernel blocks too). One vCPU under
+# -icount (shift=0: one instruction per virtual ns), so the costs per event
+# the guest notes (disabled and enabled paths) count instructions, not the
+# host's load. The kernel is not built here: not in the cache, a skip.
+# LTT_SKIP_VM=1 skips the suite.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo" || exit 1
+source tests/lib/sh-test.sh
+source tests/lib/vm-host.sh
+vm_suite_skip_if_requested "user events in the VM"
+
+build=$vm_build
+[[ $build == /* ]] || build=$repo/$build
+if ! vm_need "$build/bin/tracedaemon" "$build/bin/ltt-mark" "$build/bin/ltt-user-load" \
+	"$build/bin/ltt-user-check"; then
+	t_fail "user events: programs built" "run make BUILD=$build first"
+	t_summary
+	exit 1
+fi
+out=$build/test-results/user-vm
+log=$out.log
+rm -rf "$out"
+mkdir -p "$out"
+rc=0
+vm_kernel ltt --no-build >"$log" 2>&1 || rc=$?
+((rc == 0)) && { vm_module ltt >>"$log" 2>&1 || rc=$?; }
+if ((rc == 0)); then
+	vm_bins=("$build/bin/tracedaemon" "$build/bin/ltt-mark" "$build/bin/ltt-user-load")
+	# One vCPU: TCG offers no invariant TSC, so the trace clock that user
+	# events share is the one CPU's TSC (the module's clock=tsc).
+	vm_qemu=(--smp 1 --timeout 900 --mem 1G --qemu-arg -icount --qemu-arg shift=0)
+	vm_boot "$out" tests/user/vm-guest.sh >>"$log" 2>&1
+	rc=$?
+fi
+if vm_report "$rc" "$log" "$out" "user events in the guest"; then
+	pid=$(sed -n 's/^load_pid=//p' "$out/facts.txt" 2>/dev/null)
+	if [[ -f $out/user.trace && -n $pid ]]; then
+		"$build/bin/ltt-user-check" "$out/user.trace" "$pid" >"$out/check.txt" 2>&1
+		vm_import <(sed -E 's/^(ok|FAIL) - /\1 - trace: /' "$out/check.txt")
+		[[ $(tail -n 1 "$out/check.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] ||
+			t_fail "ltt-user-check reported its totals" "$(tail -n 3 "$out/check.txt")"
+	else
+		t_fail "the guest brought back user.trace and the loader's pid" "$(ls "$out")"
+	fi
+fi
+t_summary

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT
+/*
+ * libltt-user: the process side of include/ltt/user_shm.h.
+ *
+ * Call sequence (the daemon side is daemon/src/user_server.cpp):
+ *
+ *   first declare or mark: create the memfd (sealed against resizing),
+ *     map it, and start the listener thread
+ *   listener: watch the socket paths' directories with inotify, try to
+ *     connect; while none answers, sleep in read() on the inotify fd (no
+ *     polling: a process with no daemon pays memory and one idle thread)
+ *   connected: send REGISTER with the memfd, then sleep in recv() for
+ *     ENABLE and DISABLE, which set ltt_user_active; when the daemon goes
+ *     away, clear it and watch again
+ *   each event (only while active): the thread's ring (claimed at its first
+ *     event), the record written at head, head advanced (release); no room,
+ *     no ring: counted lost, never waited for
+ *
+ * A forked child starts afresh: its first declaration makes new shared
+ * memory (the parent's rings have one producer each, the parent's threads).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <ltt/user.h>
+#include <ltt/user_shm.h>
+
+struct ltt_user_type {
+	uint32_t id;
+	uint8_t nfields;
+	uint8_t field[LTT_USER_FIELDS_MAX];
+};
+
+volatile int ltt_user_active;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed;
+static struct ltt_user_shm_header *shm;
+static int memfd = -1;
+static int sock = -1;		/* the connected daemon, -1: none */
+static int tried;		/* the listener looked for a daemon once */
+static unsigned int generation;	/* bumped in a forked child */
+static struct ltt_user_type types[LTT_USER_SHM_TYPES];
+static const struct ltt_user_type *mark_type;
+static char paths[2 * PATH_MAX + 2];
+
+static __thread struct ltt_user_shm_ring *my_ring;
+static __thread unsigned int my_generation;
+static __thread int my_ring_failed;
+
+static struct ltt_user_shm_type *shm_types(void)
+{
+	return (struct ltt_user_shm_type *)((char *)shm +
+					    LTT_USER_SHM_TYPES_OFF);
+}
+
+static struct ltt_user_shm_ring *shm_ring(unsigned int i)
+{
+	return (struct ltt_user_shm_ring *)((char *)shm +
+					    LTT_USER_SHM_RINGS_OFF) + i;
+}
+
+/* The root daemon's socket, then the user's (LTT_USER_SOCKET: only it). */
+static void find_paths(void)
+{
+	const char *env = getenv("LTT_USER_SOCKET");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (env && *env) {
+		snprintf(paths, sizeof(paths), "%s", env);
+		return;
+	}
+	if (geteuid() != 0 && xdg && *xdg == '/')
+		snprintf(paths, sizeof(paths), "/run/ltt/user.sock:%s/ltt/user.sock",
+			 xdg);
+	else
+		snprintf(paths, sizeof(paths), "/run/ltt/user.sock");
+}
+
+const char *ltt_user_socket_paths(void)
+{
+	pthread_mutex_lock(&lock);
+	if (!paths[0])
+		find_paths();
+	pthread_mutex_unlock(&lock);
+	return paths;
+}
+
+static int try_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -1;
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+static int send_register(int fd)
+{
+	struct ltt_user_msg m = { .magic = LTT_USER_MSG_MAGIC,
+				  .version = LTT_USER_SHM_VERSION,
+				  .kind = LTT_USER_MSG_REGISTER };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &memfd, sizeof(int));
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+/* Watches the deepest existing directory above `path` for changes. */
+static void watch_path(int in, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	while ((slash = strrchr(dir, '/'))) {
+		if (slash == dir)
+			slash[1] = 0;
+		else
+			*slash = 0;
+		if (inotify_add_watch(in, dir, IN_CREATE | IN_MOVED_TO |
+					       IN_ATTRIB | IN_ONLYDIR) >= 0)
+			return;
+		if (slash == dir)
+			return;
+	}
+}
+
+/* A connected daemon's socket, waiting (inotify) until one answers. */
+static int wait_for_daemon(void)
+{
+	char list[sizeof(paths)];
+	char buf[4096];
+	int in, fd = -1;
+
+	for (;;) {
+		char *p, *save = NULL;
+
+		in = inotify_init1(IN_CLOEXEC);
+		snprintf(list, sizeof(list), "%s", paths);
+		for (p = strtok_r(list, ":", &save); p;
+		     p = strtok_r(NULL, ":", &save))
+			if (in >= 0)
+				watch_path(in, p);
+		snprintf(list, sizeof(list), "%s", paths);
+		save = NULL;
+		for (p = strtok_r(list, ":", &save); p && fd < 0;
+		     p = strtok_r(NULL, ":", &save))
+			fd = try_connect(p);
+		if (fd >= 0 || in < 0) {
+			if (in >= 0)
+				close(in);
+			return fd;
+		}
+		pthread_mutex_lock(&lock);
+		tried = 1;
+		pthread_cond_broadcast(&changed);
+		pthread_mutex_unlock(&lock);
+		while (read(in, buf, sizeof(buf)) < 0 && errno == EINTR)
+			;
+		close(in);
+	}
+}
+
+static void set_state(int fd, int active)
+{
+	pthread_mutex_lock(&lock);
+	sock = fd;
+	tried = 1;
+	ltt_user_active = active;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *listener(void *arg)
+{
+	unsigned int gen = (unsigned int)(uintptr_t)arg;
+
+	for (;;) {
+		struct ltt_user_msg m;
+		int fd = wait_for_daemon();
+		ssize_t n;
+
+		if (fd < 0)
+			return NULL; /* no inotify: nothing can be traced */
+		if (send_register(fd) != 0) {
+			close(fd);
+			sleep(1);
+			continue;
+		}
+		set_state(fd, 0);
+		while ((n = recv(fd, &m, sizeof(m), 0)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			if (n != sizeof(m) || m.magic != LTT_USER_MSG_MAGIC)
+				continue;
+			if (m.kind == LTT_USER_MSG_ENABLE)
+				set_state(fd, 1);
+			else if (m.kind == LTT_USER_MSG_DISABLE)
+				set_state(fd, 0);
+		}
+		set_state(-1, 0);
+		close(fd);
+		if (gen != generation)
+			return NULL;
+	}
+}
+
+static void after_fork(void)
+{
+	/* Only this thread exists now; the parent's state is not ours. */
+	pthread_mutex_init(&lock, NULL);
+	ltt_user_active = 0;
+	generation++;
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	tried = 0;
+	if (shm)
+		munmap(shm, LTT_USER_SHM_SIZE);
+	shm = NULL;
+	if (memfd >= 0)
+		close(memfd);
+	memfd = -1;
+	mark_type = NULL;
+	memset(types, 0, sizeof(types));
+}
+
+static void init_once(void)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&changed, &ca);
+	pthread_atfork(NULL, NULL, after_fork);
+}
+
+/* The shared memory and the listener; 0 or -errno. Called locked. */
+static int start_locked(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	sigset_t all, old;
+	pthread_attr_t at;
+	pthread_t t;
+	void *p;
+	int fd;
+
+	pthread_once(&once, init_once);
+	if (shm)
+		return 0;
+	if (!paths[0])
+		find_paths();
+	fd = memfd_create("ltt-user", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, LTT_USER_SHM_SIZE) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail_fd;
+	p = mmap(NULL, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (p == MAP_FAILED)
+		goto fail_fd;
+	shm = p;
+	memfd = fd;
+	shm->magic = LTT_USER_SHM_MAGIC;
+	shm->version = LTT_USER_SHM_VERSION;
+	shm->size = LTT_USER_SHM_SIZE;
+
+	/* The listener takes no signal meant for the application. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	if (pthread_create(&t, &at, listener,
+			   (void *)(uintptr_t)generation) != 0)
+		tried = 1;
+	pthread_attr_destroy(&at);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return 0;
+
+fail_fd:
+	close(fd);
+	return -errno;
+}
+
+static int parse_type(const char *s, uint8_t *type)
+{
+	static const char *const names[] = { "i64", "u64", "f64", "str" };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			*type = (uint8_t)(LTT_USER_I64 + i);
+			return 0;
+		}
+	return -1;
+}
+
+/* Fills `e` from a declaration; 0 or -1. */
+static int parse_decl(const char *name, const char *fields,
+		      struct ltt_user_shm_type *e)
+{
+	char copy[2048];
+	char *tok, *save = NULL;
+
+	memset(e, 0, sizeof(*e));
+	if (!name || !*name || strlen(name) >= LTT_USER_NAME_MAX)
+		return -1;
+	strcpy(e->names[0], name);
+	if (!fields)
+		fields = "";
+	if (strlen(fields) >= sizeof(copy))
+		return -1;
+	strcpy(copy, fields);
+	for (tok = strtok_r(copy, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!colon || colon == tok || e->nfields == LTT_USER_FIELDS_MAX)
+			return -1;
+		*colon = 0;
+		if (strlen(tok) >= LTT_USER_NAME_MAX ||
+		    parse_type(colon + 1, &e->field[e->nfields]))
+			return -1;
+		strcpy(e->names[++e->nfields], tok);
+	}
+	return 0;
+}
+
+struct ltt_user_type *ltt_user_declare(const char *name, const char *fields)
+{
+	struct ltt_user_shm_type d, *st;
+	struct ltt_user_type *t = NULL;
+	uint32_t i, n;
+	int err;
+
+	if (parse_decl(name, fields, &d)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&lock);
+	err = start_locked();
+	if (err) {
+		pthread_mutex_unlock(&lock);
+		errno = -err;
+		return NULL;
+	}
+	st = shm_types();
+	n = __atomic_load_n(&shm->ntypes, __ATOMIC_RELAXED);
+	for (i = 0; i < n && i < LTT_USER_SHM_TYPES; i++)
+		if (st[i].nfields == d.nfields &&
+		    !memcmp(st[i].field, d.field, sizeof(d.field)) &&
+		    !memcmp(st[i].names, d.names, sizeof(d.names))) {
+			t = &types[i];
+			goto out;
+		}
+	if (n >= LTT_USER_SHM_TYPES - 1 && strcmp(name, "ltt_mark")) {
+		errno = ENOSPC; /* the last id is kept for ltt_mark */
+		goto out;
+	}
+	if (n >= LTT_USER_SHM_TYPES) {
+		errno = ENOSPC;
+		goto out;
+	}
+	memcpy(&st[n], &d, sizeof(d));
+	t = &types[n];
+	t->id = n;
+	t->nfields = d.nfields;
+	memcpy(t->field, d.field, sizeof(t->field));
+	__atomic_store_n(&st[n].ready, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&shm->ntypes, n + 1, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+/* This thread's ring, claimed at its first event; NULL when none is left. */
+static struct ltt_user_shm_ring *thread_ring(void)
+{
+	uint32_t tid;
+	unsigned int i;
+
+	if (my_generation != generation) {
+		my_generation = generation;
+		my_ring = NULL;
+		my_ring_failed = 0;
+	}
+	if (my_ring || my_ring_failed || !shm)
+		return my_ring;
+	tid = (uint32_t)syscall(SYS_gettid);
+	for (i = 0; i < LTT_USER_SHM_RINGS; i++) {
+		struct ltt_user_shm_ring *r = shm_ring(i);
+		uint32_t free_tid = 0;
+
+		if (__atomic_compare_exchange_n(&r->tid, &free_tid, tid, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			my_ring = r;
+			return r;
+		}
+	}
+	my_ring_failed = 1;
+	return NULL;
+}
+
+/* Packs the values into `out` (LTT_USER_PAYLOAD_MAX bytes); their size. */
+static size_t pack(const struct ltt_user_type *t, va_list ap, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nfields; i++) {
+		int64_t i64;
+		uint64_t u64;
+		double f64;
+		const char *s;
+		size_t len, room;
+		uint16_t l16;
+
+		switch (t->field[i]) {
+		case LTT_USER_I64:
+			i64 = va_arg(ap, int64_t);
+			memcpy(out + n, &i64, 8);
+			n += 8;
+			break;
+		case LTT_USER_U64:
+			u64 = va_arg(ap, uint64_t);
+			memcpy(out + n, &u64, 8);
+			n += 8;
+			break;
+		case LTT_USER_F64:
+			f64 = va_arg(ap, double);
+			memcpy(out + n, &f64, 8);
+			n += 8;
+			break;
+		default:
+			s = va_arg(ap, const char *);
+			if (!s)
+				s = "";
+			/* room for this string and 8 bytes per later field */
+			room = LTT_USER_PAYLOAD_MAX - n - 2 -
+			       8 * (t->nfields - i - 1u);
+			len = strnlen(s, room);
+			l16 = (uint16_t)len;
+			memcpy(out + n, &l16, 2);
+			memcpy(out + n + 2, s, len);
+			n += 2 + len;
+			break;
+		}
+	}
+	return n;
+}
+
+/* Copies `n` bytes into the ring at byte position `pos`, wrapping. */
+static void ring_put(struct ltt_user_shm_ring *r, uint64_t pos, const void *p,
+		     size_t n)
+{
+	size_t at = pos & (LTT_USER_RING_BYTES - 1);
+	size_t first = n < LTT_USER_RING_BYTES - at ? n : LTT_USER_RING_BYTES - at;
+
+	memcpy(r->data + at, p, first);
+	memcpy(r->data, (const char *)p + first, n - first);
+}
+
+static int log_va(const struct ltt_user_type *t, va_list ap)
+{
+	union {
+		struct ltt_user_rec h;
+		uint8_t b[LTT_USER_REC_MAX + 8];
+	} rec;
+	struct ltt_user_shm_ring *r;
+	uint64_t head, tail;
+	size_t size;
+
+	if (!t || !ltt_user_active)
+		return -EAGAIN;
+	r = thread_ring();
+	if (!r) {
+		if (shm)
+			__atomic_fetch_add(&shm->lost_no_ring, 1,
+					   __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	size = sizeof(rec.h) + pack(t, ap, rec.b + sizeof(rec.h));
+	size = (size + 7) & ~(size_t)7;
+	rec.h.size = (uint16_t)size;
+	rec.h.reserved = 0;
+	rec.h.type = t->id;
+	rec.h.tsc = __rdtsc();
+	head = r->head;
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (LTT_USER_RING_BYTES - (head - tail) < size) {
+		__atomic_store_n(&r->lost, r->lost + 1, __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	ring_put(r, head, rec.b, size);
+	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ltt_user_log_event(const struct ltt_user_type *t, ...)
+{
+	va_list ap;
+
+	va_start(ap, t);
+	log_va(t, ap);
+	va_end(ap);
+}
+
+static int log_one(const struct ltt_user_type *t, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, t);
+	r = log_va(t, ap);
+	va_end(ap);
+	return r;
+}
+
+int ltt_user_mark(const char *text)
+{
+	if (!mark_type) {
+		const struct ltt_user_type *t =
+			ltt_user_declare("ltt_mark", "text:str");
+		if (!t)
+			return -errno;
+		mark_type = t;
+	}
+	return log_one(mark_type, text);
+}
+
+int ltt_user_snapshot(void)
+{
+	struct ltt_user_msg m = { .magic = LTT_USER_MSG_MAGIC,
+				  .version = LTT_USER_SHM_VERSION,
+				  .kind = LTT_USER_MSG_SNAPSHOT };
+	char comm[17] = "";
+	int fd, r = -ENOTCONN;
+	FILE *f = fopen("/proc/self/comm", "re");
+
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(m.text, sizeof(m.text), "requested by %s (pid %d)", comm,
+		 (int)getpid());
+	pthread_mutex_lock(&lock);
+	fd = sock;
+	if (fd >= 0)
+		r = send(fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT) ==
+		    (ssize_t)sizeof(m) ? 0 : -errno;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static void deadline_after(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+int ltt_user_wait_enabled(int timeout_ms)
+{
+	struct timespec until;
+	int r = 0;
+
+	deadline_after(&until, timeout_ms);
+	pthread_mutex_lock(&lock);
+	if (start_locked() != 0) {
+		pthread_mutex_unlock(&lock);
+		return -ENOENT;
+	}
+	while (!ltt_user_active && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&changed, &lock, &until);
+	r = ltt_user_active ? 0 : sock >= 0 ? -ETIMEDOUT : -ENOENT;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static int rings_empty(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < LTT_USER_SHM_RINGS; i++) {
+		struct ltt_user_shm_ring *r = shm_ring(i);
+
+		if (__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) !=
+			    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	return 1;
+}
+
+int ltt_user_flush(int timeout_ms)
+{
+	struct timespec until, now, nap = { 0, 1000000L };
+
+	deadline_after(&until, timeout_ms);
+	for (;;) {
+		int connected;
+
+		pthread_mutex_lock(&lock);
+		connected = sock >= 0 && shm && ltt_user_active;
+		pthread_mutex_unlock(&lock);
+		if (!connected)
+			return -ENOTCONN;
+		if (rings_empty())
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > until.tv_sec ||
+		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+	}
+}
