@@ -17,6 +17,12 @@
 #   lttng           a UST-only session (lttng-sessiond --no-kernel,
 #                   lttng-consumerd) on LTTng's default channel, enabling
 #                   the tracepoint
+#   ltt_paced, lttng_paced
+#                   the same two sessions, the loop in batches of
+#                   BENCH_BATCH events with an untimed pause (250 ms) after
+#                   each, in which tracedaemon (every 100 ms) and
+#                   lttng-consumerd empty the buffers: the producer's cost
+#                   when nothing is lost (a batch fits in either buffer)
 # Both tracers run with their default buffers: libltt-user's per-thread
 # ring of 64 KiB, which tracedaemon drains every 100 ms, and LTTng's
 # default UST channel (per-UID buffers); both discard, never block, when
@@ -39,7 +45,8 @@
 # BENCH_MODE=wall: plain TCG on 2 vCPUs, host time, clock=auto (ltt then
 # records no user events when the TSC is found unusable).
 #
-# Environment: BENCH_RUNS (default 3), BENCH_COUNT (200000), LTT_BUFFER
+# Environment: BENCH_RUNS (default 3), BENCH_COUNT (200000), BENCH_BATCH
+# (1000; libltt-user's ring holds about 1500 of these events), LTT_BUFFER
 # (the module's per-CPU buffer, 1M), LTT_CLOCK, BUILD, LTT_CACHE (where
 # the staged LTTng tools and babeltrace2 are cached: shared with
 # bench-peers). Needs apt-get (download only) the first time, and the
@@ -49,7 +56,7 @@ set -euo pipefail
 source "$(dirname "$0")/../tests/lib/vm-host.sh"
 cd "$vm_repo"
 mode=${BENCH_MODE:-icount}
-runs=${BENCH_RUNS:-3} count=${BENCH_COUNT:-200000} ltt_buf=${LTT_BUFFER:-1M}
+runs=${BENCH_RUNS:-3} count=${BENCH_COUNT:-200000} batch=${BENCH_BATCH:-1000} ltt_buf=${LTT_BUFFER:-1M}
 cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
 out=$vm_build/bench/user
 die() { echo "bench-user.sh: $*" >&2; exit 1; }
@@ -61,6 +68,7 @@ wall) vm_qemu=(--smp 2) ltt_clock=${LTT_CLOCK:-auto} ;;
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "BENCH_COUNT must be a positive number"
+[[ $batch =~ ^[1-9][0-9]*$ ]] || die "BENCH_BATCH must be a positive number"
 [[ $ltt_clock =~ ^(auto|tsc|local)$ ]] || die "LTT_CLOCK is auto, tsc or local, not '$ltt_clock'"
 t0=$(date +%s)
 # shellcheck source=scripts/bench-lttng.sh
@@ -106,7 +114,7 @@ rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
 rc=0
-vm_boot "$out" tests/bench/user/user-guest.sh "$runs" "$count" "$ltt_buf" "$ltt_clock" >"$out/guest.log" 2>&1 || rc=$?
+vm_boot "$out" tests/bench/user/user-guest.sh "$runs" "$count" "$batch" "$ltt_buf" "$ltt_clock" >"$out/guest.log" 2>&1 || rc=$?
 echo "bench-user: guest run took $(($(date +%s) - t1)) s (status $rc)"
 grep -h '^FAIL\|^# ' "$out/results.txt" 2>/dev/null || true
 ((rc == 0)) || { tail -n 20 "$out/guest.log" >&2; die "the guest run failed (status $rc; $out/guest.log, $out/console.log)"; }
@@ -115,13 +123,14 @@ grep -h '^FAIL\|^# ' "$out/results.txt" 2>/dev/null || true
 # The events of each LTTng session: "count lttng I events=N".
 counts=$out/counts.txt
 : >"$counts"
-for d in "$out"/traces/lttng-[0-9]*; do
+for d in "$out"/traces/lttng-[0-9]* "$out"/traces/lttng_paced-[0-9]*; do
 	[[ -d $d/session ]] || continue
+	c=$(basename "$d")
 	n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
 		"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
 		awk '/ Event messages?$/ { n = $1 } END { print n }') || true
 	[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
-	echo "count lttng ${d##*-} events=$n" >>"$counts"
+	echo "count ${c%-*} ${c##*-} events=$n" >>"$counts"
 done
 python3 tests/bench/user/user-report.py --runs "$out/runs.txt" --counts "$counts" --count "$count" \
 	--mode "$mode" --json "$vm_build/bench/user.json" | tee "$out/table.txt"

@@ -11,7 +11,10 @@
  *   -DBENCH_LTTNG  user-bench-lttng: an LTTng-UST 2.13 tracepoint
  *                  (user-bench-tp.h: ctf integer, string and float)
  *
- * usage: user-bench-* COUNT [enabled|disabled]
+ * usage: user-bench-* COUNT [enabled|disabled [BATCH]]
+ *        user-bench-none clock COUNT
+ * (the second form times COUNT clock_gettime(CLOCK_MONOTONIC) calls, the
+ * clock LTTng-UST reads for each event, and prints "ns_per_call X")
  * The second argument says what the run expects of the tracer: with
  * "enabled" user-bench-ltt first waits (up to 5 s) for a tracedaemon to
  * enable it, and both tracing programs fail unless their event is enabled
@@ -21,7 +24,13 @@
  * LTTNG_UST_REGISTER_TIMEOUT). After the timed loop, user-bench-ltt waits
  * (up to 5 s, not timed) until tracedaemon has taken every event out of
  * its rings; lttng stop does the same for LTTng.
- * Prints "ns_per_event X" and "ns_total N" (CLOCK_MONOTONIC).
+ * With BATCH, the loop runs in batches of BATCH events with a pause of
+ * PAUSE_MS between them, not timed, in which the tracer's reader
+ * (tracedaemon drains every 100 ms; lttng-consumerd) empties the buffers:
+ * the figure is then the producer's cost alone, without losses when a
+ * batch fits in the buffer.
+ * Prints "ns_per_event X" and "ns_total N" (CLOCK_MONOTONIC, timed
+ * batches only).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +55,7 @@
 #endif
 
 #define NTAGS 8
+#define PAUSE_MS 250
 
 static const char *const tags[NTAGS] = {
 	"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
@@ -67,17 +77,36 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-	int64_t count, i, t0, t1;
+	int64_t count, batch, i, t0, spent = 0;
 	int expect_enabled = -1, enabled = 0;
 	char *end;
 
-	if (argc < 2 || argc > 3)
-		die("usage: user-bench-* COUNT [enabled|disabled]");
+#if defined(BENCH_NONE)
+	if (argc == 3 && !strcmp(argv[1], "clock")) {
+		count = strtoll(argv[2], &end, 10);
+		if (*end || count <= 0)
+			die("COUNT must be a positive number");
+		t0 = now_ns();
+		for (i = 0; i < count; i++)
+			now_ns();
+		printf("ns_per_call %.2f\n", (double)(now_ns() - t0) / (double)count);
+		return 0;
+	}
+#endif
+	if (argc < 2 || argc > 4)
+		die("usage: user-bench-* COUNT [enabled|disabled [BATCH]]");
 	errno = 0;
 	count = strtoll(argv[1], &end, 10);
 	if (errno || *end || count <= 0)
 		die("COUNT must be a positive number");
-	if (argc == 3) {
+	batch = count;
+	if (argc == 4) {
+		errno = 0;
+		batch = strtoll(argv[3], &end, 10);
+		if (errno || *end || batch <= 0)
+			die("BATCH must be a positive number");
+	}
+	if (argc >= 3) {
 		if (!strcmp(argv[2], "enabled"))
 			expect_enabled = 1;
 		else if (!strcmp(argv[2], "disabled"))
@@ -110,6 +139,13 @@ int main(int argc, char **argv)
 
 	t0 = now_ns();
 	for (i = 0; i < count; i++) {
+		if (i && i % batch == 0) {
+			const struct timespec pause = { 0, PAUSE_MS * 1000000L };
+
+			spent += now_ns() - t0;
+			nanosleep(&pause, NULL);
+			t0 = now_ns();
+		}
 		const char *tag = tags[i % NTAGS];
 		double ratio = (double)i * 0.5;
 
@@ -122,7 +158,7 @@ int main(int argc, char **argv)
 		__asm__ volatile("" : : "r"(i), "r"(tag), "x"(ratio) : "memory");
 #endif
 	}
-	t1 = now_ns();
+	spent += now_ns() - t0;
 
 #if defined(BENCH_LTT)
 	if (enabled) {
@@ -132,7 +168,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, BENCH_NAME ": flush: %s\n", strerror(-r));
 	}
 #endif
-	printf("ns_per_event %.2f\nns_total %lld\n", (double)(t1 - t0) / (double)count,
-	       (long long)(t1 - t0));
+	printf("ns_per_event %.2f\nns_total %lld\n", (double)spent / (double)count,
+	       (long long)spent);
 	return 0;
 }

@@ -14,18 +14,22 @@
 #   lttng           user-bench-lttng in a UST-only session per run
 #                   (lttng-sessiond --no-kernel; the default channel,
 #                   enable-event -u ltt_bench:event)
+#   ltt_paced, lttng_paced
+#                   ltt and lttng with the loop in batches of BATCH events
+#                   and an untimed pause after each (user-bench.c), so that
+#                   the readers keep up: the producer's cost without losses
 # Writes to /out:
 #   runs.txt      "run CONFIG I ns_per_event=X" and, for ltt, "events=N
 #                 lost=N" (tracedaemon's user-event summary), for lttng
 #                 "lost=N" (lttng list: discarded events)
 #   traces/       the LTTng sessions, for the host to count their events
 #   results.txt   "FAIL - ..." lines when a run or a setup failed
-# usage: user-guest.sh RUNS COUNT LTT_BUFFER LTT_CLOCK
+# usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
-[ $# -eq 4 ] || { echo "usage: user-guest.sh RUNS COUNT LTT_BUFFER LTT_CLOCK" >&2; exit 2; }
-runs=$1 count=$2 ltt_buf=$3 ltt_clock=$4
+[ $# -eq 5 ] || { echo "usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK" >&2; exit 2; }
+runs=$1 count=$2 batch=$3 ltt_buf=$4 ltt_clock=$5
 R=$out/runs.txt
 TR=$out/traces
 mkdir -p "$TR"
@@ -58,11 +62,11 @@ plain_run() {
 	echo "ns_per_event=$(ns_of "$d/out.log")"
 }
 
-# tracedaemon prints "user events: N from E of P registered processes, L
-# lost" when it stops.
+# ltt_run DIR [BATCH]: tracedaemon prints "user events: N from E of P
+# registered processes, L lost" when it stops.
 ltt_run() {
 	tracedaemon -e process -b "$ltt_buf" "$1/ltt.trace" "$1/ltt.proc" \
-		-- user-bench-ltt "$count" enabled >"$1/out.log" 2>"$1/daemon.log" || return
+		-- user-bench-ltt "$count" enabled ${2:-} >"$1/out.log" 2>"$1/daemon.log" || return
 	s=$(grep -h 'user events: ' "$1/out.log" "$1/daemon.log" | tail -n 1)
 	[ -n "$s" ] || return
 	ev=$(echo "$s" | sed -n 's/.*user events: \([0-9]*\) from.*/\1/p')
@@ -92,6 +96,7 @@ lttng_teardown() {
 	pid=$(pidof lttng-sessiond)
 	[ -n "$pid" ] && kill "$pid"
 }
+# lttng_run DIR [BATCH]
 lttng_run() {
 	s=ub$$
 	{
@@ -99,7 +104,7 @@ lttng_run() {
 			lttng enable-event -u ltt_bench:event &&
 			lttng start
 	} >"$1/lttng.log" 2>&1 || { lttng destroy "$s" >/dev/null 2>&1; return 1; }
-	user-bench-lttng "$count" enabled >"$1/out.log" 2>&1
+	user-bench-lttng "$count" enabled ${2:-} >"$1/out.log" 2>&1
 	rc=$?
 	lttng stop >>"$1/lttng.log" 2>&1
 	lttng list "$s" >"$1/list.log" 2>&1
@@ -119,10 +124,12 @@ export LD_LIBRARY_PATH=$LTT/ust-lib
 # tracedaemon (as root) puts its user-event socket in /run/ltt; the
 # initramfs has no /run.
 mkdir -p /run
+note "clock_gettime(CLOCK_MONOTONIC): $(user-bench-none clock 100000 | sed 's/ns_per_call //') ns per call"
 series none plain_run user-bench-none "$count"
 series ltt_disabled plain_run user-bench-ltt "$count" disabled
 if ltt_load_first "clock=$ltt_clock"; then
 	series ltt ltt_run
+	series ltt_paced ltt_run "$batch"
 	rmmod ltt_tracer || fail "rmmod ltt_tracer" "refused"
 else
 	fail "insmod ltt_tracer.ko" "/dev/tracer missing"
@@ -130,6 +137,7 @@ fi
 series lttng_disabled plain_run user-bench-lttng "$count" disabled
 if lttng_setup; then
 	series lttng lttng_run
+	series lttng_paced lttng_run "$batch"
 	lttng_teardown
 fi
 ltt_finish

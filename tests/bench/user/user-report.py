@@ -21,8 +21,10 @@ CONFIGS = [
     ("ltt", "libltt-user, tracedaemon tracing"),
     ("lttng_disabled", "LTTng-UST tracepoint, no lttng-sessiond"),
     ("lttng", "LTTng-UST tracepoint, UST session enabling it"),
+    ("ltt_paced", "ltt, the loop in batches with untimed pauses"),
+    ("lttng_paced", "lttng, the loop in batches with untimed pauses"),
 ]
-TRACED = {"ltt", "lttng"}
+TRACED = {"ltt", "lttng", "ltt_paced", "lttng_paced"}
 
 
 def fields(words):
@@ -83,7 +85,8 @@ def main():
         if r:
             print(f"{name:<15} {r['ns_per_event']:>9.2f} {r['events']:>9} {r['lost']:>9} "
                   f"{r['runs']:>4} {r['spread'] * 100:>6.1f}%  {what}")
-    for k, base in (("ltt", "none"), ("lttng", "none")):
+    for k in sorted(TRACED):
+        base = "none"
         if k in result and base in result:
             print(f"{k}: {result[k]['ns_per_event'] - result[base]['ns_per_event']:.2f} ns per event "
                   f"over the untraced loop")
