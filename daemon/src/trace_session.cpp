@@ -448,6 +448,7 @@ void Session::startUserEvents() {
         say(note);
     if (!config)
         return;
+    config->maxBlock = static_cast<std::uint32_t>(maxBlock_m);
     userQueue_m = std::make_unique<UserBlockQueue>();
     try {
         // A process's snapshot request: a no-op until the session can take

@@ -447,6 +447,10 @@ private:
         if (!s.open) {
             if (tid == 0)
                 return;
+            if (nextStream_m > 0xffff) {
+                drop(p, "more than 65536 user streams in this trace");
+                return;
+            }
             s.open = true;
             s.tid = tid;
             s.number = static_cast<std::uint16_t>(nextStream_m++);
@@ -531,6 +535,16 @@ private:
         // CPU whose TSC is behind).
         const std::uint64_t tsc = std::max(h.tsc, s.lastTsc);
         s.lastTsc = tsc;
+        // Room for a declaration, the event, a heartbeat and BLOCK_END;
+        // else this block ends here and the next one goes on.
+        const std::size_t need = (s.declared.test(h.type) ? 0 : 8 + d->size + 3) + 8 +
+                                 LTT_EV_USER_FIXED + *size + 3 + 16 + kBlockEndRecord;
+        if (builder_m.size() + need > config_m.maxBlock && builder_m.records() > 1) {
+            sink_m(builder_m.finish(tsc, LTT_BLOCK_F_USER));
+            ++stats_m.blocks;
+            ++s.sequence;
+            builder_m.start(s.number, s.sequence, tsc, static_cast<std::int32_t>(s.tid));
+        }
         if (!s.declared.test(h.type)) {
             s.declared.set(h.type);
             builder_m.extRecord(tsc, LTT_EV_USER, LTT_USER_DECLARE, &d->decl, d->size);

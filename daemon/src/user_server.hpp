@@ -47,6 +47,9 @@ struct UserServerConfig {
     // registered but never enabled.
     bool record = true;
     std::chrono::milliseconds drainEvery{100};
+    // The trace's largest block (its header's max_block): a drain that
+    // would write a longer one cuts it into several.
+    std::uint32_t maxBlock = 1u << 20;
 };
 
 struct UserServerStats {

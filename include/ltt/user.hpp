@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <utility>
 
 namespace ltt::user
 {
@@ -74,9 +74,8 @@ template <class... Fields> class EventType
 			      "too many fields");
 		std::string decl;
 		std::size_t i = 0;
-		((decl += std::string(fields[i++]) + ":" +
-			  FieldType<Fields>::name + " "),
-		 ...);
+		for (const char *type : {FieldType<Fields>::name...})
+			decl += std::string(fields[i++]) + ":" + type + " ";
 		type_m = ltt_user_declare(std::string(name).c_str(),
 					  decl.c_str());
 		if (!type_m)
@@ -99,15 +98,17 @@ template <class... Fields> class EventType
       private:
 	void logActive(const Fields &...values) const
 	{
+		logIndexed(std::index_sequence_for<Fields...>{}, values...);
+	}
+
+	// bufs[I] holds field I's string, if it is one, for the call.
+	template <std::size_t... I>
+	void logIndexed(std::index_sequence<I...>,
+			const Fields &...values) const
+	{
 		std::string bufs[sizeof...(Fields) + 1];
-		std::size_t i = 0;
-		// A braced list evaluates left to right: bufs[i] is field i's.
-		std::tuple<decltype(FieldType<Fields>::pass(values,
-							    bufs[0]))...>
-			args{FieldType<Fields>::pass(values, bufs[i++])...};
-		std::apply(
-			[this](auto... a) { ltt_user_log_event(type_m, a...); },
-			args);
+		ltt_user_log_event(type_m,
+				   FieldType<Fields>::pass(values, bufs[I])...);
 	}
 
 	const ltt_user_type *type_m = nullptr;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <libltt/trace_writer.hpp>
+#include <ltt/user.hpp>
 #include <ltt/user_shm.h>
 #include <mutex>
 #include <poll.h>
@@ -89,6 +90,7 @@ struct Fixture {
         info.ncpus = 1;
         info.tsc_khz = 1000000;
         info.flags = LTT_TRACE_F_TSC_RELIABLE;
+        info.max_block = c.maxBlock;
         writer = std::make_unique<TraceWriter>(trace, makeFileHeader(info, "test"));
         c.socketPath = socket;
         c.drainEvery = 20ms;
@@ -140,6 +142,18 @@ TEST(UserServer, RecordsEveryEventOfAProcessInOrder) {
     EXPECT_EQ(st.processes, 2u);
     EXPECT_EQ(st.events, 5001u);
     EXPECT_TRUE(f.server->warnings().empty());
+}
+
+TEST(UserServer, CutsBlocksToTheTracesLargestBlock) {
+    UserServerConfig c;
+    c.maxBlock = 4096; // the reader refuses longer blocks in this trace
+    Fixture f("small", c);
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "3000"});
+    ASSERT_EQ(exitCode(r), 0) << r.output;
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    EXPECT_EQ(t.events.size(), 3000u);
+    EXPECT_GE(t.userBlocks, 3000u * 44 / 4096); // 44 bytes an event
 }
 
 TEST(UserServer, FiltersDecideWhichProcessesAreEnabled) {
@@ -379,6 +393,46 @@ TEST(UserServer, OptionsChooseTheSocket) {
     const std::string_view empty[] = {"--user-socket", "", "t.trace", "t.proc"};
     EXPECT_EQ(parseCommandLine(empty).error,
               "option '--user-socket' needs a socket path or 'none'");
+}
+
+} // namespace
+
+namespace {
+
+// The C++ wrapper, in this process: typed fields, string_view values, and
+// the same events in the trace as the C API writes.
+TEST(UserCxxWrapper, LogsTypedEvents) {
+    Fixture f("cxx");
+    // The library reads the socket path at its first declaration.
+    ::setenv("LTT_USER_SOCKET", f.socket.c_str(), 1);
+    ltt::user::EventType<std::int64_t, std::string_view, double, std::uint64_t> t{
+        "cxx", {"i", "s", "d", "u"}};
+    ASSERT_EQ(ltt_user_wait_enabled(5000), 0);
+    std::string text = "a string_view, not NUL-terminated";
+    t.log(-5, std::string_view(text).substr(0, 8), 1.25, 7u);
+    EXPECT_EQ(ltt::user::mark("from C++"), 0);
+    ASSERT_EQ(ltt_user_flush(5000), 0);
+    auto tr = f.finish();
+    ::unsetenv("LTT_USER_SOCKET");
+    ASSERT_EQ(tr.error, "");
+    ASSERT_EQ(tr.events.size(), 2u);
+    const auto& e = tr.events[0];
+    EXPECT_EQ(e.type, "cxx");
+    EXPECT_EQ(e.tgid, static_cast<std::uint32_t>(::getpid()));
+    ASSERT_EQ(e.values.size(), 4u);
+    EXPECT_EQ(std::get<std::int64_t>(e.values[0]), -5);
+    EXPECT_EQ(std::get<std::string>(e.values[1]), "a string");
+    EXPECT_EQ(std::get<double>(e.values[2]), 1.25);
+    EXPECT_EQ(std::get<std::uint64_t>(e.values[3]), 7u);
+    EXPECT_EQ(std::get<std::string>(tr.events[1].values.at(0)), "from C++");
+    // The daemon went away: logging is off again, and costs nothing.
+    for (int i = 0; i < 100 && ltt_user_active; ++i)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_FALSE(ltt::user::active());
+    EXPECT_THROW((ltt::user::EventType<double>{"bad name that is far too long for a type, longer "
+                                               "than sixty-three bytes",
+                                               {"x"}}),
+                 std::invalid_argument);
 }
 
 } // namespace

@@ -40,8 +40,7 @@ int main(int argc, char** argv) {
     int marks = 0;
     for (const auto& e : t.events) {
         if (e.type == "ltt_mark") {
-            marks += e.values.size() == 1 &&
-                     std::get<std::string>(e.values[0]) == "guest mark one";
+            marks += e.values.size() == 1 && std::get<std::string>(e.values[0]) == "guest mark one";
             continue;
         }
         if (e.type != "load" || e.tgid != loadPid) {

@@ -66,6 +66,8 @@ inline UserTrace readUserTrace(const std::string& path) {
     std::size_t off = fh.header_size;
     FrameRules rules;
     rules.version = fh.version;
+    rules.ncpus = 0x10000; // user streams are numbered apart from the CPUs
+    rules.maxLength = maxBlockLength(fh);
     std::map<std::uint16_t, detail::StreamState> streams;
     auto fail = [&](const std::string& what) {
         if (out.error.empty())
