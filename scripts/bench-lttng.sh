@@ -1,8 +1,9 @@
-# shellcheck shell=bash disable=SC2154 # cache and die come from the caller
+# shellcheck shell=bash disable=SC2154,SC2034 # cache and die come from the caller, which uses vm_qemu, ltt_clock and lttng_adds
 # Sourced by scripts/bench-peers.sh and scripts/bench-user.sh: Debian's
 # LTTng 2.13 packages downloaded (not installed) into a cache and staged for
-# the busybox guest, and babeltrace2 unpacked for the host. The caller
-# defines die MESSAGE and cache (the cache directory).
+# the busybox guest, and babeltrace2 unpacked for the host; the QEMU
+# settings of the two timing modes. The caller defines die MESSAGE and
+# cache (the cache directory).
 
 # deb_fetch PACKAGE...: download each package's candidate version into
 # $cache/debs (once) and print the .deb paths, in order. One apt-cache
@@ -85,4 +86,39 @@ stage_babeltrace() {
 		touch "$dir/.staged"
 	fi
 	echo "$dir"
+}
+
+# bench_mode MODE: the qemu-run.sh options of MODE in vm_qemu, and the ltt
+# module's clock in ltt_clock (LTT_CLOCK overrides it). icount: one vCPU,
+# guest time counts instructions (a second vCPU hangs at SMP bring-up
+# under icount), the TSC (trivially consistent on one CPU); wall: two
+# vCPUs in host time, the module's automatic choice.
+bench_mode() {
+	# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
+	case $1 in
+	icount) vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off) ltt_clock=${LTT_CLOCK:-tsc} ;;
+	wall) vm_qemu=(--smp 2) ltt_clock=${LTT_CLOCK:-auto} ;;
+	*) die "BENCH_MODE is icount or wall, not '$1'" ;;
+	esac
+	[[ $ltt_clock =~ ^(auto|tsc|local)$ ]] || die "LTT_CLOCK is auto, tsc or local, not '$ltt_clock'"
+}
+
+# lttng_guest_adds TOOLS: the qemu-run.sh --add options that put the tree
+# of stage_lttng_tools (TOOLS) into the guest, in the array lttng_adds.
+lttng_guest_adds() {
+	lttng_adds=(--add "$1/usr/bin/lttng:/usr/bin/" --add "$1/usr/bin/lttng-sessiond:/usr/bin/"
+		--add "$1/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
+		--add "$1/usr/share/xml/lttng:/usr/share/xml/lttng" --add "$1/lib64:/lib64")
+}
+
+# bt_count BABELTRACE SESSION: the number of event messages babeltrace2
+# (the tree of stage_babeltrace) reads from the LTTng trace SESSION; dies
+# when it cannot read it (its messages in SESSION/../babeltrace.log).
+bt_count() {
+	local bt=$1 n
+	n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
+		"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$2" -c sink.utils.counter 2>"$2/../babeltrace.log" |
+		awk '/ Event messages?$/ { n = $1 } END { print n }') || true
+	[[ -n $n ]] || die "babeltrace2 could not count $2 ($(dirname "$2")/babeltrace.log)"
+	echo "$n"
 }

@@ -84,21 +84,14 @@ subbuf=${LTTNG_SUBBUF:-4M} nsubbuf=${LTTNG_NSUBBUF:-8}
 cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
 out=$vm_build/bench/peers
 die() { echo "bench-peers.sh: $*" >&2; exit 1; }
-# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
-case $mode in
-icount) vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off) ltt_clock=${LTT_CLOCK:-tsc} ;;
-wall) vm_qemu=(--smp 2) ltt_clock=${LTT_CLOCK:-auto} ;;
-*) die "BENCH_MODE is icount or wall, not '$mode'" ;;
-esac
+# shellcheck source=scripts/bench-lttng.sh
+source scripts/bench-lttng.sh
+bench_mode "$mode"
 if [[ ! $runs =~ ^[0-9]+$ ]] || ((runs < 2)); then
 	die "BENCH_RUNS must be 2 or more (the first run is dropped)"
 fi
 [[ $iters =~ ^[1-9][0-9]*$ ]] || die "BENCH_ITERS must be a positive number"
-[[ $ltt_clock =~ ^(auto|tsc|local)$ ]] || die "LTT_CLOCK is auto, tsc or local, not '$ltt_clock'"
 t0=$(date +%s)
-
-# shellcheck source=scripts/bench-lttng.sh
-source scripts/bench-lttng.sh
 
 # lttng-modules from the lttng-modules-dkms source, built against KDIR into
 # a cache directory keyed by the source's version and KDIR (whose path
@@ -146,6 +139,7 @@ kver=$(cat "$vm_kdir/include/config/kernel.release")
 lmod=$(build_lttng_modules)
 tools=$(stage_lttng_tools)
 bt=$(stage_babeltrace)
+lttng_guest_adds "$tools"
 mkdir -p "$vm_build/bench"
 gcc -static -O2 -Wall -Wextra -o "$vm_build/bench/peers-bench" tests/bench/peers-bench.c ||
 	die "building peers-bench failed"
@@ -167,9 +161,7 @@ vm_workloads=1
 vm_qemu+=(--timeout 5400 --mem 2G --out-size 4G
 	--add "tests/bench/peers-mixed.sh:/opt/ltt/bench/"
 	--add "$modroot/lib/modules/$kver:/lib/modules/$kver"
-	--add "$tools/usr/bin/lttng:/usr/bin/" --add "$tools/usr/bin/lttng-sessiond:/usr/bin/"
-	--add "$tools/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
-	--add "$tools/usr/share/xml/lttng:/usr/share/xml/lttng" --add "$tools/lib64:/lib64")
+	"${lttng_adds[@]}")
 rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
@@ -196,10 +188,7 @@ for d in "$out"/traces/ltt-*-* "$out"/traces/lttng-*-*; do
 				"block_end", "heartbeat", "lost") | not) | .value] | add as $n |
 			"count \($t) \($w) \($i) events=\($n) lost=\($a.trace.lost_events)"' "$d/analysis.json" >>"$counts"
 	else
-		n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
-			"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
-			awk '/ Event messages?$/ { n = $1 } END { print n }') || true
-		[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
+		n=$(bt_count "$bt" "$d/session")
 		echo "count $tracer $wl $i events=$n" >>"$counts"
 	fi
 done

@@ -60,19 +60,13 @@ runs=${BENCH_RUNS:-3} count=${BENCH_COUNT:-200000} batch=${BENCH_BATCH:-1000} lt
 cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
 out=$vm_build/bench/user
 die() { echo "bench-user.sh: $*" >&2; exit 1; }
-# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
-case $mode in
-icount) vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off) ltt_clock=${LTT_CLOCK:-tsc} ;;
-wall) vm_qemu=(--smp 2) ltt_clock=${LTT_CLOCK:-auto} ;;
-*) die "BENCH_MODE is icount or wall, not '$mode'" ;;
-esac
+# shellcheck source=scripts/bench-lttng.sh
+source scripts/bench-lttng.sh
+bench_mode "$mode"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "BENCH_COUNT must be a positive number"
 [[ $batch =~ ^[1-9][0-9]*$ ]] || die "BENCH_BATCH must be a positive number"
-[[ $ltt_clock =~ ^(auto|tsc|local)$ ]] || die "LTT_CLOCK is auto, tsc or local, not '$ltt_clock'"
 t0=$(date +%s)
-# shellcheck source=scripts/bench-lttng.sh
-source scripts/bench-lttng.sh
 
 echo "bench-user: mode $mode; building (or finding) the kernel, the module, LTTng..."
 make -s BUILD="$vm_build" >&2 || die "make (user space) failed"
@@ -85,6 +79,7 @@ vm_kernel peers || exit 1
 vm_module peers || exit 1
 tools=$(stage_lttng_tools)
 bt=$(stage_babeltrace)
+lttng_guest_adds "$tools"
 
 b=$vm_build/bench/user-bin
 rm -rf "$b"
@@ -107,9 +102,7 @@ echo "bench-user: prepared in $(($(date +%s) - t0)) s; booting the guest ($runs 
 vm_bins=("$vm_build/bin/tracedaemon" "$b/bin/user-bench-none" "$b/bin/user-bench-ltt" "$b/bin/user-bench-lttng")
 vm_qemu+=(--timeout 3600 --mem 1G --out-size 1G
 	--add "$b/ust-lib:/opt/ltt/ust-lib"
-	--add "$tools/usr/bin/lttng:/usr/bin/" --add "$tools/usr/bin/lttng-sessiond:/usr/bin/"
-	--add "$tools/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
-	--add "$tools/usr/share/xml/lttng:/usr/share/xml/lttng" --add "$tools/lib64:/lib64")
+	"${lttng_adds[@]}")
 rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
@@ -126,10 +119,7 @@ counts=$out/counts.txt
 for d in "$out"/traces/lttng-[0-9]* "$out"/traces/lttng_paced-[0-9]*; do
 	[[ -d $d/session ]] || continue
 	c=$(basename "$d")
-	n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
-		"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
-		awk '/ Event messages?$/ { n = $1 } END { print n }') || true
-	[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
+	n=$(bt_count "$bt" "$d/session")
 	echo "count ${c%-*} ${c##*-} events=$n" >>"$counts"
 done
 python3 tests/bench/user/user-report.py --runs "$out/runs.txt" --counts "$counts" --count "$count" \
