@@ -76,10 +76,10 @@ ltt_run() {
 }
 
 # lttng-sessiond seeds its random numbers with getrandom(); before the
-# kernel's random pool is ready (early in a quiet guest) it falls back to a
-# path that then fails on its lock file ("Could not get lock file ...,
-# another instance is running"). A blocking read of /dev/random waits
-# until the pool is ready (6.1 makes it so with jitter entropy).
+# kernel's random pool is ready (early in a quiet guest) it warns and falls
+# back to a seed that blocks until the pool is ready. A blocking read of
+# /dev/random does that wait here, before any session (6.1 readies the
+# pool with jitter entropy).
 lttng_setup() {
 	mkdir -p /dev/shm /var/run /var/lib
 	head -c 1 /dev/random >/dev/null
