@@ -8,10 +8,18 @@
 #                      table and writes $(BUILD)/bench/peers.json
 #                      (BENCH_MODE=icount, the default, or wall; see
 #                      scripts/bench-peers.sh)
-.PHONY: kernel-peers bench-peers
+#   make bench-user    application events: libltt-user against LTTng-UST
+#                      2.13 in one boot of the peers kernel (a loop logging
+#                      three fields untraced, disabled, traced); prints a
+#                      table and writes $(BUILD)/bench/user.json
+#                      (scripts/bench-user.sh)
+.PHONY: kernel-peers bench-peers bench-user
 
 kernel-peers:
 	@scripts/build-kernel.sh --peers
 
 bench-peers:
 	@scripts/bench-peers.sh
+
+bench-user:
+	@scripts/bench-user.sh

@@ -84,49 +84,14 @@ subbuf=${LTTNG_SUBBUF:-4M} nsubbuf=${LTTNG_NSUBBUF:-8}
 cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
 out=$vm_build/bench/peers
 die() { echo "bench-peers.sh: $*" >&2; exit 1; }
-# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
-case $mode in
-icount) vm_qemu=(--smp 1 --qemu-arg -icount --qemu-arg shift=0,sleep=off) ltt_clock=${LTT_CLOCK:-tsc} ;;
-wall) vm_qemu=(--smp 2) ltt_clock=${LTT_CLOCK:-auto} ;;
-*) die "BENCH_MODE is icount or wall, not '$mode'" ;;
-esac
+# shellcheck source=scripts/bench-lttng.sh
+source scripts/bench-lttng.sh
+bench_mode "$mode"
 if [[ ! $runs =~ ^[0-9]+$ ]] || ((runs < 2)); then
 	die "BENCH_RUNS must be 2 or more (the first run is dropped)"
 fi
 [[ $iters =~ ^[1-9][0-9]*$ ]] || die "BENCH_ITERS must be a positive number"
-[[ $ltt_clock =~ ^(auto|tsc|local)$ ]] || die "LTT_CLOCK is auto, tsc or local, not '$ltt_clock'"
 t0=$(date +%s)
-
-# deb_fetch PACKAGE...: download each package's candidate version into
-# $cache/debs (once) and print the .deb paths, in order. One apt-cache
-# call for all: each takes seconds.
-deb_fetch() {
-	local -A ver=()
-	local p v f
-	mkdir -p "$cache/debs"
-	while read -r p v; do ver[$p]=$v; done < <(apt-cache show --no-all-versions "$@" 2>/dev/null |
-		awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }')
-	for p; do
-		v=${ver[$p]:-}
-		[[ -n $v ]] || die "apt-cache knows no package $p"
-		f=$(compgen -G "$cache/debs/${p}_${v//:/%3a}_*.deb" | head -n 1) || true
-		if [[ -z $f ]]; then
-			(cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download "$p=$v" >&2) ||
-				die "apt-get download $p=$v failed"
-			f=$(compgen -G "$cache/debs/${p}_${v//:/%3a}_*.deb" | head -n 1) || die "no .deb for $p $v"
-		fi
-		echo "$f"
-	done
-}
-
-# unpack DIR DEB...: a fresh DIR holding the files of the DEBs.
-unpack() {
-	local dir=$1 d
-	shift
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	for d; do dpkg -x "$d" "$dir" || die "dpkg -x $d failed"; done
-}
 
 # lttng-modules from the lttng-modules-dkms source, built against KDIR into
 # a cache directory keyed by the source's version and KDIR (whose path
@@ -165,58 +130,6 @@ build_lttng_modules() {
 	echo "$dir"
 }
 
-# lttng-tools and its libraries (the ldd closure of lttng, lttng-sessiond
-# and lttng-consumerd: Debian's packages for the LTTng ones, the host's
-# copies of the others, which are the same Debian release), the dynamic
-# loader, in a tree laid out as in the guest.
-stage_lttng_tools() {
-	local debs=() d ver key dir tmp lib bin
-	mapfile -t debs < <(deb_fetch lttng-tools liblttng-ctl0 liblttng-ust-common1 liblttng-ust-ctl5 liburcu8)
-	ver=$(for d in "${debs[@]}"; do basename "$d"; done)
-	key=$(printf '%s\n' "$ver" | sha256sum | cut -c1-12)
-	dir=$cache/lttng-tools-$key
-	if [[ ! -f $dir/.staged ]]; then
-		echo "staging lttng-tools for the guest" >&2
-		rm -rf "$dir" "$dir.tmp"
-		tmp=$dir.tmp
-		unpack "$tmp/deb" "${debs[@]}"
-		lib=$tmp/root/usr/lib/x86_64-linux-gnu
-		mkdir -p "$tmp/root/usr/bin" "$lib/lttng/libexec" "$tmp/root/lib64"
-		cp -L "$tmp/deb/usr/bin/lttng" "$tmp/deb/usr/bin/lttng-sessiond" "$tmp/root/usr/bin/"
-		cp -L "$tmp/deb/usr/lib/x86_64-linux-gnu/lttng/libexec/lttng-consumerd" "$lib/lttng/libexec/"
-		for bin in "$tmp/root/usr/bin/lttng" "$tmp/root/usr/bin/lttng-sessiond" "$lib/lttng/libexec/lttng-consumerd"; do
-			LD_LIBRARY_PATH=$tmp/deb/usr/lib/x86_64-linux-gnu ldd "$bin" |
-				awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
-		done | sort -u | while read -r name path; do
-			cp -L "$path" "$lib/$name"
-		done
-		cp -L /lib64/ld-linux-x86-64.so.2 "$tmp/root/lib64/"
-		# lttng-sessiond validates session files (its autoload among
-		# them) against this schema, and quits when it cannot read it.
-		mkdir -p "$tmp/root/usr/share/xml/lttng"
-		cp "$tmp/deb/usr/share/xml/lttng/session.xsd" "$tmp/root/usr/share/xml/lttng/"
-		grep -q . < <(find "$lib" -name 'liblttng-ctl.so*') || die "staging lttng-tools: liblttng-ctl missing"
-		rm -rf "$tmp/deb"
-		touch "$tmp/.staged"
-		mv "$tmp" "$dir"
-	fi
-	echo "$dir/root"
-}
-
-# babeltrace2 for the host, to count the events of the LTTng traces:
-# Debian's packages unpacked into the cache (not installed).
-stage_babeltrace() {
-	local debs=() d key dir
-	mapfile -t debs < <(deb_fetch babeltrace2 libbabeltrace2-0)
-	key=$(for d in "${debs[@]}"; do basename "$d"; done | sha256sum | cut -c1-12)
-	dir=$cache/babeltrace2-$key
-	if [[ ! -f $dir/.staged ]]; then
-		unpack "$dir" "${debs[@]}"
-		touch "$dir/.staged"
-	fi
-	echo "$dir"
-}
-
 echo "bench-peers: mode $mode; building (or finding) the peers kernel, the modules, LTTng..."
 make -s BUILD="$vm_build" >&2 || die "make (user space) failed"
 vm_need "$vm_build/bin/tracedaemon" "$vm_build/bin/traceanalyze" || exit 1
@@ -226,6 +139,7 @@ kver=$(cat "$vm_kdir/include/config/kernel.release")
 lmod=$(build_lttng_modules)
 tools=$(stage_lttng_tools)
 bt=$(stage_babeltrace)
+lttng_guest_adds "$tools"
 mkdir -p "$vm_build/bench"
 gcc -static -O2 -Wall -Wextra -o "$vm_build/bench/peers-bench" tests/bench/peers-bench.c ||
 	die "building peers-bench failed"
@@ -247,9 +161,7 @@ vm_workloads=1
 vm_qemu+=(--timeout 5400 --mem 2G --out-size 4G
 	--add "tests/bench/peers-mixed.sh:/opt/ltt/bench/"
 	--add "$modroot/lib/modules/$kver:/lib/modules/$kver"
-	--add "$tools/usr/bin/lttng:/usr/bin/" --add "$tools/usr/bin/lttng-sessiond:/usr/bin/"
-	--add "$tools/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
-	--add "$tools/usr/share/xml/lttng:/usr/share/xml/lttng" --add "$tools/lib64:/lib64")
+	"${lttng_adds[@]}")
 rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
@@ -276,10 +188,7 @@ for d in "$out"/traces/ltt-*-* "$out"/traces/lttng-*-*; do
 				"block_end", "heartbeat", "lost") | not) | .value] | add as $n |
 			"count \($t) \($w) \($i) events=\($n) lost=\($a.trace.lost_events)"' "$d/analysis.json" >>"$counts"
 	else
-		n=$(LD_LIBRARY_PATH=$bt/usr/lib/x86_64-linux-gnu BABELTRACE_PLUGIN_PATH=$bt/usr/lib/x86_64-linux-gnu/babeltrace2/plugins \
-			"$bt/usr/bin/babeltrace2" --omit-system-plugin-path "$d/session" -c sink.utils.counter 2>"$d/babeltrace.log" |
-			awk '/ Event messages?$/ { n = $1 } END { print n }') || true
-		[[ -n $n ]] || die "babeltrace2 could not count $d/session ($d/babeltrace.log)"
+		n=$(bt_count "$bt" "$d/session")
 		echo "count $tracer $wl $i events=$n" >>"$counts"
 	fi
 done

@@ -16,7 +16,7 @@ packages=(
 	libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev libtraceevent-dev kernelshark imagemagick
 	# kernel build and the QEMU guest
 	linux-source-6.1 flex bison bc cpio xz-utils kmod libssl-dev dwarves
-	rsync qemu-system-x86 busybox-static strace
+	rsync qemu-system-x86 busybox-static strace liblttng-ust-dev
 	# manual pages, Debian packages (make deb) and their DKMS test
 	scdoc debhelper dh-dkms dkms lintian fakeroot
 )
