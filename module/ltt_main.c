@@ -181,6 +181,51 @@ bool notrace ltt_task_match(const struct ltt_run *r, struct task_struct *t)
 }
 NOKPROBE_SYMBOL(ltt_task_match);
 
+/**
+ * ltt_exit_trigger() - a task's exit, seen by the flight recorder
+ * @details: the PROCESS EXIT record's details (arg: the exit code)
+ * @size:    valid bytes at @details
+ * @task:    the exiting task (NULL: current)
+ *
+ * A task that died of a signal in a tracing session's trigger mask, and
+ * that the session sees (its filters, or its owner for a restricted
+ * one), sets the session's triggered flag: poll() reports EPOLLPRI once
+ * the irq_work has woken the reader. Part of the event path: no sleeping,
+ * no wakeup from here.
+ */
+void notrace ltt_exit_trigger(const void *details, u16 size,
+			      struct task_struct *task)
+{
+	const struct ltt_ev_process *e = details;
+	struct ltt_live *live;
+	unsigned int sig, i;
+
+	if (size < sizeof(*e))
+		return;
+	/* do_exit()'s code: the signal in the low 7 bits, 0 for exit(). */
+	sig = e->arg & 0x7f;
+	if (!sig || sig > 64)
+		return;
+	live = rcu_dereference_sched(ltt_live);
+	if (!live)
+		return;
+	if (!task)
+		task = current;
+	for (i = 0; i < live->n; i++) {
+		struct ltt_session *s = live->s[i];
+		const struct ltt_run *r = &s->run;
+
+		if (!(r->trigger_signals & BIT_ULL(sig - 1)))
+			continue;
+		if ((r->filters & LTT_FILTER_OWNER) ? !ltt_task_owned(r, task) :
+						       !ltt_task_match(r, task))
+			continue;
+		WRITE_ONCE(s->triggered, true);
+		irq_work_queue(&s->notify);
+	}
+}
+NOKPROBE_SYMBOL(ltt_exit_trigger);
+
 /*
  * Is @t a task of the restricted session's owner: its real or effective
  * uid the owner's? Kernel threads never are. Part of the event path.
@@ -373,6 +418,9 @@ static int ltt_start(struct ltt_session *s)
 	r->pgrp = cfg->pgrp;
 	r->uid = s->uid;
 	r->gid = s->gid;
+	r->overwrite = s->overwrite_cfg;
+	r->trigger_signals = s->trigger_cfg;
+	s->triggered = false;
 
 	local_irq_save(flags);
 	info->anchor_tsc = ltt_clock(r);
@@ -489,6 +537,8 @@ static void ltt_reset(struct ltt_session *s)
 	ltt_discard(s);
 	s->cfg = ltt_default_config;
 	s->vars_cfg = 0;
+	s->overwrite_cfg = false;
+	s->trigger_cfg = 0;
 	s->uid = GLOBAL_ROOT_UID;
 	s->gid = GLOBAL_ROOT_GID;
 }
@@ -514,7 +564,7 @@ static long ltt_ioc_get_info(struct ltt_session *s,
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long ltt_ioc_get_lost(struct ltt_session *s,
+static long ltt_ioc_get_lost(struct ltt_session *s, unsigned int cmd,
 			     struct ltt_lost_counts __user *uarg)
 {
 	struct ltt_lost_counts *lc;
@@ -523,7 +573,10 @@ static long ltt_ioc_get_lost(struct ltt_session *s,
 	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return -ENOMEM;
-	ltt_buffers_lost(s, lc);
+	if (cmd == LTT_IOC_GET_OVERWRITTEN)
+		ltt_buffers_overwritten(s, lc);
+	else
+		ltt_buffers_lost(s, lc);
 	if (copy_to_user(uarg, lc, sizeof(*lc)))
 		ret = -EFAULT;
 	kfree(lc);
@@ -660,6 +713,22 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 			return -EINVAL;
 		cfg->syscall_range = range;
 		return 0;
+	case LTT_IOC_SET_OVERWRITE:
+		if (get_user(v32, (u32 __user *)uarg))
+			return -EFAULT;
+		if (s->state == LTT_TRACING)
+			return -EBUSY;
+		if (v32 > 1)
+			return -EINVAL;
+		s->overwrite_cfg = v32;
+		return 0;
+	case LTT_IOC_SET_TRIGGER_SIGNALS:
+		if (get_user(v64, (u64 __user *)uarg))
+			return -EFAULT;
+		if (s->state == LTT_TRACING)
+			return -EBUSY;
+		s->trigger_cfg = v64;
+		return 0;
 	}
 	return -ENOTTY;
 }
@@ -696,7 +765,15 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = ltt_ioc_get_info(s, uarg);
 		break;
 	case LTT_IOC_GET_LOST:
-		ret = ltt_ioc_get_lost(s, uarg);
+	case LTT_IOC_GET_OVERWRITTEN:
+		ret = ltt_ioc_get_lost(s, cmd, uarg);
+		break;
+	case LTT_IOC_SNAPSHOT:
+		ret = -EINVAL;
+		if (s->state == LTT_TRACING && s->run.overwrite)
+			ret = ltt_buffers_snapshot(s);
+		if (!ret)
+			WRITE_ONCE(s->triggered, false);
 		break;
 	case LTT_IOC_USER_EVENT:
 		ret = ltt_ioc_user_event(s, uarg);
@@ -877,11 +954,15 @@ static ssize_t ltt_read(struct file *file, char __user *buf, size_t count,
 static __poll_t ltt_poll(struct file *file, poll_table *wait)
 {
 	struct ltt_session *s = file->private_data;
+	__poll_t mask = 0;
 
 	poll_wait(file, &s->readq, wait);
 	if (READ_ONCE(s->state) != LTT_TRACING || ltt_buffers_ready(s))
-		return EPOLLIN | EPOLLRDNORM;
-	return 0;
+		mask = EPOLLIN | EPOLLRDNORM;
+	/* A flight-recorder trigger (ltt_exit_trigger()), until SNAPSHOT. */
+	if (READ_ONCE(s->triggered))
+		mask |= EPOLLPRI;
+	return mask;
 }
 
 static const struct file_operations ltt_fops = {
