@@ -4,6 +4,7 @@
 #include "command_child.hpp"
 #include "commit_buffer.hpp"
 #include "device_config.hpp"
+#include "flight_recorder.hpp"
 #include "kallsyms_copy.hpp"
 #include "proc_snapshot.hpp"
 #include "snapshot_thread.hpp"
@@ -519,6 +520,8 @@ SessionSummary Session::run() {
 
 SessionSummary runTraceSession(const Options& options, std::ostream& messages,
                                const SessionEnv& env) {
+    if (options.flightRecorder)
+        return runFlightRecorder(options, messages, env);
     Session s(options, messages, env);
     SessionSummary r = s.run();
     return r;
