@@ -75,7 +75,12 @@ for variant in ${LTT_FLIGHT_RUNS:-ltt debug stock}; do
 				index($0, m) { mt = x; at = total }
 				END { if (mt == "") printf "none %.9f 0 %d\n", last, total
 				      else printf "%.9f %.9f %d %d\n", mt, last, total - at, total }' "$out/fr-$n.dump")
-			if [[ $mt != none ]] && awk -v a="$mt" -v b="$last" 'BEGIN { exit !(b - a <= 0.5) }'; then
+			# Near the end: in the last half of the events, and at most 2 s
+			# before the last (the signal, the daemon's wake-up and the
+			# SNAPSHOT IPIs take some 0.1 s on the patched kernel and up to
+			# 0.6 s on the debug kernel, under the load).
+			if [[ $mt != none ]] && ((after * 2 <= total)) &&
+				awk -v a="$mt" -v b="$last" 'BEGIN { exit !(b - a <= 2.0) }'; then
 				t_pass "$name: the marker is among the last events ($after of $total after it, $(awk -v a="$mt" -v b="$last" 'BEGIN { printf "%.3f", b - a }') s before the end)"
 			else
 				t_fail "$name: the marker is among the last events" "marker at $mt, last event at $last, $after of $total after it"
