@@ -95,6 +95,8 @@
  * stop from another CPU.
  */
 #include <linux/kernel.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/percpu.h>
@@ -362,7 +364,33 @@ static void notrace ltt_fold_nmi_lost(struct ltt_cpu *c)
 }
 NOKPROBE_SYMBOL(ltt_fold_nmi_lost);
 
-/* Open a block in a FREE buffer. Return false if there is none. */
+/*
+ * Overwrite mode: the buffer of @c's oldest READY block, which the
+ * block about to open replaces, its events counted as overwritten; -1
+ * when the session loses events instead (lossless mode, or the ring held
+ * by a snapshot the reader has not finished: ltt_buffers_snapshot()).
+ */
+static int notrace ltt_overwrite_idx(struct ltt_cpu *c)
+{
+	int idx = -1, i;
+
+	/* Acquire: pairs with the reader's release once it let go. */
+	if (!c->sess->run.overwrite || smp_load_acquire(&c->snap))
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (READ_ONCE(c->buf[i].state) == LTT_BUF_READY &&
+		    (idx < 0 || c->buf[i].sequence < c->buf[idx].sequence))
+			idx = i;
+	if (idx >= 0)
+		c->overwritten += c->buf[idx].nrec;
+	return idx;
+}
+NOKPROBE_SYMBOL(ltt_overwrite_idx);
+
+/*
+ * Open a block in a FREE buffer, or in overwrite mode over the oldest
+ * READY one. Return false if there is none.
+ */
 static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 {
 	/* Acquire: the reader's copy of the buffer is done. */
@@ -378,6 +406,8 @@ static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	else if (f1)
 		idx = 1;
 	else
+		idx = ltt_overwrite_idx(c);
+	if (idx < 0)
 		return false;
 
 	ltt_fold_nmi_lost(c);
@@ -385,6 +415,7 @@ static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	c->data = c->buf[idx].data;
 	WRITE_ONCE(c->buf[idx].state, LTT_BUF_WRITING);
 	c->buf[idx].sequence = c->next_seq;
+	c->buf[idx].rec_start = c->recorded;
 
 	p = c->data;
 	p[0] = LTT_LONG_WORD(LTT_CODE_EXT, 0);
@@ -451,6 +482,7 @@ static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 	bs->length = c->off;
 	bs->flags = flags;
 	c->buf[c->wr].len = c->off;
+	c->buf[c->wr].nrec = c->recorded - c->buf[c->wr].rec_start;
 	/* Release: the whole block is written before the reader sees it. */
 	smp_store_release(&c->buf[c->wr].state, LTT_BUF_READY);
 	c->wr = -1;
@@ -956,6 +988,10 @@ void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 	    event == LTT_EV_SYSCALL_EXIT &&
 	    (READ_ONCE(ltt_live_mask) & LTT_EV_BIT(LTT_EV_MAP)))
 		ltt_map_syscall_exit();
+	/* The flight recorder's exit-signal triggers, when one has some. */
+	if (static_branch_unlikely(&ltt_exit_key) &&
+	    event == LTT_EV_PROCESS && subtype == LTT_PROCESS_EXIT)
+		ltt_exit_trigger(details, size, task);
 	ltt_dispatch(event, subtype, details, size, task, true);
 }
 NOKPROBE_SYMBOL(ltt_callback);
@@ -1118,15 +1154,28 @@ void ltt_buffers_finish(struct ltt_session *s, u64 stop)
 }
 
 /*
+ * May the reader take buffer @i of @c? READY, and in overwrite mode part
+ * of the snapshot in progress (the writer overwrites only while @snap is
+ * clear, so a block of the snapshot stays READY until taken).
+ */
+static bool ltt_readable(struct ltt_cpu *c, int i)
+{
+	if (c->sess->run.overwrite &&
+	    (!READ_ONCE(c->snap) || c->buf[i].sequence > c->snap_last))
+		return false;
+	/* Acquire: the writer wrote the whole block before READY. */
+	return smp_load_acquire(&c->buf[i].state) == LTT_BUF_READY;
+}
+
+/*
  * Take the oldest READY block of @c (READY -> READING). Return its index
- * or -1. The reader (session lock held) is the only one to leave READY.
+ * or -1. The reader (session lock held) is the only one to leave READY,
+ * but for the writer overwriting a block no snapshot holds.
  */
 static int ltt_take_block(struct ltt_cpu *c, u32 *len)
 {
-	/* Acquire: the writer wrote the whole block before READY. */
-	bool r0 = smp_load_acquire(&c->buf[0].state) == LTT_BUF_READY;
-	/* Acquire, as for r0. */
-	bool r1 = smp_load_acquire(&c->buf[1].state) == LTT_BUF_READY;
+	bool r0 = ltt_readable(c, 0);
+	bool r1 = ltt_readable(c, 1);
 	int idx = -1;
 
 	if (r0)
@@ -1192,6 +1241,12 @@ ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
 				break;
 			done += len;
 		}
+		/* The snapshot's last block of @c is read: the ring is free. */
+		if (c->sess->run.overwrite && READ_ONCE(c->snap) &&
+		    !ltt_readable(c, 0) && !ltt_readable(c, 1)) {
+			/* Release: the copies are done before any overwrite. */
+			smp_store_release(&c->snap, false);
+		}
 	}
 	*rr = (*rr + 1) % n;
 	return done ? done : err;
@@ -1213,6 +1268,11 @@ bool ltt_buffers_ready(struct ltt_session *s)
 
 		if (!c)
 			continue;
+		if (s->run.overwrite) {
+			if (READ_ONCE(c->snap))
+				return true;
+			continue;
+		}
 		if (READ_ONCE(c->buf[0].state) == LTT_BUF_READY ||
 		    READ_ONCE(c->buf[1].state) == LTT_BUF_READY ||
 		    READ_ONCE(c->final_pending))
@@ -1243,6 +1303,89 @@ void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc)
 		lc->recorded[cpu] = READ_ONCE(c->recorded);
 		lc->total += lc->per_cpu[cpu];
 	}
+}
+
+/**
+ * ltt_buffers_overwritten() - fill in the per-CPU overwritten counts
+ * @s: the session
+ * @lc: destination: per_cpu[] and total count the events overwritten in
+ *      overwrite mode, recorded[] as ltt_buffers_lost()
+ */
+void ltt_buffers_overwritten(struct ltt_session *s, struct ltt_lost_counts *lc)
+{
+	unsigned int cpu;
+
+	ltt_buffers_lost(s, lc);
+	lc->total = 0;
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+
+		if (!c)
+			continue;
+		lc->per_cpu[cpu] = READ_ONCE(c->overwritten);
+		lc->total += lc->per_cpu[cpu];
+	}
+}
+
+/*
+ * Close @c's open block (opening one if it has none) as a snapshot's
+ * FINAL block, and hand the ring to the reader: its READY blocks up to
+ * that one are the snapshot. Runs on @c's CPU with interrupts off (or
+ * for an offline CPU, which writes nothing), so no write is under way.
+ */
+static void ltt_snapshot_cpu(void *arg)
+{
+	struct ltt_cpu *c = arg;
+	u64 now = ltt_clock(&c->sess->run);
+
+	if (now < c->last)
+		now = c->last;
+	if (c->wr < 0 && !ltt_open_block(c, now, c->cur_pid))
+		return;
+	ltt_close_block(c, now, LTT_BLOCK_F_FINAL);
+	c->snap_last = c->next_seq - 1;
+	WRITE_ONCE(c->snap, true);
+}
+
+/**
+ * ltt_buffers_snapshot() - take a flight-recorder snapshot
+ * @s: a session tracing in overwrite mode
+ *
+ * Every CPU closes its open block with the FINAL flag; read() then
+ * returns each CPU's blocks, oldest first, up to that one, while the CPUs
+ * go on writing into the buffers the reader frees (losing events, counted
+ * as lost, while a CPU's ring is still held). Process context, session
+ * lock held.
+ *
+ * Return: 0, or -EBUSY while the previous snapshot is not all read.
+ */
+int ltt_buffers_snapshot(struct ltt_session *s)
+{
+	unsigned long flags;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+
+		if (c && READ_ONCE(c->snap))
+			return -EBUSY;
+	}
+	cpus_read_lock();
+	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
+		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+
+		if (!c)
+			continue;
+		if (cpu_online(cpu)) {
+			smp_call_function_single(cpu, ltt_snapshot_cpu, c, 1);
+		} else {
+			local_irq_save(flags);
+			ltt_snapshot_cpu(c);
+			local_irq_restore(flags);
+		}
+	}
+	cpus_read_unlock();
+	return 0;
 }
 
 /**
@@ -1278,6 +1421,8 @@ void ltt_buffers_reset(struct ltt_session *s, u64 start)
 		c->recorded = 0;
 		c->cur_pid = 0;
 		c->final_pending = false;
+		c->overwritten = 0;
+		c->snap = false;
 		atomic_long_set(&c->nmi_lost, 0);
 		atomic64_set(&c->nmi_first, 0);
 	}

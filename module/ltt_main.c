@@ -181,6 +181,54 @@ bool notrace ltt_task_match(const struct ltt_run *r, struct task_struct *t)
 }
 NOKPROBE_SYMBOL(ltt_task_match);
 
+/* On while a tracing session has exit-signal triggers (ltt_callback()). */
+DEFINE_STATIC_KEY_FALSE(ltt_exit_key);
+
+/**
+ * ltt_exit_trigger() - a task's exit, seen by the flight recorder
+ * @details: the PROCESS EXIT record's details (arg: the exit code)
+ * @size:    valid bytes at @details
+ * @task:    the exiting task (NULL: current)
+ *
+ * A task that died of a signal in a tracing session's trigger mask, and
+ * that the session sees (its filters, or its owner for a restricted
+ * one), sets the session's triggered flag: poll() reports EPOLLPRI once
+ * the irq_work has woken the reader. Part of the event path: no sleeping,
+ * no wakeup from here.
+ */
+void notrace ltt_exit_trigger(const void *details, u16 size,
+			      struct task_struct *task)
+{
+	const struct ltt_ev_process *e = details;
+	struct ltt_live *live;
+	unsigned int sig, i;
+
+	if (size < sizeof(*e))
+		return;
+	/* do_exit()'s code: the signal in the low 7 bits, 0 for exit(). */
+	sig = e->arg & 0x7f;
+	if (!sig || sig > 64)
+		return;
+	live = rcu_dereference_sched(ltt_live);
+	if (!live)
+		return;
+	if (!task)
+		task = current;
+	for (i = 0; i < live->n; i++) {
+		struct ltt_session *s = live->s[i];
+		const struct ltt_run *r = &s->run;
+
+		if (!(r->trigger_signals & BIT_ULL(sig - 1)))
+			continue;
+		if ((r->filters & LTT_FILTER_OWNER) ? !ltt_task_owned(r, task) :
+						       !ltt_task_match(r, task))
+			continue;
+		WRITE_ONCE(s->triggered, true);
+		irq_work_queue(&s->notify);
+	}
+}
+NOKPROBE_SYMBOL(ltt_exit_trigger);
+
 /*
  * Is @t a task of the restricted session's owner: its real or effective
  * uid the owner's? Kernel threads never are. Part of the event path.
@@ -381,6 +429,12 @@ static int ltt_start(struct ltt_session *s)
 	r->pgrp = cfg->pgrp;
 	r->uid = s->uid;
 	r->gid = s->gid;
+	r->overwrite = s->overwrite_cfg;
+	r->trigger_signals = s->trigger_cfg;
+	/* Until this session's STOP, or below. */
+	if (r->trigger_signals)
+		static_branch_inc(&ltt_exit_key);
+	s->triggered = false;
 
 	local_irq_save(flags);
 	info->anchor_tsc = ltt_clock(r);
@@ -428,6 +482,8 @@ static int ltt_start(struct ltt_session *s)
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		if (r->fallback)
 			static_branch_dec(&ltt_local_clock);
+		if (r->trigger_signals)
+			static_branch_dec(&ltt_exit_key);
 		ltt_discard(s);
 		return ret;
 	}
@@ -480,6 +536,8 @@ static int ltt_stop(struct ltt_session *s)
 	/* No writer reads this session's clock any more. */
 	if (s->run.fallback)
 		static_branch_dec(&ltt_local_clock);
+	if (s->run.trigger_signals)
+		static_branch_dec(&ltt_exit_key);
 	WRITE_ONCE(s->state, LTT_STOPPED);
 	wake_up_interruptible(&s->readq);
 	return 0;
@@ -504,6 +562,8 @@ static void ltt_reset(struct ltt_session *s)
 	ltt_discard(s);
 	s->cfg = ltt_default_config;
 	s->vars_cfg = 0;
+	s->overwrite_cfg = false;
+	s->trigger_cfg = 0;
 	s->uid = GLOBAL_ROOT_UID;
 	s->gid = GLOBAL_ROOT_GID;
 }
@@ -529,7 +589,7 @@ static long ltt_ioc_get_info(struct ltt_session *s,
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long ltt_ioc_get_lost(struct ltt_session *s,
+static long ltt_ioc_get_lost(struct ltt_session *s, unsigned int cmd,
 			     struct ltt_lost_counts __user *uarg)
 {
 	struct ltt_lost_counts *lc;
@@ -538,7 +598,10 @@ static long ltt_ioc_get_lost(struct ltt_session *s,
 	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
 	if (!lc)
 		return -ENOMEM;
-	ltt_buffers_lost(s, lc);
+	if (cmd == LTT_IOC_GET_OVERWRITTEN)
+		ltt_buffers_overwritten(s, lc);
+	else
+		ltt_buffers_lost(s, lc);
 	if (copy_to_user(uarg, lc, sizeof(*lc)))
 		ret = -EFAULT;
 	kfree(lc);
@@ -675,6 +738,22 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 			return -EINVAL;
 		cfg->syscall_range = range;
 		return 0;
+	case LTT_IOC_SET_OVERWRITE:
+		if (get_user(v32, (u32 __user *)uarg))
+			return -EFAULT;
+		if (s->state == LTT_TRACING)
+			return -EBUSY;
+		if (v32 > 1)
+			return -EINVAL;
+		s->overwrite_cfg = v32;
+		return 0;
+	case LTT_IOC_SET_TRIGGER_SIGNALS:
+		if (get_user(v64, (u64 __user *)uarg))
+			return -EFAULT;
+		if (s->state == LTT_TRACING)
+			return -EBUSY;
+		s->trigger_cfg = v64;
+		return 0;
 	}
 	return -ENOTTY;
 }
@@ -711,7 +790,15 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = ltt_ioc_get_info(s, uarg);
 		break;
 	case LTT_IOC_GET_LOST:
-		ret = ltt_ioc_get_lost(s, uarg);
+	case LTT_IOC_GET_OVERWRITTEN:
+		ret = ltt_ioc_get_lost(s, cmd, uarg);
+		break;
+	case LTT_IOC_SNAPSHOT:
+		ret = -EINVAL;
+		if (s->state == LTT_TRACING && s->run.overwrite)
+			ret = ltt_buffers_snapshot(s);
+		if (!ret)
+			WRITE_ONCE(s->triggered, false);
 		break;
 	case LTT_IOC_USER_EVENT:
 		ret = ltt_ioc_user_event(s, uarg);
@@ -892,11 +979,15 @@ static ssize_t ltt_read(struct file *file, char __user *buf, size_t count,
 static __poll_t ltt_poll(struct file *file, poll_table *wait)
 {
 	struct ltt_session *s = file->private_data;
+	__poll_t mask = 0;
 
 	poll_wait(file, &s->readq, wait);
 	if (READ_ONCE(s->state) != LTT_TRACING || ltt_buffers_ready(s))
-		return EPOLLIN | EPOLLRDNORM;
-	return 0;
+		mask = EPOLLIN | EPOLLRDNORM;
+	/* A flight-recorder trigger (ltt_exit_trigger()), until SNAPSHOT. */
+	if (READ_ONCE(s->triggered))
+		mask |= EPOLLPRI;
+	return mask;
 }
 
 static const struct file_operations ltt_fops = {

@@ -66,6 +66,8 @@ struct ltt_buf {
 	enum ltt_buf_state state;
 	u32 len;      /* bytes of the closed block */
 	u32 sequence; /* block sequence number, orders READY blocks */
+	u64 rec_start; /* the CPU's recorded count when the block opened */
+	u64 nrec;     /* events (counted ones) the closed block holds */
 };
 
 /**
@@ -104,6 +106,11 @@ struct ltt_buf {
  * @sess:         the session these buffers belong to
  * @cpu:          the CPU this is
  * @vars:         the session's last variables recorded on this CPU
+ * @overwritten:  overwrite mode: events of blocks overwritten (writer)
+ * @snap:         overwrite mode: the READY blocks up to @snap_last belong
+ *                to a snapshot the reader has not finished; set by the
+ *                CPU itself (SNAPSHOT's IPI), cleared by the reader
+ * @snap_last:    sequence of the snapshot's last (FINAL) block
  */
 struct ltt_cpu {
 	struct ltt_buf buf[2];
@@ -129,6 +136,9 @@ struct ltt_cpu {
 	struct ltt_session *sess;
 	unsigned int cpu;
 	struct ltt_vars_cpu vars;
+	u64 overwritten;
+	bool snap;
+	u32 snap_last;
 };
 
 /**
@@ -149,6 +159,9 @@ struct ltt_cpu {
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
  * @vars_mask:    variables recorded after each event (enum ltt_var)
+ * @overwrite:    flight recorder: a full ring overwrites its oldest block
+ * @trigger_signals: bit n-1: a task of the session dying of signal n
+ *                sets the session's triggered flag (EPOLLPRI)
  */
 struct ltt_run {
 	u64 event_mask;
@@ -163,6 +176,8 @@ struct ltt_run {
 	bool fallback;
 	u16 size_max[LTT_EV_COUNT];
 	u32 vars_mask;
+	bool overwrite;
+	u64 trigger_signals;
 };
 
 /* Not an ABI filter: the session is restricted to its owner's tasks. */
@@ -228,6 +243,9 @@ struct ltt_session {
 	atomic_t emit_pending;
 	wait_queue_head_t emit_wq;
 	bool emit_abort;
+	bool overwrite_cfg;
+	u64 trigger_cfg;
+	bool triggered;
 };
 
 /*
@@ -282,6 +300,9 @@ void ltt_buffers_finish(struct ltt_session *s, u64 stop);
 ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
 			 size_t count);
 bool ltt_buffers_ready(struct ltt_session *s);
+int ltt_buffers_snapshot(struct ltt_session *s);
+void ltt_buffers_overwritten(struct ltt_session *s,
+			     struct ltt_lost_counts *lc);
 void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc);
 
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
@@ -344,6 +365,8 @@ void ltt_map_select(u64 mask);
 /* ltt_main.c */
 bool ltt_task_match(const struct ltt_run *r, struct task_struct *t);
 bool ltt_task_owned(const struct ltt_run *r, struct task_struct *t);
+DECLARE_STATIC_KEY_FALSE(ltt_exit_key);
+void ltt_exit_trigger(const void *details, u16 size, struct task_struct *task);
 
 /* ltt_test.c: LTT_IOC_TEST_EMIT and LTT_IOC_USER_EVENT */
 long ltt_ioc_test_emit(struct ltt_session *s,

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <libltt/syscall_args.hpp>
 #include <limits>
 #include <ltt/abi.h>
@@ -60,6 +62,8 @@ enum class Opt {
     UserSocket,
     Defaults,
     Quiet,
+    FlightRecorder,
+    TriggerSignal,
     Help,
     Version,
 };
@@ -96,6 +100,8 @@ constexpr OptSpec kOptions[] = {
     {"user-socket", 0, true, Opt::UserSocket},
     {"defaults", 'd', false, Opt::Defaults},
     {"quiet", 'q', false, Opt::Quiet},
+    {"flight-recorder", 0, false, Opt::FlightRecorder},
+    {"trigger-signal", 0, true, Opt::TriggerSignal},
     {"help", 'h', false, Opt::Help},
     {"version", 0, false, Opt::Version},
 };
@@ -145,6 +151,12 @@ public:
             return fail("--track-command (-T) needs a COMMAND after '--'");
         if (o_m.trackCommand && o_m.pgrp)
             return fail("--track-command (-T) sets the process-group filter itself; drop -G");
+        if (o_m.triggerSignals && !o_m.flightRecorder)
+            return fail("--trigger-signal needs --flight-recorder");
+        if (o_m.flightRecorder && !o_m.command.empty())
+            return fail("--flight-recorder traces the whole system: no COMMAND after '--'");
+        if (o_m.flightRecorder && o_m.testEmitRate)
+            return fail("--flight-recorder and --test-emit cannot be combined");
         if (o_m.syscallLower && o_m.syscallUpper && *o_m.syscallLower >= *o_m.syscallUpper)
             return fail("syscall IP range is empty: lower bound " + hex(*o_m.syscallLower) +
                         " is not below upper bound " + hex(*o_m.syscallUpper));
@@ -383,6 +395,18 @@ private:
         case Opt::Quiet:
             o_m.quiet = true;
             return true;
+        case Opt::FlightRecorder:
+            o_m.flightRecorder = true;
+            return true;
+        case Opt::TriggerSignal: {
+            std::string badName;
+            auto mask = parseSignalList(v, badName);
+            if (!mask)
+                return bad("unknown signal '" + badName + "' for " + name +
+                           " (a name such as SEGV or SIGABRT, or a number 1-64)");
+            o_m.triggerSignals |= *mask;
+            return true;
+        }
         case Opt::Help:
             o_m.action = Options::Action::Help;
             return true;
@@ -451,6 +475,36 @@ std::optional<std::chrono::microseconds> parseDuration(std::string_view text) {
     if (!(us >= 1.0) || us > 1e15) // one microsecond to ~30 years
         return std::nullopt;
     return microseconds(static_cast<std::int64_t>(us));
+}
+
+std::optional<std::uint64_t> parseSignalList(std::string_view text, std::string& bad) {
+    std::uint64_t mask = 0;
+    std::size_t pos = 0;
+    while (true) {
+        auto comma = text.find(',', pos);
+        std::string_view item =
+            text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+        bad = std::string(item);
+        std::string up(item);
+        for (char& c : up)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (up.starts_with("SIG"))
+            up.erase(0, 3);
+        int sig = 0;
+        if (auto n = parseInteger<std::uint64_t>(up, false)) {
+            sig = *n >= 1 && *n <= 64 ? static_cast<int>(*n) : 0;
+        } else {
+            for (int s = 1; s < NSIG && !sig; ++s)
+                if (const char* abbrev = ::sigabbrev_np(s); abbrev && up == abbrev)
+                    sig = s;
+        }
+        if (!sig)
+            return std::nullopt;
+        mask |= std::uint64_t{1} << (sig - 1);
+        if (comma == std::string_view::npos)
+            return mask;
+        pos = comma + 1;
+    }
 }
 
 std::optional<std::uint64_t> parseSize(std::string_view text) {
@@ -528,6 +582,15 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            $XDG_RUNTIME_DIR/ltt/user.sock)
   -d, --defaults           accepted for LTT compatibility (the whole
                            configuration is always set)
+      --flight-recorder    keep the last events only (each CPU's two buffers
+                           of -b, overwritten oldest first); per snapshot
+                           (SIGUSR1, --trigger-signal) write TRACEFILE and
+                           PROCFILE with -N before the extension (out.trace:
+                           out-1.trace, out-2.trace, ...); SIGINT writes none
+      --trigger-signal LIST
+                           with --flight-recorder: a snapshot when a traced
+                           task dies of one of these signals (comma list of
+                           names or numbers, e.g. SEGV,ABRT)
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
       --version            show the version and the ltt ABI it speaks

@@ -54,6 +54,13 @@ struct Options {
     std::chrono::milliseconds flushInterval{1000};
     bool quiet = false;
 
+    // --flight-recorder: trace in the module's overwrite mode and write a
+    // trace per snapshot (flight_recorder.hpp) instead of one whole trace.
+    bool flightRecorder = false;
+    // --trigger-signal: bit n-1 for signal n; a task dying of one of them
+    // makes a snapshot.
+    std::uint64_t triggerSignals = 0;
+
     // Benchmark and test load: events per second (all CPUs together) the
     // daemon asks the module's test mode to emit while tracing (0 = none).
     std::uint64_t testEmitRate = 0;
@@ -78,6 +85,11 @@ ParseResult parseCommandLine(int argc, char** argv);
 std::optional<std::chrono::microseconds> parseDuration(std::string_view text);
 // "65536", "64K", "64KiB", "1M", "2MB", "1G": powers of 1024.
 std::optional<std::uint64_t> parseSize(std::string_view text);
+
+// "SEGV,SIGABRT,6": signal names (with or without SIG, any case) or
+// numbers 1-64, as a mask with bit n-1 for signal n. On failure `bad` is
+// the item that is not a signal.
+std::optional<std::uint64_t> parseSignalList(std::string_view text, std::string& bad);
 // Event names (-e, -D): libltt's one vocabulary (libltt/event_names.hpp),
 // shared with traceanalyze -o/-t and traceview's filter.
 using ltt::eventNameHelp;

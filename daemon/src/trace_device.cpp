@@ -73,6 +73,8 @@ public:
         return r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
     }
 
+    int pollFd() const override { return fd_m.get(); }
+
 private:
     std::string path_m;
     UniqueFd fd_m;

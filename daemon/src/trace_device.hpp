@@ -43,6 +43,9 @@ public:
     virtual void enableSigio() = 0;
     // Wait up to `timeout` for a block (or the end) to become readable.
     virtual bool waitReadable(std::chrono::milliseconds timeout) = 0;
+    // The descriptor to poll() for POLLPRI (a flight-recorder trigger);
+    // -1 when there is none (a fake device).
+    virtual int pollFd() const { return -1; }
 };
 
 // Opens the device read-only, non-blocking, close-on-exec. Throws

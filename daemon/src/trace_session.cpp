@@ -4,6 +4,7 @@
 #include "command_child.hpp"
 #include "commit_buffer.hpp"
 #include "device_config.hpp"
+#include "flight_recorder.hpp"
 #include "kallsyms_copy.hpp"
 #include "proc_snapshot.hpp"
 #include "snapshot_thread.hpp"
@@ -451,11 +452,11 @@ void Session::startUserEvents() {
     config->maxBlock = static_cast<std::uint32_t>(maxBlock_m);
     userQueue_m = std::make_unique<UserBlockQueue>();
     try {
-        // A process's snapshot request: a no-op until the session can take
-        // flight-recorder snapshots on demand.
+        // A process's snapshot request goes to the flight recorder, which
+        // ignores it when none runs.
         user_m = std::make_unique<UserServer>(
             *config, [q = userQueue_m.get()](std::span<const std::byte> b) { q->push(b); },
-            [](std::string_view) {});
+            [](std::string_view why) { requestSnapshot(why); });
     } catch (const std::exception& e) {
         warn(std::string("warning: no user events: ") + e.what());
     }
@@ -571,6 +572,8 @@ SessionSummary Session::run() {
 
 SessionSummary runTraceSession(const Options& options, std::ostream& messages,
                                const SessionEnv& env) {
+    if (options.flightRecorder)
+        return runFlightRecorder(options, messages, env);
     Session s(options, messages, env);
     SessionSummary r = s.run();
     return r;

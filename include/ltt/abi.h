@@ -51,7 +51,7 @@
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
 #define LTT_ABI_MAJOR 2
-#define LTT_ABI_MINOR 3
+#define LTT_ABI_MINOR 4
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 
 /* ------------------------------------------------------------------------
@@ -76,6 +76,20 @@
  *         EAGAIN with O_NONBLOCK when none is ready; poll() works
  *   ioctl(fd, LTT_IOC_STOP);                     flushes partial blocks
  *   read until 0 (end of trace), then close.
+ *
+ * Flight recorder (ABI 2.4): SET_OVERWRITE(1) before START makes a full
+ * CPU ring overwrite its oldest block instead of losing events;
+ * read() then returns nothing (EAGAIN; 0 once stopped) until
+ *   ioctl(fd, LTT_IOC_SNAPSHOT);                 closes every CPU's open
+ *                                                block (flag FINAL) and
+ *                                                hands over its ring
+ *   read until EAGAIN: each CPU's blocks, oldest first, its last FINAL;
+ *   recording goes on meanwhile (overwriting only once they are read).
+ * SNAPSHOT: EINVAL unless tracing in overwrite mode, EBUSY while the
+ * previous snapshot's blocks are not all read. poll() reports EPOLLPRI
+ * when a task the session sees died of a signal of
+ * SET_TRIGGER_SIGNALS's mask (needs LTT_EV_PROCESS in the event mask);
+ * SNAPSHOT clears it.
  * ---------------------------------------------------------------------- */
 #define LTT_IOC_MAGIC 0xB7
 
@@ -109,6 +123,8 @@ struct ltt_config {
 #define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
 #define LTT_TRACE_F_RESTRICTED 0x8 /* a session without CAP_PERFMON: only
 				    * the opener's own tasks (ABI 2.3) */
+/* File header only (ABI 2.4): a flight-recorder snapshot, see above. */
+#define LTT_TRACE_F_SNAPSHOT 0x10
 struct ltt_trace_info {
 	__u32 abi_version;
 	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */
@@ -201,8 +217,20 @@ struct ltt_user_event {
 	_IOW(LTT_IOC_MAGIC, 0x19, struct ltt_addr_range)
 /* Kernel-state variables (module_events.h, enum ltt_var); default none. */
 #define LTT_IOC_SET_VARS_MASK _IOW(LTT_IOC_MAGIC, 0x1c, __u32)
+/* Flight recorder (ABI 2.4): 1 overwrite mode, 0 off (the default). */
+#define LTT_IOC_SET_OVERWRITE _IOW(LTT_IOC_MAGIC, 0x1d, __u32)
+/* Bit n-1: a task dying of signal n raises EPOLLPRI; 0: none. */
+#define LTT_IOC_SET_TRIGGER_SIGNALS _IOW(LTT_IOC_MAGIC, 0x1e, __u64)
 #define LTT_IOC_GET_TRACE_INFO _IOR(LTT_IOC_MAGIC, 0x20, struct ltt_trace_info)
 #define LTT_IOC_GET_LOST _IOR(LTT_IOC_MAGIC, 0x21, struct ltt_lost_counts)
+#define LTT_IOC_SNAPSHOT _IO(LTT_IOC_MAGIC, 0x22)
+/*
+ * The events overwritten in overwrite mode, in struct ltt_lost_counts:
+ * per_cpu[] and total count overwritten events (recorded, then lost to a
+ * newer block), recorded[] as GET_LOST. Events lost for any other reason
+ * (the ring held by an unread snapshot, NMIs) stay in GET_LOST.
+ */
+#define LTT_IOC_GET_OVERWRITTEN _IOR(LTT_IOC_MAGIC, 0x23, struct ltt_lost_counts)
 #define LTT_IOC_TEST_EMIT _IOW(LTT_IOC_MAGIC, 0x30, struct ltt_test_emit)
 #define LTT_IOC_USER_EVENT _IOW(LTT_IOC_MAGIC, 0x31, struct ltt_user_event)
 

@@ -1,7 +1,9 @@
 // tracedaemon's command line: every option in its LTT and long form, and the
 // message of every refused argument.
+#include "flight_recorder.hpp"
 #include "options.hpp"
 
+#include <csignal>
 #include <gtest/gtest.h>
 #include <initializer_list>
 #include <ltt/abi.h>
@@ -271,4 +273,39 @@ TEST(Options, VariablesByName) {
         err({"-V", "pid,cpu", "a", "b"}).find("unknown variable 'cpu' for -V (known: args,pid,"),
         std::string::npos);
     EXPECT_NE(usageText().find("-V, --vars LIST"), std::string::npos);
+}
+
+TEST(Options, FlightRecorderAndTriggerSignals) {
+    Options o = ok({"--flight-recorder", "a", "b"});
+    EXPECT_TRUE(o.flightRecorder);
+    EXPECT_EQ(o.triggerSignals, 0u);
+    EXPECT_FALSE(ok({"a", "b"}).flightRecorder);
+    // Names with or without SIG, any case, and numbers; bit n-1 for signal n.
+    EXPECT_EQ(
+        ok({"--flight-recorder", "--trigger-signal", "SEGV,sigabrt,9", "a", "b"}).triggerSignals,
+        (1ull << (SIGSEGV - 1)) | (1ull << (SIGABRT - 1)) | (1ull << 8));
+    EXPECT_EQ(ok({"--flight-recorder", "--trigger-signal=64", "a", "b"}).triggerSignals,
+              1ull << 63);
+    EXPECT_NE(err({"--flight-recorder", "--trigger-signal", "SEGV,BOGUS", "a", "b"})
+                  .find("unknown signal 'BOGUS' for --trigger-signal"),
+              std::string::npos);
+    EXPECT_NE(
+        err({"--flight-recorder", "--trigger-signal", "65", "a", "b"}).find("unknown signal '65'"),
+        std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--trigger-signal", "", "a", "b"}).find("unknown signal"),
+              std::string::npos);
+    EXPECT_NE(err({"--trigger-signal", "SEGV", "a", "b"}).find("needs --flight-recorder"),
+              std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "a", "b", "--", "ls"}).find("no COMMAND"),
+              std::string::npos);
+    EXPECT_NE(usageText().find("--flight-recorder"), std::string::npos);
+    EXPECT_NE(usageText().find("--trigger-signal LIST"), std::string::npos);
+}
+
+TEST(Options, SnapshotPaths) {
+    EXPECT_EQ(snapshotPath("out.trace", 1), "out-1.trace");
+    EXPECT_EQ(snapshotPath("/var/tmp/out.proc", 12), "/var/tmp/out-12.proc");
+    EXPECT_EQ(snapshotPath("dir.d/out", 2), "dir.d/out-2");
+    EXPECT_EQ(snapshotPath(".hidden", 3), ".hidden-3");
+    EXPECT_EQ(snapshotPath("a.b.trace", 4), "a.b-4.trace");
 }

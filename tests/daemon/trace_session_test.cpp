@@ -3,6 +3,7 @@
 // conditions (duration, SIGTERM, command exit), SIGIO-driven draining, the
 // lost-events report, crash consistency under SIGKILL, and the failures.
 #include "fake_device.hpp"
+#include "flight_recorder.hpp"
 #include "trace_session.hpp"
 
 #include <atomic>
@@ -698,4 +699,76 @@ TEST(TraceSession, SlowSnapshotDoesNotDelayDraining) {
     auto snap = readProcFile(f.proc, &err);
     ASSERT_TRUE(snap) << err.str();
     EXPECT_EQ(snap->tasks.size(), 2u);
+}
+
+// --flight-recorder: overwrite mode is set, nothing is written until a
+// snapshot; requestSnapshot() and SIGUSR1 each write NAME-N.trace (flagged a
+// snapshot, the blocks the module handed over) and NAME-N.proc; SIGTERM
+// stops without a file of its own.
+TEST(FlightRecorder, SnapshotsOnRequestAndSigusr1AndNoFileAtStop) {
+    Files f("flight");
+    const std::string names[] = {snapshotPath(f.trace, 1), snapshotPath(f.proc, 1),
+                                 snapshotPath(f.trace, 2), snapshotPath(f.proc, 2)};
+    for (const auto& n : names)
+        std::remove(n.c_str());
+    auto s = std::make_shared<FakeState>();
+    s->add(makeBlock(0, 5, 10));
+    s->add(makeBlock(0, 6, 10, 0, 2000, true));
+    s->add(makeBlock(1, 3, 10, 0, 1500, true));
+    BlockedSignals blocked;
+    sigset_t usr1, old;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, &old);
+    auto exists = [](const std::string& p) { return std::filesystem::exists(p); };
+    auto waitFor = [&](const std::string& p) {
+        for (int k = 0; k < 5000 && !exists(p); ++k)
+            std::this_thread::sleep_for(1ms);
+    };
+    std::thread module([&] {
+        while (!s->started)
+            std::this_thread::sleep_for(1ms);
+        std::this_thread::sleep_for(20ms);
+        requestSnapshot("test request");
+        waitFor(names[1]);
+        s->add(makeBlock(0, 9, 10, 0, 5000, true));
+        s->add(makeBlock(1, 4, 10, 0, 5000, true));
+        ::kill(::getpid(), SIGUSR1);
+        waitFor(names[3]);
+        ::kill(::getpid(), SIGTERM);
+    });
+    std::ostringstream msg;
+    SessionSummary r =
+        runTraceSession(opts(f, {"--flight-recorder", "-b", "16k"}), msg, fakeEnv(s));
+    module.join();
+    EXPECT_EQ(r.exitCode, 0) << msg.str();
+    EXPECT_EQ(r.reason, StopReason::Signal);
+    EXPECT_EQ(s->arg<std::uint32_t>(LTT_IOC_SET_OVERWRITE), 1u);
+    EXPECT_EQ(s->count(LTT_IOC_SET_OVERWRITE), 1u);
+    EXPECT_EQ(s->count(LTT_IOC_SNAPSHOT), 2u);
+    EXPECT_EQ(s->count(LTT_IOC_STOP), 1u);
+    for (const auto& n : names)
+        EXPECT_TRUE(exists(n)) << n;
+    EXPECT_FALSE(exists(f.trace));
+    std::size_t expectBlocks[] = {3, 2};
+    for (int i = 0; i < 2; ++i) {
+        Bytes file = readAll(names[2 * i]);
+        ASSERT_GE(file.size(), sizeof(ltt_file_header));
+        ltt_file_header h;
+        std::memcpy(&h, file.data(), sizeof h);
+        EXPECT_TRUE(h.flags & LTT_TRACE_F_SNAPSHOT);
+        EXPECT_EQ(wholeBlocks(file).first, expectBlocks[i]);
+        struct stat st;
+        ASSERT_EQ(::stat(names[2 * i].c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0600u);
+    }
+    EXPECT_NE(msg.str().find("snapshot 1 (test request): "), std::string::npos) << msg.str();
+    EXPECT_NE(msg.str().find("snapshot 2 (SIGUSR1): "), std::string::npos) << msg.str();
+    EXPECT_NE(msg.str().find("2 snapshots written"), std::string::npos) << msg.str();
+    for (const auto& n : names)
+        std::remove(n.c_str());
+    timespec zero{0, 0};
+    while (sigtimedwait(&usr1, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
