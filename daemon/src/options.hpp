@@ -54,6 +54,11 @@ struct Options {
     std::chrono::milliseconds flushInterval{1000};
     bool quiet = false;
 
+    // Changes while tracing (control_fifo.hpp): a FIFO read for command
+    // lines, and a file of such lines applied again on each SIGHUP.
+    std::string controlFifo;
+    std::string controlFile;
+
     // Benchmark and test load: events per second (all CPUs together) the
     // daemon asks the module's test mode to emit while tracing (0 = none).
     std::uint64_t testEmitRate = 0;
