@@ -125,7 +125,8 @@ public:
                 const bool never = off.size() == 1 && off[0].fromNs <= a_m.firstNs() &&
                                    off[0].toNs >= a_m.lastNs();
                 if (never && !c[i] && i < LTT_EV_MAX) {
-                    std::fprintf(f_m, "  %-20s %12s (not recorded)\n",
+                    // The dash is 3 bytes for one column: 2 more of width.
+                    std::fprintf(f_m, "  %-20s %14s (not recorded)\n",
                                  std::string(eventName(i)).c_str(), "\u2014");
                     continue;
                 }

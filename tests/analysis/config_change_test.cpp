@@ -106,8 +106,8 @@ TEST(ConfigChange, ChangesInTimeOrderAndTheIntervalsNotRecorded) {
 TEST(ConfigChange, TextReportSaysWhenEventsWereNotRecorded) {
     auto a = analyze(changedTrace());
     const std::string text = render(ltt::writeTextReport, *a.analysis);
-    EXPECT_NE(text.find("Syscall entry                   2 (not recorded from 0.000001 s to "
-                        "0.000003 s)"),
+    EXPECT_NE(text.find("Syscall entry                   2 (not recorded from 0.000001000 s to "
+                        "0.000003000 s)"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("Trap entry                      \u2014 (not recorded)"), std::string::npos)

@@ -96,7 +96,7 @@ TEST_F(Control, BadLinesAreNamedAndSendNothing) {
     EXPECT_EQ(st.config.filters, 0u); // unchanged
 }
 
-struct Dir : ::testing::Test {
+struct ControlFifoPath : ::testing::Test {
     std::filesystem::path dir;
     void SetUp() override {
         char t[] = "/tmp/ltt-control-XXXXXX";
@@ -106,7 +106,7 @@ struct Dir : ::testing::Test {
     void TearDown() override { std::filesystem::remove_all(dir); }
 };
 
-TEST_F(Dir, FifoIsCreatedPrivateAndRemoved) {
+TEST_F(ControlFifoPath, FifoIsCreatedPrivateAndRemoved) {
     const auto p = (dir / "ctl").string();
     {
         ControlFifo f(p);
@@ -128,14 +128,14 @@ TEST_F(Dir, FifoIsCreatedPrivateAndRemoved) {
     EXPECT_FALSE(std::filesystem::exists(p));
 }
 
-TEST_F(Dir, ExistingFifoIsReusedAndKept) {
+TEST_F(ControlFifoPath, ExistingFifoIsReusedAndKept) {
     const auto p = (dir / "ctl").string();
     ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
     { ControlFifo f(p); }
     EXPECT_TRUE(std::filesystem::exists(p));
 }
 
-TEST_F(Dir, ExistingOtherFileIsRefused) {
+TEST_F(ControlFifoPath, ExistingOtherFileIsRefused) {
     const auto p = (dir / "ctl").string();
     ::close(::open(p.c_str(), O_CREAT | O_WRONLY, 0600));
     try {
