@@ -43,23 +43,16 @@ std::string maskArgument(std::string_view arg, __u64 current, __u64& out) {
     return {};
 }
 
-std::string setEvents(TraceDevice& dev, ControlState& st, std::string_view arg) {
+// "events" and "details": the mask `Field` of the configuration, sent
+// with `Request`.
+template <unsigned long Request, __u64 ltt_config::*Field>
+std::string setMask(TraceDevice& dev, ControlState& st, std::string_view arg) {
     __u64 mask = 0;
-    std::string e = maskArgument(arg, st.config.event_mask, mask);
+    std::string e = maskArgument(arg, st.config.*Field, mask);
     if (e.empty())
-        e = ioctlError(dev, LTT_IOC_SET_EVENT_MASK, &mask);
+        e = ioctlError(dev, Request, &mask);
     if (e.empty())
-        st.config.event_mask = mask;
-    return e;
-}
-
-std::string setDetails(TraceDevice& dev, ControlState& st, std::string_view arg) {
-    __u64 mask = 0;
-    std::string e = maskArgument(arg, st.config.details_mask, mask);
-    if (e.empty())
-        e = ioctlError(dev, LTT_IOC_SET_DETAILS_MASK, &mask);
-    if (e.empty())
-        st.config.details_mask = mask;
+        st.config.*Field = mask;
     return e;
 }
 
@@ -108,8 +101,8 @@ std::string setFilter(TraceDevice& dev, ControlState& st, std::string_view arg) 
 }
 
 constexpr ControlCommand kCommands[] = {
-    {"events", "[+|-]LIST", setEvents},
-    {"details", "[+|-]LIST", setDetails},
+    {"events", "[+|-]LIST", setMask<LTT_IOC_SET_EVENT_MASK, &ltt_config::event_mask>},
+    {"details", "[+|-]LIST", setMask<LTT_IOC_SET_DETAILS_MASK, &ltt_config::details_mask>},
     {"vars", "LIST|none", setVars},
     {"pid", "N|off", setFilter<LTT_IOC_TRACK_PID, LTT_FILTER_PID, __s32>},
     {"pgrp", "N|off", setFilter<LTT_IOC_TRACK_PGRP, LTT_FILTER_PGRP, __s32>},
