@@ -26,7 +26,8 @@
  *   fd = open("/dev/tracer", O_RDONLY);       a session; -EUSERS past the
  *                                             limits (below)
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);
- *   ioctl(fd, LTT_IOC_SET_...);               -EBUSY while tracing
+ *   ioctl(fd, LTT_IOC_SET_...);               -EBUSY while tracing, except
+ *                                             masks, filters, variables
  *   fcntl(fd, F_SETOWN, pid); fcntl(fd, F_SETFL, O_ASYNC);
  *   ioctl(fd, LTT_IOC_START);
  *   ioctl(fd, LTT_IOC_GET_TRACE_INFO, &info);
@@ -74,6 +75,10 @@
  *    tracked task in or out is always kept. A PID filter matches a thread
  *    id or a thread-group id; UID and GID are the effective ids, the ones
  *    the daemon's .proc file lists. All filters in effect must match.
+ *  - Masks, filters and variables may change while a session traces
+ *    (ltt_apply_config()): the change is published to the event path
+ *    without stopping it and recorded as a CONFIG record; the buffer
+ *    size, cpuid and syscall IP settings are -EBUSY while tracing.
  *  - Test-mode events bypass every mask and filter: they exist to count;
  *    they go to the caller's session only. User events go through the
  *    callback, so to every session whose mask and filters take them.
@@ -359,14 +364,15 @@ static void ltt_discard(struct ltt_session *s);
 
 /*
  * Attach the backend for the union of the tracing sessions' masks and
- * @s's (@s about to start). Sessions lock held.
+ * @mask, what @s is about to take (at its start, or a change of its mask
+ * while it traces). Sessions lock held.
  */
-static int ltt_attach_for(struct ltt_session *s)
+static int ltt_attach_for(struct ltt_session *s, u64 mask)
 {
 	struct ltt_config want = s->cfg;
 	int ret;
 
-	want.event_mask = ltt_live_union() | s->run.event_mask;
+	want.event_mask = ltt_live_union() | mask;
 	/* The syscall IP policy is global: see the top of this file. */
 	if (ltt_sessions.attached || s->restricted) {
 		want.syscall_depth = 0;
@@ -467,7 +473,7 @@ static int ltt_start(struct ltt_session *s)
 	 * holds it below.
 	 */
 	mutex_lock(&ltt_sessions.lock);
-	ret = ltt_attach_for(s);
+	ret = ltt_attach_for(s, r->event_mask);
 	if (!ret)
 		ret = ltt_live_update(s, true);
 	if (ret) {
@@ -568,6 +574,172 @@ static void ltt_reset(struct ltt_session *s)
 	s->gid = GLOBAL_ROOT_GID;
 }
 
+/* ------------------------------------------------ changes while tracing */
+
+/*
+ * Give the tracing session @s the event mask @mask and the union and the
+ * backend what that needs. Session and sessions locks held. A bit joins
+ * the union once @s has it and the backend delivers it; one leaving @s
+ * leaves the union after (the callback retests the session's own mask).
+ * Return 0, or the backend's error (nothing changed); removing bits never
+ * fails.
+ */
+static int ltt_live_set_mask(struct ltt_session *s, u64 mask)
+{
+	struct ltt_live *live;
+	u64 all = 0;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&ltt_sessions.lock);
+	if (mask & ~s->run.event_mask) {
+		ret = ltt_attach_for(s, mask);
+		if (ret) {
+			ltt_extra_trim(ltt_live_union());
+			return ret;
+		}
+	}
+	WRITE_ONCE(s->run.event_mask, mask);
+	live = rcu_dereference_protected(ltt_live,
+					 lockdep_is_held(&ltt_sessions.lock));
+	for (i = 0; live && i < live->n; i++)
+		all |= live->s[i]->run.event_mask;
+	WRITE_ONCE(ltt_live_mask, all);
+	ltt_backend_trim(all);
+	ltt_extra_trim(all);
+	ltt_map_select(all);
+	return 0;
+}
+
+/* On each CPU, irqs off: its next VARS record holds every variable. */
+static void ltt_vars_reset_cpu(void *arg)
+{
+	struct ltt_session *s = arg;
+
+	ltt_vars_cpu_reset(&this_cpu_ptr(s->cpus)->vars);
+}
+
+/*
+ * Apply @s's configuration (s->cfg, s->vars_cfg, s->uid, s->gid) to its
+ * running trace and write the CONFIG record (@what: enum ltt_config_sub)
+ * on this CPU. Session lock held.
+ *
+ * The event path is lock-free, so the new configuration is published
+ * field by field, each with one store, in an order where every event
+ * sees the old or the new one: a filter's value before its flag turns on
+ * (turning off leaves the value), a variables mask before the VARS flag.
+ * An ioctl changes one field, so that is the whole change. Event bits
+ * being removed go first, and a grace period later no CPU is inside an
+ * event under the old mask any more: the record, written then, is the
+ * moment the change holds everywhere. Bits being added go last, so no
+ * event of theirs comes before the record (docs/trace-format.md, CONFIG).
+ * A restricted session keeps LTT_FILTER_OWNER: a change never widens
+ * what it may see.
+ */
+static int ltt_apply_config(struct ltt_session *s, u8 what)
+{
+	const struct ltt_config *cfg = &s->cfg;
+	struct ltt_run *r = &s->run;
+	u64 mask = cfg->event_mask & LTT_MOD_MASK;
+	struct ltt_ev_config ev;
+	unsigned long flags;
+	u32 filters, vars;
+	int ret = 0, i;
+
+	/*
+	 * The only step that can fail comes first: the backend delivers
+	 * what the added bits need before anything changes.
+	 */
+	mutex_lock(&ltt_sessions.lock);
+	if (mask & ~r->event_mask)
+		ret = ltt_attach_for(s, r->event_mask | mask);
+	if (ret)
+		ltt_extra_trim(ltt_live_union());
+	else
+		ltt_live_set_mask(s, r->event_mask & mask);
+	mutex_unlock(&ltt_sessions.lock);
+	if (ret)
+		return ret;
+
+	vars = r->vars_mask;
+	if (what == LTT_CONFIG_VARS)
+		vars = ltt_vars_start(s);
+	if (what == LTT_CONFIG_DETAILS) {
+		WRITE_ONCE(r->details_mask, cfg->details_mask);
+		for (i = 0; i < LTT_EV_COUNT; i++)
+			WRITE_ONCE(r->size_max[i],
+				   cfg->details_mask & BIT_ULL(i) ?
+					   LTT_DETAILS_MAX : 0);
+	}
+	if (cfg->filters & LTT_FILTER_PID)
+		WRITE_ONCE(r->pid, cfg->pid);
+	if (cfg->filters & LTT_FILTER_PGRP)
+		WRITE_ONCE(r->pgrp, cfg->pgrp);
+	if (cfg->filters & LTT_FILTER_UID)
+		WRITE_ONCE(r->uid, s->uid);
+	if (cfg->filters & LTT_FILTER_GID)
+		WRITE_ONCE(r->gid, s->gid);
+	WRITE_ONCE(r->vars_mask, vars);
+	filters = cfg->filters;
+	if (s->restricted)
+		filters |= LTT_FILTER_OWNER;
+	if (vars)
+		filters |= LTT_FILTER_VARS;
+	/* The values above before the flags that make the path read them. */
+	smp_wmb();
+	WRITE_ONCE(r->filters, filters);
+	if (what == LTT_CONFIG_VARS)
+		on_each_cpu(ltt_vars_reset_cpu, s, 1);
+	synchronize_rcu();
+
+	ev = (struct ltt_ev_config){
+		.event_mask = mask,
+		.details_mask = cfg->details_mask,
+		.filters = cfg->filters,
+		.pid = cfg->pid,
+		.pgrp = cfg->pgrp,
+		.uid = cfg->uid,
+		.gid = cfg->gid,
+		.vars_mask = vars,
+	};
+	local_irq_save(flags);
+	ltt_log_session(s, LTT_EV_CONFIG, what, &ev, sizeof(ev));
+	local_irq_restore(flags);
+
+	mutex_lock(&ltt_sessions.lock);
+	ret = ltt_live_set_mask(s, mask);
+	mutex_unlock(&ltt_sessions.lock);
+	/* Attached above already: nothing left to fail. */
+	WARN_ON_ONCE(ret);
+	return 0;
+}
+
+/*
+ * The ioctls that change a tracing session's masks, filters or
+ * variables, and the part of the CONFIG record each changes; 0 for the
+ * others.
+ */
+static int ltt_config_sub(unsigned int cmd)
+{
+	switch (cmd) {
+	case LTT_IOC_SET_EVENT_MASK:
+		return LTT_CONFIG_EVENTS + 1;
+	case LTT_IOC_SET_DETAILS_MASK:
+		return LTT_CONFIG_DETAILS + 1;
+	case LTT_IOC_TRACK_PID:
+		return LTT_CONFIG_PID + 1;
+	case LTT_IOC_TRACK_PGRP:
+		return LTT_CONFIG_PGRP + 1;
+	case LTT_IOC_TRACK_UID:
+		return LTT_CONFIG_UID + 1;
+	case LTT_IOC_TRACK_GID:
+		return LTT_CONFIG_GID + 1;
+	case LTT_IOC_SET_VARS_MASK:
+		return LTT_CONFIG_VARS + 1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- ioctls */
 
 static long ltt_ioc_get_info(struct ltt_session *s,
@@ -613,8 +785,6 @@ static int ltt_get_id(struct ltt_session *s, s64 __user *uarg, s64 *id)
 {
 	if (get_user(*id, uarg))
 		return -EFAULT;
-	if (s->state == LTT_TRACING)
-		return -EBUSY;
 	if (*id < -1 || *id >= U32_MAX)
 		return -EINVAL;
 	return 0;
@@ -661,8 +831,6 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 	case LTT_IOC_SET_DETAILS_MASK:
 		if (get_user(v64, (u64 __user *)uarg))
 			return -EFAULT;
-		if (s->state == LTT_TRACING)
-			return -EBUSY;
 		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_MOD_MASK)
 			return -EINVAL;
 		if (cmd == LTT_IOC_SET_EVENT_MASK)
@@ -674,8 +842,6 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 	case LTT_IOC_TRACK_PGRP:
 		if (get_user(s32v, (s32 __user *)uarg))
 			return -EFAULT;
-		if (s->state == LTT_TRACING)
-			return -EBUSY;
 		if (s32v < -1)
 			return -EINVAL;
 		v32 = cmd == LTT_IOC_TRACK_PID ? LTT_FILTER_PID :
@@ -758,6 +924,35 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 	return -ENOTTY;
 }
 
+/*
+ * A mask, filter or variables ioctl while @s traces: the new setting, as
+ * while idle, then applied to the trace with its CONFIG record. A change
+ * that cannot be applied leaves the configuration as it was.
+ */
+static long ltt_ioc_change(struct ltt_session *s, unsigned int cmd,
+			   void __user *uarg)
+{
+	struct ltt_config cfg = s->cfg;
+	u32 vars_cfg = s->vars_cfg;
+	kuid_t uid = s->uid;
+	kgid_t gid = s->gid;
+	long ret;
+
+	if (cmd == LTT_IOC_SET_VARS_MASK)
+		ret = ltt_vars_set_mask(&s->vars_cfg, uarg, false);
+	else
+		ret = ltt_ioc_config(s, cmd, uarg);
+	if (!ret)
+		ret = ltt_apply_config(s, ltt_config_sub(cmd) - 1);
+	if (ret) {
+		s->cfg = cfg;
+		s->vars_cfg = vars_cfg;
+		s->uid = uid;
+		s->gid = gid;
+	}
+	return ret;
+}
+
 static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ltt_session *s = file->private_data;
@@ -775,6 +970,11 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 
 	mutex_lock(&s->lock);
+	if (s->state == LTT_TRACING && ltt_config_sub(cmd)) {
+		ret = ltt_ioc_change(s, cmd, uarg);
+		mutex_unlock(&s->lock);
+		return ret;
+	}
 	switch (cmd) {
 	case LTT_IOC_START:
 		ret = ltt_start(s);

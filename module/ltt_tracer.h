@@ -142,8 +142,9 @@ struct ltt_cpu {
 };
 
 /**
- * struct ltt_run - what the event path reads of a session; fixed while
- * it traces
+ * struct ltt_run - what the event path reads of a session; while it
+ * traces only the masks, filters and variables change, each field with
+ * one store (ltt_apply_config() in ltt_main.c)
  * @event_mask:   events selected (structure events are always recorded)
  * @details_mask: events whose details are recorded
  * @filters:      LTT_FILTER_* in effect, LTT_FILTER_OWNER for a

@@ -50,6 +50,7 @@ constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
     {"Lock", "lock"},
     {"Map", "map"},
     {"User event", "user"},
+    {"Config", "config"},
 }};
 
 struct SyscallEntry {
@@ -599,6 +600,29 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
             appendf(out, " : 0x%llx; FLAGS : 0x%x", ull(d.lock), d.flags);
         else
             appendf(out, " : 0x%llx; RET : %d", ull(d.lock), d.ret);
+        break;
+    }
+    case LTT_EV_CONFIG: {
+        // The whole configuration from now on (module_events.h).
+        static const char* const kWhat[] = {"EVENTS", "DETAILS", "PID", "PGRP",
+                                            "UID",    "GID",     "VARS"};
+        ltt_ev_config d;
+        if (!e.detailsAs(d)) {
+            appendf(out, "MALFORMED; %zu BYTES", have);
+            break;
+        }
+        appendf(out, "CHANGED : %s; EVENTS : 0x%llx; DETAILS : 0x%llx",
+                e.subtype < std::size(kWhat) ? kWhat[e.subtype] : "?", ull(d.event_mask),
+                ull(d.details_mask));
+        if (d.filters & LTT_FILTER_PID)
+            appendf(out, "; PID : %d", d.pid);
+        if (d.filters & LTT_FILTER_PGRP)
+            appendf(out, "; PGRP : %d", d.pgrp);
+        if (d.filters & LTT_FILTER_UID)
+            appendf(out, "; UID : %u", d.uid);
+        if (d.filters & LTT_FILTER_GID)
+            appendf(out, "; GID : %u", d.gid);
+        appendf(out, "; VARS : 0x%x", d.vars_mask);
         break;
     }
     case LTT_EV_TRAP_EXIT:

@@ -220,7 +220,29 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
                      ull(a.eventCounts()[i]));
         first = false;
     }
-    std::fprintf(f, "},\n  \"processes\": [");
+    std::fprintf(f, "},\n");
+    // Only a trace whose configuration changed while tracing has the key
+    // (docs/trace-format.md, CONFIG): the others' output is unchanged.
+    if (!a.configChanges().empty()) {
+        static const char* const kWhat[] = {"events", "details", "pid", "pgrp",
+                                            "uid",    "gid",     "vars"};
+        std::fprintf(f, "  \"config_changes\": [");
+        first = true;
+        for (const ConfigChange& c : a.configChanges()) {
+            const ltt_ev_config& k = c.config;
+            std::fprintf(f,
+                         "%s\n    {\"time_ns\": %llu, \"cpu\": %u, \"changed\": \"%s\", "
+                         "\"event_mask\": %llu, \"details_mask\": %llu, \"filters\": %u, "
+                         "\"pid\": %d, \"pgrp\": %d, \"uid\": %u, \"gid\": %u, "
+                         "\"vars_mask\": %u}",
+                         first ? "" : ",", ull(c.ns), c.cpu,
+                         c.what < std::size(kWhat) ? kWhat[c.what] : "unknown", ull(k.event_mask),
+                         ull(k.details_mask), k.filters, k.pid, k.pgrp, k.uid, k.gid, k.vars_mask);
+            first = false;
+        }
+        std::fprintf(f, "\n  ],\n");
+    }
+    std::fprintf(f, "  \"processes\": [");
     first = true;
     for (const Process& p : a.processes()) {
         if (p.pid == 0 || (o.pid >= 0 && p.pid != o.pid))

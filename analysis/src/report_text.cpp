@@ -128,12 +128,39 @@ public:
         std::fprintf(f_m, "\n");
     }
 
+    // The module's own events that the event mask selects (VARS follows the
+    // variables mask, CONFIG is always written).
+    static constexpr std::uint64_t kModuleMasked = LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP);
+
     void counts() {
         std::fprintf(f_m, "Number of occurrences\n");
         const auto& c = a_m.eventCounts();
         for (unsigned i = 0; i <= LTT_EV_COUNT; ++i) {
             if (!o_m.types.test(i))
                 continue;
+            if (!a_m.configChanges().empty() && i != LTT_EV_TRACE_START &&
+                (((LTT_EV_MASK_ALL | kModuleMasked) & ~LTT_EV_MASK_STRUCTURE) >> i & 1)) {
+                // The mask changed while tracing: say when the event was
+                // not recorded, rather than let a count (or 0) stand alone.
+                const auto off = a_m.notRecorded(i);
+                const bool never = off.size() == 1 && off[0].fromNs <= a_m.firstNs() &&
+                                   off[0].toNs >= a_m.lastNs();
+                if (never && !c[i] && i < LTT_EV_MAX) {
+                    // The dash is 3 bytes for one column: 2 more of width.
+                    std::fprintf(f_m, "  %-20s %14s (not recorded)\n",
+                                 std::string(eventName(i)).c_str(), "\u2014");
+                    continue;
+                }
+                if (!off.empty() && !never) {
+                    std::string when;
+                    for (const TimeSpan& t : off)
+                        when += (when.empty() ? "" : ", ") + std::string("from ") +
+                                formatSeconds(t.fromNs) + " s to " + formatSeconds(t.toNs) + " s";
+                    std::fprintf(f_m, "  %-20s %12llu (not recorded %s)\n",
+                                 std::string(eventName(i)).c_str(), ull(c[i]), when.c_str());
+                    continue;
+                }
+            }
             if (i < LTT_EV_MAX && !r_m.eventEnabled(i) && !c[i] && i != LTT_EV_TRACE_START &&
                 !(LTT_EV_MASK_STRUCTURE & LTT_EV_BIT(i))) {
                 std::fprintf(f_m, "  %-20s masked out at trace time\n",

@@ -543,6 +543,16 @@ template <bool InRun, class E>
     Process& cur = *s.current;
 
     switch (e.id) {
+    case LTT_EV_CONFIG: {
+        ConfigChange c;
+        if (e.copyDetails(c.config) < sizeof c.config)
+            break; // malformed: -d shows it as such
+        c.ns = ns;
+        c.cpu = e.cpu;
+        c.what = e.subtype;
+        config_m.push_back(c);
+        break;
+    }
     case LTT_EV_TRACE_START: {
         // A TRACE_START that ends at details_mask predates the field; one
         // that ends at backend predates the variables and the session.
@@ -799,6 +809,28 @@ void TraceAnalysis::finish() {
     }
     if (events_m == 0)
         firstNs_m = 0;
+    // The walk goes CPU by CPU between barriers: put the changes in order.
+    std::stable_sort(config_m.begin(), config_m.end(),
+                     [](const ConfigChange& a, const ConfigChange& b) { return a.ns < b.ns; });
+}
+
+std::vector<TimeSpan> TraceAnalysis::notRecorded(unsigned id) const {
+    std::vector<TimeSpan> out;
+    if (id >= 64)
+        return out;
+    bool on = reader_m.eventEnabled(id);
+    std::uint64_t offSince = firstNs_m;
+    for (const ConfigChange& c : config_m) {
+        const bool now = (c.config.event_mask >> id) & 1;
+        if (on && !now)
+            offSince = std::max(c.ns, firstNs_m);
+        else if (!on && now && c.ns > offSince)
+            out.push_back({offSince, c.ns});
+        on = now;
+    }
+    if (!on)
+        out.push_back({offSince, lastNs_m});
+    return out;
 }
 
 namespace {

@@ -60,6 +60,8 @@ enum class Opt {
     FlushInterval,
     TestEmit,
     UserSocket,
+    Control,
+    ControlFile,
     Defaults,
     Quiet,
     FlightRecorder,
@@ -98,6 +100,8 @@ constexpr OptSpec kOptions[] = {
     {"flush-interval", 0, true, Opt::FlushInterval},
     {"test-emit", 0, true, Opt::TestEmit},
     {"user-socket", 0, true, Opt::UserSocket},
+    {"control", 0, true, Opt::Control},
+    {"control-file", 0, true, Opt::ControlFile},
     {"defaults", 'd', false, Opt::Defaults},
     {"quiet", 'q', false, Opt::Quiet},
     {"flight-recorder", 0, false, Opt::FlightRecorder},
@@ -353,6 +357,12 @@ private:
         case Opt::TrackCommand:
             o_m.trackCommand = true;
             return true;
+        case Opt::Control:
+        case Opt::ControlFile:
+            if (v.empty())
+                return bad("option '" + name + "' needs a path");
+            (spec.opt == Opt::Control ? o_m.controlFifo : o_m.controlFile) = v;
+            return true;
         case Opt::Device:
             if (v.empty())
                 return bad("option '" + name + "' needs a device path");
@@ -580,6 +590,10 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            default $LTT_USER_SOCKET, else
                            /run/ltt/user.sock for root, else
                            $XDG_RUNTIME_DIR/ltt/user.sock)
+      --control FIFO       create FIFO (mode 0600) and apply the command
+                           lines written to it while tracing (below)
+      --control-file FILE  apply FILE's command lines at each SIGHUP (which
+                           then no longer stops the trace)
   -d, --defaults           accepted for LTT compatibility (the whole
                            configuration is always set)
       --flight-recorder    keep the last events only (each CPU's two buffers
@@ -614,6 +628,11 @@ Variables (-V, case-insensitive; traceanalyze -d shows them):
   majflt, nvcsw, nivcsw (the current task's faults and context switches),
   loadavg (1-minute load average x 2048); all. Each CPU records a value
   only when it changed since that CPU last recorded it.
+
+Control lines (--control, --control-file), each recorded in the trace:
+  events [+|-]LIST, details [+|-]LIST (LIST as -e; + adds, - removes),
+  vars LIST|none, pid N|off, pgrp N|off, uid N|off, gid N|off. A bad line
+  gets a message naming it and is ignored; nothing is replied.
 
 Users: several tracedaemons may trace at once (8 sessions). Root or
 CAP_PERFMON traces every task; any other user gets only the events of their

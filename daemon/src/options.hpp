@@ -60,6 +60,10 @@ struct Options {
     // --trigger-signal: bit n-1 for signal n; a task dying of one of them
     // makes a snapshot.
     std::uint64_t triggerSignals = 0;
+    // Changes while tracing (control_fifo.hpp): a FIFO read for command
+    // lines, and a file of such lines applied again on each SIGHUP.
+    std::string controlFifo;
+    std::string controlFile;
 
     // Benchmark and test load: events per second (all CPUs together) the
     // daemon asks the module's test mode to emit while tracing (0 = none).

@@ -3,6 +3,7 @@
 #include "block_stats.hpp"
 #include "command_child.hpp"
 #include "commit_buffer.hpp"
+#include "control_fifo.hpp"
 #include "device_config.hpp"
 #include "flight_recorder.hpp"
 #include "kallsyms_copy.hpp"
@@ -153,6 +154,7 @@ private:
     void report();
     void startUserEvents();
     void stopUserEvents();
+    void control(const std::vector<std::string>& lines);
 
     const Options& o_m;
     std::ostream& out_m;
@@ -171,6 +173,8 @@ private:
     std::unique_ptr<TestEmitter> emitter_m;
     std::unique_ptr<UserBlockQueue> userQueue_m; // before user_m: its sink
     std::unique_ptr<UserServer> user_m;
+    std::unique_ptr<ControlFifo> control_m; // --control
+    ControlState controlState_m;            // what its commands change
     ltt_trace_info info_m{};
     ltt_config config_m{};
     std::size_t maxBlock_m = 0;
@@ -247,6 +251,13 @@ bool Session::snapshotDone() {
     return true;
 }
 
+// Control lines: each applied to the module, a bad one reported and skipped.
+void Session::control(const std::vector<std::string>& lines) {
+    for (const auto& line : lines)
+        if (std::string e = runControlLine(*dev_m, controlState_m, line); !e.empty())
+            warn(e);
+}
+
 void Session::loop() {
     UniqueFd deadline, tick = makeTimer();
     if (o_m.duration) {
@@ -270,11 +281,12 @@ void Session::loop() {
     while (true) {
         // The snapshot's eventfd last, and only until it was handled; -1 in
         // a pollfd is ignored.
-        pollfd fds[4] = {{signals_m->fd(), POLLIN, 0},
+        pollfd fds[5] = {{signals_m->fd(), POLLIN, 0},
                          {tick.get(), POLLIN, 0},
                          {deadline.get(), POLLIN, 0},
-                         {snapshotPending_m ? snapshot_m->doneFd() : -1, POLLIN, 0}};
-        int r = ::poll(fds, 4, more ? 0 : -1);
+                         {snapshotPending_m ? snapshot_m->doneFd() : -1, POLLIN, 0},
+                         {control_m ? control_m->fd() : -1, POLLIN, 0}};
+        int r = ::poll(fds, 5, more ? 0 : -1);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -287,6 +299,12 @@ void Session::loop() {
                 int sig = static_cast<int>(si.ssi_signo);
                 if (sig == SIGIO) {
                     wake = true;
+                } else if (sig == SIGHUP && !o_m.controlFile.empty()) {
+                    try {
+                        control(readControlFile(o_m.controlFile));
+                    } catch (const std::runtime_error& e) {
+                        warn(e.what());
+                    }
                 } else if (sig == SIGCHLD) {
                     if (child_m && child_m->reap()) {
                         sum_m.reason = StopReason::CommandExited;
@@ -310,6 +328,8 @@ void Session::loop() {
                 }
             }
         }
+        if (fds[4].revents & POLLIN)
+            control(control_m->readLines());
         if (deadline && (fds[2].revents & POLLIN)) {
             sum_m.reason = StopReason::Duration;
             return;
@@ -491,6 +511,9 @@ SessionSummary Session::run() {
         config_m = moduleConfig(o_m, child_m ? std::optional<int>(child_m->pid()) : std::nullopt);
         configureDevice(*dev_m, config_m);
         configureVars(*dev_m, o_m);
+        controlState_m = {config_m, o_m.vars.value_or(0)};
+        if (!o_m.controlFifo.empty())
+            control_m = std::make_unique<ControlFifo>(o_m.controlFifo);
         // Both outputs are checked and opened before START (private files,
         // libltt/private_file.hpp); the trace is truncated only once it starts.
         traceFd_m = openPrivateFile(o_m.traceFile, "trace file");

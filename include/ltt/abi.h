@@ -66,7 +66,10 @@
  *   fd = open("/dev/tracer", O_RDONLY);          EUSERS past the session
  *                                                limits
  *   ioctl(fd, LTT_IOC_GET_ABI_VERSION, &v);      refuse another major
- *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing
+ *   ioctl(fd, LTT_IOC_SET_*, ...);               EBUSY while tracing, except
+ *                                                the masks, filters and
+ *                                                variables (2.4: a CONFIG
+ *                                                record, module_events.h)
  *   fcntl(fd, F_SETOWN, getpid()); fcntl(fd, F_SETFL, O_ASYNC)  -> SIGIO
  *   ioctl(fd, LTT_IOC_START);                    ENOMEM: no buffers; EBUSY:
  *                                                another module holds the

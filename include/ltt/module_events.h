@@ -259,4 +259,47 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_user_decl) ==
 LTT_STATIC_ASSERT(sizeof(struct ltt_ev_user) ==
 			  LTT_EV_USER_FIXED + LTT_USER_PAYLOAD_MAX, "user");
 
+/* ------------------------------------------------------------------------
+ * CONFIG (27): the session's event mask, details mask, filters or
+ * variables changed while it traces (the LTT_IOC_SET_EVENT_MASK,
+ * SET_DETAILS_MASK, TRACK_* and SET_VARS_MASK ioctls, ABI 2.4). The module
+ * writes one record, on the CPU that made the ioctl, holding the complete
+ * new configuration; the subtype says which part changed. The TRACE_START
+ * record and the file header hold the configuration the trace began with.
+ *
+ * From when a change holds: events before the record's time passed the old
+ * event mask, events after it the new one, on every CPU (a bit being
+ * removed is removed on every CPU before the record is written, a bit
+ * being added is added only after). The details mask, filters and
+ * variables of the new configuration hold on every CPU from the record's
+ * time at the latest; an event up to one RCU grace period earlier may
+ * already have been taken by them.
+ *
+ * Not counted as an event; the event mask never removes it.
+ * ----------------------------------------------------------------------
+ */
+enum ltt_config_sub {
+	LTT_CONFIG_EVENTS = 0,  /* event_mask changed */
+	LTT_CONFIG_DETAILS = 1, /* details_mask changed */
+	LTT_CONFIG_PID = 2,     /* the PID filter (LTT_FILTER_PID, pid) */
+	LTT_CONFIG_PGRP = 3,    /* the process-group filter */
+	LTT_CONFIG_UID = 4,     /* the UID filter */
+	LTT_CONFIG_GID = 5,     /* the GID filter */
+	LTT_CONFIG_VARS = 6,    /* vars_mask changed */
+	LTT_CONFIG_MAX = 7
+};
+
+struct ltt_ev_config {
+	__u64 event_mask;   /* events recorded from now on */
+	__u64 details_mask; /* events whose details are recorded */
+	__u32 filters;      /* LTT_FILTER_* in effect (abi.h) */
+	__s32 pid;          /* with LTT_FILTER_PID, else 0 */
+	__s32 pgrp;         /* with LTT_FILTER_PGRP, else 0 */
+	__u32 uid;          /* with LTT_FILTER_UID, else 0 */
+	__u32 gid;          /* with LTT_FILTER_GID, else 0 */
+	__u32 vars_mask;    /* LTT_VAR_BIT()s recorded (VARS above) */
+};
+
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_config) == 40, "config record");
+
 #endif /* LTT_MODULE_EVENTS_H */

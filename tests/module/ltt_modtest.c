@@ -421,16 +421,25 @@ static void check_ioctls(int fd)
 	check(xioctl(fd, LTT_IOC_START, NULL) == -EBUSY, "START twice: EBUSY", " ");
 	rg = (struct ltt_addr_range){ 0, 0 };
 	check(set_u32(fd, LTT_IOC_SET_BUFFER_SIZE, 8192) == -EBUSY &&
-		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 0) == -EBUSY &&
-		      set_u64(fd, LTT_IOC_SET_DETAILS_MASK, 0) == -EBUSY &&
 		      set_u32(fd, LTT_IOC_SET_CPUID, 1) == -EBUSY &&
-		      set_s32(fd, LTT_IOC_TRACK_PID, 1) == -EBUSY &&
-		      set_s32(fd, LTT_IOC_TRACK_PGRP, 1) == -EBUSY &&
-		      set_s64(fd, LTT_IOC_TRACK_UID, 1) == -EBUSY &&
-		      set_s64(fd, LTT_IOC_TRACK_GID, 1) == -EBUSY &&
 		      set_u32(fd, LTT_IOC_SET_SYSCALL_DEPTH, 1) == -EBUSY &&
 		      xioctl(fd, LTT_IOC_SET_SYSCALL_RANGE, &rg) == -EBUSY,
-	      "every SET ioctl while tracing: EBUSY", " ");
+	      "buffer, cpuid and syscall IP settings while tracing: EBUSY", " ");
+	/*
+	 * Masks, filters and variables change while tracing (the same values
+	 * again here: the checks below expect this configuration).
+	 */
+	check(set_u64(fd, LTT_IOC_SET_EVENT_MASK, t.info.config.event_mask) == 0 &&
+		      set_u64(fd, LTT_IOC_SET_DETAILS_MASK,
+			      t.info.config.details_mask) == 0 &&
+		      set_s32(fd, LTT_IOC_TRACK_PID, -1) == 0 &&
+		      set_s32(fd, LTT_IOC_TRACK_PGRP, -1) == 0 &&
+		      set_s64(fd, LTT_IOC_TRACK_UID, -1) == 0 &&
+		      set_s64(fd, LTT_IOC_TRACK_GID, -1) == 0 &&
+		      set_u32(fd, LTT_IOC_SET_VARS_MASK, 0) == 0 &&
+		      set_u64(fd, LTT_IOC_SET_EVENT_MASK, 1ull << 63) == -EINVAL &&
+		      set_s32(fd, LTT_IOC_TRACK_PID, -2) == -EINVAL,
+	      "masks, filters and variables while tracing: applied", " ");
 	info = t.info;
 	check(info.abi_version == LTT_ABI_VERSION && info.ncpus >= ncpus_online &&
 		      info.ncpus <= LTT_MAX_CPUS && info.tsc_khz != 0 &&

@@ -10,6 +10,10 @@
 # MOUNT events their paths, LOCK events appear only when selected. On the
 # patched kernel also the cost per event with 0, 1 and 4 variables (the
 # getppid() loop under -icount: instructions), noted, not checked.
+# The control run (tests/module/control-guest.sh, checked on the host by
+# tests/module/check_control.py): tracedaemon --control switches system
+# calls off and on while wl_syscalls runs; the calls made while off are
+# missing, the others complete, and the trace says when (CONFIG records).
 # A kernel variant not yet in the cache is skipped, not built here.
 # LTT_SKIP_VM=1 skips the suite (no QEMU on the machine).
 set -uo pipefail
@@ -20,14 +24,15 @@ source tests/lib/vm-host.sh
 vm_suite_skip_if_requested "variables suite"
 
 build=$vm_build
-if ! vm_need "$build/bin/tracedaemon" "$build/bin/traceanalyze" "$build/workloads/wl_vars"; then
+if ! vm_need "$build/bin/tracedaemon" "$build/bin/traceanalyze" "$build/workloads/wl_vars" \
+	"$build/workloads/wl_syscalls"; then
 	t_fail "variables: programs built" "run make BUILD=$build first"
 	t_summary
 	exit 1
 fi
 make -s BUILD="$build" module-test >&2 || t_fail "variables: ltt_modtest builds"
 
-for run in ${LTT_VARS_RUNS:-ltt:check:2 debug:check:2 stock:check:2 ltt:bench:1}; do
+for run in ${LTT_VARS_RUNS:-ltt:check:2 debug:check:2 stock:check:2 ltt:bench:1 ltt:control:2 debug:control:2}; do
 	IFS=: read -r variant mode smp <<<"$run"
 	out=$build/test-results/vars-$mode-$variant
 	log=$out.log
@@ -42,10 +47,18 @@ for run in ${LTT_VARS_RUNS:-ltt:check:2 debug:check:2 stock:check:2 ltt:bench:1}
 		[[ $variant == debug ]] && timeout=1800
 		vm_qemu=(--timeout $timeout --mem 1G --smp "$smp")
 		[[ $mode == bench ]] && vm_qemu+=(--qemu-arg -icount --qemu-arg shift=0)
-		vm_boot "$out" tests/module/vars-guest.sh "$mode" >>"$log" 2>&1
+		guest=tests/module/vars-guest.sh
+		[[ $mode == control ]] && guest=tests/module/control-guest.sh
+		vm_boot "$out" "$guest" "$mode" >>"$log" 2>&1
 		rc=$?
 	fi
 	vm_report "$rc" "$log" "$out" "[$variant] variables $mode run" "[$variant/$mode] " || continue
+	if [[ $mode == control ]]; then
+		python3 tests/module/check_control.py "$out" "$build" >"$out/check.txt" 2>&1
+		vm_import "$out/check.txt" "[$variant] "
+		[[ $(tail -n 1 "$out/check.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] ||
+			t_fail "[$variant] the control checker reported its totals" "$(tail -n 3 "$out/check.txt")"
+	fi
 	if [[ $mode == check ]]; then
 		python3 tests/module/check_vars.py "$out" "$build" >"$out/check.txt" 2>&1
 		vm_import "$out/check.txt" "[$variant] "

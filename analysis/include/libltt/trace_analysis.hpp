@@ -185,6 +185,22 @@ struct Availability {
     std::vector<std::string> missing() const; // names of what is masked out
 };
 
+// A CONFIG record: the session's masks, filters or variables changed while
+// it traced (include/ltt/module_events.h). `config` is the whole new
+// configuration, `what` the part that changed (enum ltt_config_sub).
+struct ConfigChange {
+    std::uint64_t ns = 0;
+    std::uint16_t cpu = 0;
+    std::uint8_t what = 0;
+    ltt_ev_config config{};
+};
+
+// A stretch of the trace, [fromNs, toNs].
+struct TimeSpan {
+    std::uint64_t fromNs = 0;
+    std::uint64_t toNs = 0;
+};
+
 class TraceAnalysis {
 public:
     // `snapshot` may be null (no .proc file): every process is then "unknown"
@@ -240,6 +256,14 @@ public:
     static constexpr std::size_t kMaxUserProblems = 100;
     // The decoder of the trace's application events (null without user streams).
     const UserEvents* userDecoder() const { return user_m.get(); }
+    // The trace's CONFIG records in time order (empty for a trace whose
+    // configuration never changed).
+    const std::vector<ConfigChange>& configChanges() const { return config_m; }
+    // Where event `id` was not recorded because the event mask left it out:
+    // from the header's mask and the CONFIG records, within [firstNs(),
+    // lastNs()]. Empty when it was recorded throughout; one span covering
+    // the whole trace when it never was.
+    std::vector<TimeSpan> notRecorded(unsigned id) const;
     std::uint64_t firstNs() const { return firstNs_m; }
     std::uint64_t lastNs() const { return lastNs_m; }
     // Name of syscall table slot `slot` ("read", or "unknown").
@@ -326,7 +350,8 @@ private:
     std::array<std::uint64_t, LTT_EV_COUNT + 1> counts_m{}; // last: unknown ids
     std::uint64_t events_m = 0, lost_m = 0;
     std::uint64_t firstNs_m = 0, lastNs_m = 0;
-    std::uint64_t gen_m = 0; // bumped at every lost-events gap
+    std::uint64_t gen_m = 0;            // bumped at every lost-events gap
+    std::vector<ConfigChange> config_m; // sorted by time in finish()
     std::optional<TraceError> error_m;
     bool cancelled_m = false;
     std::unique_ptr<UserEvents> user_m;
