@@ -1321,15 +1321,15 @@ void EventGraphView::drawCounters(const Cairo::RefPtr<Cairo::Context>& cr, int w
             cols[std::size_t(x)] = counterColumn(
                 s, ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), unsigned(x)),
                 ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), unsigned(x) + 1));
-        // Values are scaled to the whole trace's largest (the strip keeps
-        // its scale while zooming); rates to the largest in view.
-        double scale = 0;
+        // Values are scaled to the whole trace's range (the strip keeps its
+        // scale while zooming); rates from 0 to the largest in view.
+        double floor = 0, scale = 0;
         if (s.counter) {
             for (const auto& c : cols)
                 scale = std::max(scale, c.hi);
         } else {
-            for (auto m : s.blockMax)
-                scale = std::max(scale, double(m));
+            floor = double(*std::min_element(s.blockMin.begin(), s.blockMin.end()));
+            scale = double(*std::max_element(s.blockMax.begin(), s.blockMax.end()));
         }
         cr->set_source_rgb(0.6, 0.6, 0.6);
         cr->move_to(0, top + 0.5);
@@ -1341,9 +1341,15 @@ void EventGraphView::drawCounters(const Cairo::RefPtr<Cairo::Context>& cr, int w
         cr->show_text(counterTitle(s.var) + (s.counter ? " (rate)" : ""));
         cr->set_font_size(9);
         cr->move_to(6, top + 25);
-        cr->show_text("max " + counterValue(s.var, scale));
-        const double y0 = top + kCounterRowHeight - 2, span = kCounterRowHeight - 5;
-        auto yOf = [&](double v) { return y0 - (scale > 0 ? v / scale : 0) * span; };
+        cr->show_text(s.counter || floor == scale
+                          ? "max " + counterValue(s.var, scale)
+                          : counterValue(s.var, floor) + " – " + counterValue(s.var, scale));
+        const double y0 = top + kCounterRowHeight - 3, span = kCounterRowHeight - 7;
+        // A constant value is drawn at mid-height, a rate of zero at the bottom.
+        const double flat = s.counter ? y0 : y0 - span / 2;
+        auto yOf = [&](double v) {
+            return scale > floor ? y0 - (v - floor) / (scale - floor) * span : flat;
+        };
         cr->set_source_rgb(0.12, 0.47, 0.71);
         for (int x = 0; x < gw; ++x) {
             const auto& c = cols[std::size_t(x)];
