@@ -18,10 +18,11 @@ bench-gui: all
 
 # The README's pictures, from the self test's run on the committed small
 # trace (generated, never hand-made): the event graph view (with the CPU view
-# and the utilisation strip), the CPU view zoomed in and the time breakdown
-# of a selection of processes, reduced to 64-colour PNGs.
+# and the utilisation strip), the CPU view zoomed in, the time breakdown
+# of a selection of processes and the counter strips of the trace with VARS
+# records the self test writes, reduced to 64-colour PNGs.
 SCREENSHOT_DIR ?= docs/screenshots
-SCREENSHOTS := graph-view cpu-view time-breakdown
+SCREENSHOTS := graph-view cpu-view time-breakdown counter-strips
 
 .PHONY: screenshots
 screenshots: all

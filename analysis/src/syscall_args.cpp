@@ -570,6 +570,7 @@ void appendSyscallReturn(std::string& out, std::uint32_t nr, std::int64_t ret) {
 
 void SyscallTracker::feed(const Event& e) {
     exitLine_m.clear();
+    exitCallLength_m = 0;
     switch (e.id) {
     case LTT_EV_SYSCALL_ENTRY: {
         ltt_ev_syscall_entry d;
@@ -649,6 +650,7 @@ void SyscallTracker::feed(const Event& e) {
         if (it->second.haveArgs && e.detailsAs(d)) {
             const Pending& p = it->second;
             appendSyscall(exitLine_m, p.nr, p.args.data(), p.nargs, p.paths, p.npaths);
+            exitCallLength_m = exitLine_m.size();
             appendSyscallReturn(exitLine_m, p.nr, d.ret);
         }
         pending_m.erase(it);
@@ -659,6 +661,125 @@ void SyscallTracker::feed(const Event& e) {
             lastEntryPid_m = -1;
         return;
     }
+}
+
+// --------------------------------------------------------------- VarSeries
+
+std::uint64_t VarSeries::valueAt(std::uint64_t t) const {
+    if (ns.empty())
+        return 0;
+    const auto it = std::upper_bound(ns.begin(), ns.end(), t);
+    return value[it == ns.begin() ? 0 : std::size_t(it - ns.begin()) - 1];
+}
+
+std::pair<std::uint64_t, std::uint64_t> VarSeries::range(std::uint64_t t0, std::uint64_t t1) const {
+    if (ns.empty())
+        return {0, 0};
+    // The point holding at t0, then every point before t1: whole blocks
+    // from their minimum and maximum, the ends point by point.
+    const auto up = std::upper_bound(ns.begin(), ns.end(), t0);
+    std::size_t i = up == ns.begin() ? 0 : std::size_t(up - ns.begin()) - 1;
+    const std::size_t end =
+        std::max(i + 1, std::size_t(std::lower_bound(ns.begin(), ns.end(), t1) - ns.begin()));
+    std::uint64_t lo = value[i], hi = value[i];
+    while (i < end) {
+        if (i % kBlock == 0 && i + kBlock <= end) {
+            lo = std::min(lo, blockMin[i / kBlock]);
+            hi = std::max(hi, blockMax[i / kBlock]);
+            i += kBlock;
+            continue;
+        }
+        lo = std::min(lo, value[i]);
+        hi = std::max(hi, value[i]);
+        ++i;
+    }
+    return {lo, hi};
+}
+
+bool VarSeriesBuilder::charted(unsigned var) {
+    switch (var) {
+    case LTT_VAR_FREEMEM:
+    case LTT_VAR_TOTALMEM:
+    case LTT_VAR_PGFAULT:
+    case LTT_VAR_PGPGIN:
+    case LTT_VAR_PGPGOUT:
+    case LTT_VAR_PSWPIN:
+    case LTT_VAR_PSWPOUT:
+    case LTT_VAR_LOADAVG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+namespace {
+bool perCpuCounter(unsigned var) {
+    return var >= LTT_VAR_PGFAULT && var <= LTT_VAR_PSWPOUT;
+}
+} // namespace
+
+void VarSeriesBuilder::add(unsigned var, std::uint64_t ns, std::uint64_t value) {
+    VarSeries& s = series_m[var];
+    if (!s.value.empty() && s.value.back() == value)
+        return;
+    if (!s.ns.empty() && s.ns.back() == ns) {
+        // Two records at one time: the later holds from then on.
+        s.value.back() = value;
+        if (s.value.size() > 1 && s.value[s.value.size() - 2] == value) {
+            s.ns.pop_back();
+            s.value.pop_back();
+        }
+        return;
+    }
+    s.ns.push_back(ns);
+    s.value.push_back(value);
+}
+
+void VarSeriesBuilder::feed(const Event& e, std::uint64_t ns) {
+    if (e.id != LTT_EV_VARS)
+        return;
+    const auto v = decodeVars(e);
+    if (!v)
+        return;
+    if (e.cpu >= cpus_m.size())
+        cpus_m.resize(std::size_t(e.cpu) + 1);
+    CpuCounters& cpu = cpus_m[e.cpu];
+    for (unsigned var = 0; var < LTT_VAR_COUNT; ++var) {
+        if (!(v->changed & LTT_VAR_BIT(var)) || !charted(var))
+            continue;
+        const std::uint64_t x = v->values[var];
+        if (!perCpuCounter(var)) {
+            add(var, ns, x);
+            continue;
+        }
+        if ((cpu.known & LTT_VAR_BIT(var)) && x >= cpu.last[var])
+            total_m[var] += x - cpu.last[var];
+        cpu.known |= LTT_VAR_BIT(var);
+        cpu.last[var] = x;
+        add(var, ns, total_m[var]);
+    }
+}
+
+std::vector<VarSeries> VarSeriesBuilder::finish() {
+    std::vector<VarSeries> out;
+    for (unsigned var = 0; var < LTT_VAR_COUNT; ++var) {
+        VarSeries& s = series_m[var];
+        if (s.ns.empty())
+            continue;
+        s.var = var;
+        s.counter = perCpuCounter(var);
+        for (std::size_t b = 0; b < s.value.size(); b += VarSeries::kBlock) {
+            const auto first = s.value.begin() + std::ptrdiff_t(b);
+            const auto last =
+                s.value.begin() + std::ptrdiff_t(std::min(s.value.size(), b + VarSeries::kBlock));
+            const auto [lo, hi] = std::minmax_element(first, last);
+            s.blockMin.push_back(*lo);
+            s.blockMax.push_back(*hi);
+        }
+        out.push_back(std::move(s));
+        s = VarSeries{};
+    }
+    return out;
 }
 
 } // namespace ltt

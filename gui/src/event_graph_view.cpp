@@ -83,8 +83,25 @@ EventGraphView::EventGraphView() : Gtk::Box(Gtk::Orientation::VERTICAL) {
         }
     });
     cpuArea_m.add_controller(cpuClick);
+    // The counter strips share the time axis too; the pointer's value shows
+    // in the tooltip.
+    counters_m.set_hexpand(true);
+    counters_m.set_visible(false);
+    counters_m.set_draw_func(sigc::mem_fun(*this, &EventGraphView::drawCounters));
+    counters_m.set_has_tooltip(true);
+    counters_m.signal_query_tooltip().connect(
+        [this](int x, int y, bool, const Glib::RefPtr<Gtk::Tooltip>& tip) {
+            auto text = counterTextAt(x, y);
+            if (!text)
+                return false;
+            tip->set_text(*text);
+            return true;
+        },
+        false);
+    lower_m.append(cpuArea_m);
+    lower_m.append(counters_m);
     split_m.set_start_child(graphRow_m);
-    split_m.set_end_child(cpuArea_m);
+    split_m.set_end_child(lower_m);
     split_m.set_resize_end_child(false);
     split_m.set_shrink_end_child(true);
     split_m.set_vexpand(true);
@@ -346,6 +363,7 @@ std::int32_t EventGraphView::cpuTaskAtX(std::size_t cpu, double x) const {
 
 void EventGraphView::viewChanged() {
     cpuArea_m.queue_draw();
+    counters_m.queue_draw();
     viewSignal_m.emit(begin_m, end_m);
 }
 
@@ -366,6 +384,11 @@ void EventGraphView::setDocument(const TraceDocument* doc) {
         const auto cpus = int(std::max<std::size_t>(1, doc_m->graph().cpuCount()));
         cpuArea_m.set_content_height(std::min(cpus, 16) * kCpuRowHeight + 6);
     }
+    const std::size_t strips = counterStrips();
+    counters_m.set_visible(strips > 0);
+    if (strips)
+        counters_m.set_content_height(int(strips) * kCounterRowHeight + 1);
+    counters_m.queue_draw();
     if (doc_m)
         zoomToFit();
     else
@@ -1176,6 +1199,170 @@ void EventGraphView::drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, in
     cr->set_source_rgb(0.2, 0.2, 0.2);
     cr->move_to(5, 10);
     cr->show_text(title);
+}
+
+// ----------------------------------------------------------- counter strips
+
+namespace {
+
+// A strip's title and how its values read.
+std::string counterTitle(unsigned var) {
+    switch (var) {
+    case LTT_VAR_FREEMEM:
+        return "Free memory";
+    case LTT_VAR_TOTALMEM:
+        return "Total memory";
+    case LTT_VAR_PGFAULT:
+        return "Page faults";
+    case LTT_VAR_PGPGIN:
+        return "Paged in";
+    case LTT_VAR_PGPGOUT:
+        return "Paged out";
+    case LTT_VAR_PSWPIN:
+        return "Swapped in";
+    case LTT_VAR_PSWPOUT:
+        return "Swapped out";
+    case LTT_VAR_LOADAVG:
+        return "Load average";
+    default:
+        return std::string(ltt::varName(var));
+    }
+}
+
+// "1000 pages", "1.50", "120/s KiB" ...: a value of `var` as the strips show it
+// (`rate`: per second, for a counter).
+std::string counterValue(unsigned var, double v) {
+    char buf[64];
+    switch (var) {
+    case LTT_VAR_FREEMEM:
+    case LTT_VAR_TOTALMEM:
+        std::snprintf(buf, sizeof buf, "%.0f pages", v);
+        break;
+    case LTT_VAR_LOADAVG:
+        std::snprintf(buf, sizeof buf, "%.2f", v / double(1u << LTT_VAR_FSHIFT));
+        break;
+    case LTT_VAR_PGPGIN:
+    case LTT_VAR_PGPGOUT:
+        std::snprintf(buf, sizeof buf, "%.0f KiB/s", v);
+        break;
+    case LTT_VAR_PGFAULT:
+        std::snprintf(buf, sizeof buf, "%.0f/s", v);
+        break;
+    default:
+        std::snprintf(buf, sizeof buf, "%.0f pages/s", v);
+        break;
+    }
+    return buf;
+}
+
+// What a strip shows over [t0, t1): a system-wide value's smallest, largest
+// and last value; a counter's rate per second over the interval (all three).
+struct CounterColumn {
+    double lo = 0, hi = 0, last = 0;
+};
+CounterColumn counterColumn(const ltt::VarSeries& s, std::uint64_t t0, std::uint64_t t1) {
+    t1 = std::max(t1, t0 + 1);
+    if (s.counter) {
+        const double rate =
+            double(s.valueAt(t1 - 1) - s.valueAt(t0 == 0 ? 0 : t0 - 1)) * 1e9 / double(t1 - t0);
+        return {rate, rate, rate};
+    }
+    const auto [lo, hi] = s.range(t0, t1);
+    return {double(lo), double(hi), double(s.valueAt(t1 - 1))};
+}
+
+} // namespace
+
+std::size_t EventGraphView::counterStrips() const {
+    return doc_m ? doc_m->varSeries().size() : 0;
+}
+
+std::optional<std::string> EventGraphView::counterTextAt(double x, double y) const {
+    if (!doc_m || x < kLabelWidth || y < 0)
+        return std::nullopt;
+    const auto& series = doc_m->varSeries();
+    const auto strip = std::size_t(y / kCounterRowHeight);
+    if (strip >= series.size())
+        return std::nullopt;
+    const ltt::VarSeries& s = series[strip];
+    const int gw = std::max(1, area_m.get_width() - kLabelWidth);
+    const auto col = unsigned(std::clamp(int(x) - kLabelWidth, 0, gw - 1));
+    const std::uint64_t t0 = ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), col);
+    const std::uint64_t t1 = ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), col + 1);
+    // A value: the one holding at the column's start; a counter: its rate
+    // over the column.
+    const double v = s.counter ? counterColumn(s, t0, t1).last : double(s.valueAt(t0));
+    return counterTitle(s.var) + ": " + counterValue(s.var, v) + " at " + formatTime(t0);
+}
+
+void EventGraphView::drawCounters(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
+    cr->set_source_rgb(1, 1, 1);
+    cr->paint();
+    if (!doc_m)
+        return;
+    const int gw = area_m.get_width() - kLabelWidth;
+    if (gw <= 0)
+        return;
+    cr->select_font_face("Sans", Cairo::ToyFontFace::Slant::NORMAL,
+                         Cairo::ToyFontFace::Weight::NORMAL);
+    cr->set_line_width(1);
+    cr->set_source_rgb(0.6, 0.6, 0.6);
+    cr->move_to(kLabelWidth - 0.5, 0);
+    cr->line_to(kLabelWidth - 0.5, height);
+    cr->stroke();
+    std::vector<CounterColumn> cols(static_cast<std::size_t>(gw));
+    const auto& series = doc_m->varSeries();
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const ltt::VarSeries& s = series[i];
+        const double top = double(i) * kCounterRowHeight;
+        if (top + kCounterRowHeight > height + 1)
+            break;
+        for (int x = 0; x < gw; ++x)
+            cols[std::size_t(x)] = counterColumn(
+                s, ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), unsigned(x)),
+                ltt::EventGraph::columnStart(begin_m, end_m, unsigned(gw), unsigned(x) + 1));
+        // Values are scaled to the whole trace's range (the strip keeps its
+        // scale while zooming); rates from 0 to the largest in view.
+        double floor = 0, scale = 0;
+        if (s.counter) {
+            for (const auto& c : cols)
+                scale = std::max(scale, c.hi);
+        } else {
+            floor = double(*std::min_element(s.blockMin.begin(), s.blockMin.end()));
+            scale = double(*std::max_element(s.blockMax.begin(), s.blockMax.end()));
+        }
+        cr->set_source_rgb(0.6, 0.6, 0.6);
+        cr->move_to(0, top + 0.5);
+        cr->line_to(width, top + 0.5);
+        cr->stroke();
+        cr->set_source_rgb(0.1, 0.1, 0.1);
+        cr->set_font_size(11);
+        cr->move_to(6, top + 13);
+        cr->show_text(counterTitle(s.var) + (s.counter ? " (rate)" : ""));
+        cr->set_font_size(9);
+        cr->move_to(6, top + 25);
+        cr->show_text(s.counter || floor == scale
+                          ? "max " + counterValue(s.var, scale)
+                          : counterValue(s.var, floor) + " – " + counterValue(s.var, scale));
+        const double y0 = top + kCounterRowHeight - 3, span = kCounterRowHeight - 7;
+        // A constant value is drawn at mid-height, a rate of zero at the bottom.
+        const double flat = s.counter ? y0 : y0 - span / 2;
+        auto yOf = [&](double v) {
+            return scale > floor ? y0 - (v - floor) / (scale - floor) * span : flat;
+        };
+        cr->set_source_rgb(0.12, 0.47, 0.71);
+        for (int x = 0; x < gw; ++x) {
+            const auto& c = cols[std::size_t(x)];
+            const double px = kLabelWidth + x;
+            if (x == 0)
+                cr->move_to(px, yOf(c.lo));
+            cr->line_to(px, yOf(c.lo));
+            cr->line_to(px, yOf(c.hi));
+            cr->line_to(px, yOf(c.last));
+            cr->line_to(px + 1, yOf(c.last));
+        }
+        cr->stroke();
+    }
 }
 
 } // namespace traceview

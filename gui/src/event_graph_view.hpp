@@ -12,6 +12,11 @@
 // overview, a strip of CPU utilisation over the whole trace (EventGraph::
 // busyNs).
 //
+// Under the CPU view, when the trace holds VARS records, a counter strip per
+// memory, paging and load variable (TraceDocument::varSeries): free and total
+// memory and the load average as step lines, the paging counters as rates per
+// column, each scaled to its strip.
+//
 // A view that would re-read more than kSyncReread events from the trace
 // (zoomed just below one summary bin per column, the whole window is cut
 // bins) is not computed while a frame is painted: the frame shows the
@@ -93,6 +98,14 @@ public:
     // Paints that showed the summary while the worker computed (statistics).
     std::size_t refiningPaints() const { return refiningPaints_m; }
     Gtk::DrawingArea& cpuArea() { return cpuArea_m; }
+    // The counter strips (hidden without VARS records). For tests: the
+    // number of strips, the text the pointer at (x, y) of the strips' area
+    // shows ("Free memory: 1000 pages at 0.000123456 s"), and the value a
+    // strip shows at time `t` (the rate per second for a counter).
+    Gtk::DrawingArea& counterArea() { return counters_m; }
+    std::size_t counterStrips() const;
+    std::optional<std::string> counterTextAt(double x, double y) const;
+    static constexpr int kCounterRowHeight = 30;
     Gtk::DrawingArea& utilisationArea() { return util_m; }
     // The utilisation strip's figures: busy CPU time per column over the
     // whole trace, as drawn (for tests).
@@ -145,6 +158,7 @@ private:
     void stopExact();
     void drawCpus(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawUtilisation(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
+    void drawCounters(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void viewChanged();
     void drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
@@ -194,6 +208,8 @@ private:
     std::size_t lastCpuLabels_m = 0;
     Gtk::Paned split_m{Gtk::Orientation::VERTICAL};
     Gtk::DrawingArea cpuArea_m;
+    Gtk::Box lower_m{Gtk::Orientation::VERTICAL}; // CPU view and counter strips
+    Gtk::DrawingArea counters_m;
     Gtk::DrawingArea util_m;
     std::vector<std::uint64_t> busy_m; // utilisation cache, by util_m's width
     int busyWidth_m = -1;

@@ -19,6 +19,49 @@
 
 namespace traceview {
 
+namespace {
+// One event's system call text in TraceDocument::Impl::callPool.
+struct CallText {
+    std::uint64_t index = 0;
+    std::uint32_t offset = 0, length = 0;
+};
+
+// Walks the trace with a SyscallTracker: each call whose arguments were
+// recorded gives its text at its exit; the entry shows the call without
+// the return value (a prefix of the same text).
+void collectCalls(const ltt::TraceReader& reader, Progress& progress, std::vector<CallText>& calls,
+                  std::string& pool) {
+    ltt::SyscallTracker tracker;
+    std::unordered_map<std::int32_t, std::uint64_t> entry; // task -> its open entry
+    auto c = reader.begin();
+    for (std::uint64_t n = 0; c.valid(); c.next(), ++n) {
+        if ((n & 0xffff) == 0 && progress.cancelled())
+            return;
+        const ltt::Event& e = c.event();
+        tracker.feed(e);
+        if (e.id == LTT_EV_SYSCALL_ENTRY) {
+            entry[e.pid] = c.index();
+            continue;
+        }
+        if (e.id != LTT_EV_SYSCALL_EXIT)
+            continue;
+        const auto it = entry.find(e.pid);
+        const std::string& line = tracker.exitLine();
+        if (!line.empty() && pool.size() + line.size() < UINT32_MAX) {
+            const auto off = std::uint32_t(pool.size());
+            pool += line;
+            if (it != entry.end())
+                calls.push_back({it->second, off, std::uint32_t(tracker.exitCallLength())});
+            calls.push_back({c.index(), off, std::uint32_t(line.size())});
+        }
+        if (it != entry.end())
+            entry.erase(it);
+    }
+    std::sort(calls.begin(), calls.end(),
+              [](const CallText& a, const CallText& b) { return a.index < b.index; });
+}
+} // namespace
+
 struct TraceDocument::Impl {
     std::unique_ptr<ltt::TraceReader> reader;
     std::optional<ltt::ProcSnapshot> proc;
@@ -27,6 +70,12 @@ struct TraceDocument::Impl {
     std::unordered_map<std::int32_t, std::string> snapshotNames; // until ready
     std::unordered_map<std::int32_t, std::uint32_t> latest;      // pid -> last process instance
     ltt::EventGraph graph;
+    std::vector<ltt::VarSeries> vars;
+    bool syscallArgs = false; // some VARS record holds system call arguments
+    // The strace-style calls (syscallText()): text in one pool, sorted by
+    // event index.
+    std::vector<CallText> calls;
+    std::string callPool;
     std::uint64_t events = 0;
     std::vector<std::string> warnings;
 
@@ -81,11 +130,19 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
     // process analysis and the random-access index follow in complete().
     reader.adviseSequential();
     ltt::EventGraphBuilder builder;
+    ltt::VarSeriesBuilder vars;
     const double claimed = double(std::max<std::uint64_t>(1, reader.claimedEvents()));
     auto c = reader.begin();
     std::uint64_t n = 0;
     for (; c.valid(); c.next(), ++n) {
-        builder.add(ltt::graphEventInput(reader, c.event(), c.index()));
+        const ltt::Event& ev = c.event();
+        builder.add(ltt::graphEventInput(reader, ev, c.index()));
+        if (ev.id == LTT_EV_VARS) {
+            vars.feed(ev, reader.nsFromAnchor(ev.tsc));
+            std::uint32_t changed = 0;
+            if (ev.copyDetails(changed) == sizeof changed && (changed & LTT_VAR_BIT(LTT_VAR_ARGS)))
+                impl->syscallArgs = true;
+        }
         if ((n & 0xffff) == 0) {
             progress.set(double(n) / claimed);
             if (progress.cancelled()) {
@@ -103,6 +160,7 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
     if (c.error())
         impl->warnings.push_back(c.error()->str());
     impl->events = n;
+    impl->vars = vars.finish();
     impl->graph =
         builder.finish(reader.nsFromAnchor(reader.lastTsc()), ltt::traceGraphSource(reader));
     progress.set(1.0);
@@ -117,6 +175,12 @@ bool TraceDocument::complete(Progress& progress) {
     // The checkpoint index (random access for the raw list and tooltips) is
     // a pass of its own: build it next to the analysis pass.
     std::thread indexer([&reader] { reader.buildIndex(); });
+    // The system calls' text, when the trace recorded their arguments: one
+    // walk with libltt's SyscallTracker, as traceanalyze -d makes it.
+    std::thread callWalk;
+    if (d.syscallArgs)
+        callWalk = std::thread(
+            [&d, &progress] { collectCalls(*d.reader, progress, d.calls, d.callPool); });
     auto analysis = std::make_unique<ltt::TraceAnalysis>(reader, d.proc ? &*d.proc : nullptr);
     // libltt's fast analysis walk, the one traceanalyze runs, cancelled
     // through its progress callback.
@@ -125,6 +189,8 @@ bool TraceDocument::complete(Progress& progress) {
         return !progress.cancelled();
     });
     indexer.join();
+    if (callWalk.joinable())
+        callWalk.join();
     if (analysis->cancelled())
         return false;
     if (analysis->error() && d.warnings.empty())
@@ -179,6 +245,20 @@ std::uint64_t TraceDocument::realtimeAnchorNs() const {
 const ltt::EventGraph& TraceDocument::graph() const {
     return impl_m->graph;
 }
+const std::vector<ltt::VarSeries>& TraceDocument::varSeries() const {
+    return impl_m->vars;
+}
+
+std::string_view TraceDocument::syscallText(std::uint64_t index) const {
+    if (!ready())
+        return {};
+    const auto& calls = impl_m->calls;
+    const auto it = std::lower_bound(calls.begin(), calls.end(), index,
+                                     [](const auto& c, std::uint64_t i) { return c.index < i; });
+    if (it == calls.end() || it->index != index)
+        return {};
+    return std::string_view(impl_m->callPool).substr(it->offset, it->length);
+}
 
 EventLine TraceDocument::event(std::uint64_t index) const {
     EventLine line;
@@ -195,6 +275,11 @@ EventLine TraceDocument::event(std::uint64_t index) const {
     line.pid = ev.pid;
     line.size = ev.size;
     ltt::describeEvent(ev, line.description);
+    if (ev.id == LTT_EV_SYSCALL_ENTRY || ev.id == LTT_EV_SYSCALL_EXIT) {
+        const std::string_view call = syscallText(index);
+        if (!call.empty())
+            line.description.append("; ").append(call);
+    }
     line.lost = ev.id == LTT_EV_LOST;
     return line;
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <libltt/event_query.hpp>
 #include <libltt/process_report.hpp>
+#include <libltt/syscall_args.hpp>
 #include <libltt/timebin_model.hpp>
 #include <memory>
 #include <optional>
@@ -91,6 +92,16 @@ public:
     unsigned cpuCount() const;
 
     const ltt::EventGraph& graph() const;
+    // The memory, paging and load variables the trace's VARS records hold,
+    // as series over time (ns since the trace start; libltt's
+    // VarSeriesBuilder, computed while the graph is built); empty without
+    // VARS records.
+    const std::vector<ltt::VarSeries>& varSeries() const;
+    // For a SYSCALL_ENTRY whose arguments were recorded, the call
+    // (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY)`); for its SYSCALL_EXIT,
+    // the call and its return value (` = 3`), as traceanalyze -d appends
+    // it (libltt's SyscallTracker). Empty otherwise, and until ready().
+    std::string_view syscallText(std::uint64_t index) const;
     std::string rowLabel(std::size_t row) const;
     std::string processName(std::int32_t pid) const;
 

@@ -77,7 +77,7 @@ fold_selftest "user streams selftest" "$log" "$?"
 
 for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
 	cpu-view process-analysis process-selection time-breakdown raw-trace \
-	raw-trace-filtered; do
+	raw-trace-filtered counter-strips; do
 	f=$out/$shot.png
 	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
 		t_pass "screenshot $shot.png is a PNG"
@@ -85,6 +85,17 @@ for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kind
 		t_fail "screenshot $shot.png is a PNG" "$f"
 	fi
 done
+
+# The raw list's system call text is traceanalyze -d's (one code path): the
+# trace with VARS records the self test wrote, dumped.
+ta=$build/bin/traceanalyze
+if [[ -s $out/vars.trace ]]; then
+	t_run_expect "traceanalyze -d shows the self test's openat as the raw list does" 0 \
+		'Syscall exit .*RET : 3; openat\(AT_FDCWD, "/etc/passwd", O_RDONLY\) = 3$' \
+		"$ta" -d "$out/vars.trace" /dev/null
+else
+	t_fail "the self test wrote vars.trace" "$out/vars.trace"
+fi
 
 # A file that is not a trace: the error names the file, the window stays up.
 printf 'not a trace at all, just text padding the header out.....' >"$home/bad.trace"

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace ltt {
 
@@ -63,6 +64,9 @@ public:
     // value (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3`), or empty
     // when its arguments were not recorded.
     const std::string& exitLine() const { return exitLine_m; }
+    // The length of exitLine()'s call, before its return value: the call
+    // as its entry would show it (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY)`).
+    std::size_t exitCallLength() const { return exitCallLength_m; }
 
 private:
     struct Pending {
@@ -78,6 +82,53 @@ private:
     std::uint16_t lastEntryCpu_m = 0;
     std::uint32_t lastEntryNr_m = 0;
     std::string exitLine_m;
+    std::size_t exitCallLength_m = 0;
+};
+
+// The memory and load variables of VARS records as series over time, for
+// counter strips (traceview). System-wide variables (FREEMEM, TOTALMEM,
+// LOADAVG) take the latest value any CPU recorded. The per-CPU counters
+// (PGFAULT, PGPGIN, PGPGOUT, PSWPIN, PSWPOUT) are summed over the CPUs as
+// counts since each CPU's first record (a CPU's first value is its base; a
+// value below the CPU's last one starts a new base), so the difference of
+// two values is what all CPUs counted in between.
+struct VarSeries {
+    unsigned var = 0;     // enum ltt_var
+    bool counter = false; // a per-CPU counter summed, else a system-wide value
+    // A step line: value[i] holds from ns[i] (ns since the trace anchor)
+    // until ns[i + 1]; consecutive values differ.
+    std::vector<std::uint64_t> ns, value;
+
+    // The value at `t`: the last point at or before it (the first point's
+    // before the first).
+    std::uint64_t valueAt(std::uint64_t t) const;
+    // The smallest and largest value the line takes in [t0, t1).
+    std::pair<std::uint64_t, std::uint64_t> range(std::uint64_t t0, std::uint64_t t1) const;
+
+    static constexpr std::size_t kBlock = 256; // points per block of blockMin/Max
+    std::vector<std::uint64_t> blockMin, blockMax;
+};
+
+// Builds the VarSeries of a trace from its events in merged order.
+class VarSeriesBuilder {
+public:
+    // Whether `var` gets a series (the memory, paging and load variables).
+    static bool charted(unsigned var);
+    // Feed every event (others than VARS cost one comparison); `ns` is the
+    // event's time.
+    void feed(const Event& e, std::uint64_t ns);
+    // The series of the variables the trace recorded, by variable number.
+    std::vector<VarSeries> finish();
+
+private:
+    struct CpuCounters {
+        std::array<std::uint64_t, LTT_VAR_COUNT> last{};
+        std::uint32_t known = 0;
+    };
+    void add(unsigned var, std::uint64_t ns, std::uint64_t value);
+    std::array<VarSeries, LTT_VAR_COUNT> series_m{};
+    std::array<std::uint64_t, LTT_VAR_COUNT> total_m{}; // counters: the sum so far
+    std::vector<CpuCounters> cpus_m;
 };
 
 } // namespace ltt
