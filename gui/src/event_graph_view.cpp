@@ -462,8 +462,21 @@ void EventGraphView::showTime(std::uint64_t t) {
     setView(t > span / 2 ? t - span / 2 : 0, (t > span / 2 ? t - span / 2 : 0) + span);
 }
 
+std::optional<std::size_t> EventGraphView::rowOfUserMark(const UserMark& m) const {
+    const auto& g = doc_m->graph();
+    auto row = g.rowOfPid(m.pid);
+    return row ? row : g.rowOfPid(std::int32_t(m.tgid));
+}
+
 std::size_t EventGraphView::rowOfEvent(const EventLine& line) const {
     const auto& g = doc_m->graph();
+    if (line.user) {
+        const auto& um = doc_m->userMarks();
+        auto m = std::lower_bound(um.begin(), um.end(), line.index,
+                                  [](const UserMark& u, std::uint64_t i) { return u.index < i; });
+        if (m != um.end() && m->index == line.index)
+            return rowOfUserMark(*m).value_or(g.kernelRow());
+    }
     auto kind = ltt::graphEventKindOf(line.id, line.subtype);
     if (kind && (*kind == GraphEventKind::Irq || *kind == GraphEventKind::KernelTimer ||
                  *kind == GraphEventKind::BottomHalf || *kind == GraphEventKind::Lost))
@@ -620,14 +633,29 @@ void EventGraphView::clickAt(double x, double y) {
         }
         return;
     }
+    if (!doc_m->ready()) // selecting needs the random-access index
+        return;
+    if (auto index = userMarkAt(x, y)) {
+        selectEvent(*index);
+        selectedSignal_m.emit(*index);
+        return;
+    }
     auto hit = hitAt(x, y);
-    if (!hit || !doc_m->ready()) // selecting needs the random-access index
+    if (!hit)
         return;
     selectEvent(hit->index);
     selectedSignal_m.emit(hit->index);
 }
 
 std::optional<std::string> EventGraphView::tooltipAt(double x, double y) const {
+    if (auto index = userMarkAt(x, y)) {
+        const auto& um = doc_m->userMarks();
+        auto m = std::lower_bound(um.begin(), um.end(), *index,
+                                  [](const UserMark& u, std::uint64_t i) { return u.index < i; });
+        return "#" + std::to_string(m->index) + "  application event\n" + formatTime(m->timeNs) +
+               "   stream u" + std::to_string(m->stream) + "   PID " + std::to_string(m->pid) +
+               "\n" + m->text;
+    }
     auto hit = hitAt(x, y);
     if (!hit)
         return std::nullopt;
@@ -897,6 +925,8 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         }
     }
 
+    drawUserMarks(cr, gw);
+
     // Lost events: a red dashed line where they happened.
     cr->set_source_rgb(1, 0, 0);
     cr->set_line_width(1.5);
@@ -1000,6 +1030,80 @@ void EventGraphView::drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int w
     cr->stroke();
 }
 
+void EventGraphView::setUserEventsVisible(bool visible) {
+    userVisible_m = visible;
+    area_m.queue_draw();
+    legend_m.queue_draw();
+}
+
+std::optional<std::uint64_t> EventGraphView::userMarkAt(double x, double y) const {
+    if (!doc_m || x < kLabelWidth)
+        return std::nullopt;
+    std::optional<std::uint64_t> best;
+    double bestDist = 4.5;
+    for (const auto& m : lastUserDrawn_m) {
+        const double d = std::max(std::abs(m.x - x), std::abs(m.y - y));
+        if (d < bestDist) {
+            bestDist = d;
+            best = m.index;
+        }
+    }
+    return best;
+}
+
+// Application events over the rows: a diamond on the logging thread's row
+// (one per pixel column), then, when few enough are on screen, the event's
+// name under it unless it would overlap the row's previous name. Nothing is
+// done for a trace without them.
+void EventGraphView::drawUserMarks(const Cairo::RefPtr<Cairo::Context>& cr, int gw) {
+    lastUserDrawn_m.clear();
+    lastUserLabels_m = 0;
+    const auto& um = doc_m->userMarks();
+    if (!userVisible_m || um.empty())
+        return;
+    std::unordered_map<std::size_t, double> lastX; // by row
+    std::vector<const UserMark*> drawn;
+    auto it = std::lower_bound(um.begin(), um.end(), begin_m,
+                               [](const UserMark& m, std::uint64_t t) { return m.timeNs < t; });
+    cr->set_source_rgb(kUserColour[0], kUserColour[1], kUserColour[2]);
+    for (; it != um.end() && it->timeNs < end_m; ++it) {
+        const auto row = rowOfUserMark(*it);
+        const auto y = row ? yOfRow(*row) : std::nullopt;
+        if (!y)
+            continue;
+        const double x = kLabelWidth + timeToX(it->timeNs, gw);
+        auto [last, fresh] = lastX.try_emplace(*row, x);
+        if (!fresh && x - last->second < 1)
+            continue;
+        last->second = x;
+        cr->move_to(x, *y - 5);
+        cr->line_to(x + 5, *y);
+        cr->line_to(x, *y + 5);
+        cr->line_to(x - 5, *y);
+        cr->close_path();
+        lastUserDrawn_m.push_back({it->index, x, *y});
+        drawn.push_back(&*it);
+    }
+    cr->fill();
+    if (lastUserDrawn_m.size() > 400)
+        return;
+    cr->set_font_size(9);
+    std::unordered_map<double, double> labelEnd; // by row's y
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        const auto& at = lastUserDrawn_m[i];
+        const std::string& name = drawn[i]->name;
+        Cairo::TextExtents ext;
+        cr->get_text_extents(name, ext);
+        auto [end, fresh] = labelEnd.try_emplace(at.y, -1e9);
+        if (at.x + 6 < end->second + 4)
+            continue;
+        cr->move_to(at.x + 6, at.y + 9);
+        cr->show_text(name);
+        end->second = at.x + 6 + ext.x_advance;
+        ++lastUserLabels_m;
+    }
+}
+
 void EventGraphView::drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int width, int) {
     cr->set_source_rgb(1, 1, 1);
     cr->paint();
@@ -1047,6 +1151,24 @@ void EventGraphView::drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int wid
         Cairo::TextExtents ext;
         cr->get_text_extents(name, ext);
         x += 20 + ext.x_advance;
+    }
+    if (doc_m && !doc_m->userMarks().empty() && x < width) {
+        cr->set_source_rgb(kUserColour[0], kUserColour[1], kUserColour[2]);
+        cr->move_to(x + 4, 6.5);
+        cr->line_to(x + 8.5, 11);
+        cr->line_to(x + 4, 15.5);
+        cr->line_to(x - 0.5, 11);
+        cr->close_path();
+        if (userVisible_m) {
+            cr->fill();
+            cr->set_source_rgb(0.1, 0.1, 0.1);
+        } else {
+            cr->set_line_width(1);
+            cr->stroke();
+            cr->set_source_rgb(0.6, 0.6, 0.6);
+        }
+        cr->move_to(x + 11, 16);
+        cr->show_text("Application events");
     }
 }
 

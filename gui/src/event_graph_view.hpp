@@ -82,6 +82,19 @@ public:
     bool kindVisible(ltt::GraphEventKind kind) const {
         return !(hiddenKinds_m & (1u << unsigned(kind)));
     }
+    // Application events (TraceDocument::userMarks): a diamond of their own
+    // on the logging thread's row, named where the row's previous name
+    // leaves room; shown or hidden as one kind.
+    void setUserEventsVisible(bool visible);
+    bool userEventsVisible() const { return userVisible_m; }
+    // For tests: the application events the last paint drew (one per pixel
+    // column of a row), and the names it wrote beside them.
+    struct DrawnUserMark {
+        std::uint64_t index = 0;
+        double x = 0, y = 0; // in the graph area
+    };
+    const std::vector<DrawnUserMark>& lastUserMarks() const { return lastUserDrawn_m; }
+    std::size_t lastUserLabelCount() const { return lastUserLabels_m; }
     // For tests: markers drawn by the last paint, by the kind of the marker.
     const std::array<std::size_t, ltt::kGraphEventKinds>& lastMarkersByKind() const {
         return lastByKind_m;
@@ -171,6 +184,11 @@ private:
     std::size_t visibleProcessRows() const;
     std::optional<ltt::GraphHit> hitAt(double x, double y) const;
     std::size_t rowOfEvent(const EventLine& line) const;
+    void drawUserMarks(const Cairo::RefPtr<Cairo::Context>& cr, int graphWidth);
+    // An application event's row: its thread's, else its process's.
+    std::optional<std::size_t> rowOfUserMark(const UserMark& m) const;
+    // The application event drawn nearest graph-area (x, y), within 4 px.
+    std::optional<std::uint64_t> userMarkAt(double x, double y) const;
 
     const TraceDocument* doc_m = nullptr;
     std::uint64_t begin_m = 0, end_m = 1;
@@ -202,6 +220,9 @@ private:
     std::size_t lastMarkers_m = 0, lastTransitions_m = 0, lastLabels_m = 0;
     std::array<std::size_t, ltt::kGraphEventKinds> lastByKind_m{};
     std::uint16_t hiddenKinds_m = 0;
+    bool userVisible_m = true;
+    std::vector<DrawnUserMark> lastUserDrawn_m;
+    std::size_t lastUserLabels_m = 0;
     bool lastRefining_m = false;
     std::size_t refiningPaints_m = 0;
     std::uint64_t syncReread_m = kSyncReread;
@@ -233,5 +254,7 @@ private:
 
 // Colours of the event kinds, shared by the graph and its legend.
 void kindColour(ltt::GraphEventKind kind, double& r, double& g, double& b);
+// The application events' colour (their diamonds and legend entry).
+inline constexpr double kUserColour[3] = {0.55, 0.15, 0.75};
 
 } // namespace traceview

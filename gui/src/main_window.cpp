@@ -156,6 +156,17 @@ void MainWindow::buildMenu() {
         });
         add_action(action);
     }
+    {
+        kinds->append("Application events", "win.kind-user");
+        auto action = Gio::SimpleAction::create_bool("kind-user", true);
+        action->signal_activate().connect([this, action](const Glib::VariantBase&) {
+            bool on = true;
+            action->get_state(on);
+            action->change_state(!on);
+            graph_m.setUserEventsVisible(!on);
+        });
+        add_action(action);
+    }
     view->append_submenu("Event _kinds", kinds);
     view->append("_Event Graph", "win.tab::0");
     view->append("_Process analysis", "win.tab::1");
@@ -511,7 +522,7 @@ void MainWindow::selectEvent(std::uint64_t index, const void* source) {
     EventLine line = doc_m->event(index);
     process_m.selectPid(line.pid);
     setStatus("#" + std::to_string(index) + "  " + formatTime(line.timeNs) + "  CPU " +
-              std::to_string(line.cpu) + "  PID " + std::to_string(line.pid) + "  " + line.event +
+              cellOf(line, 0) + "  PID " + std::to_string(line.pid) + "  " + line.event +
               (line.description.empty() ? "" : "  " + line.description));
 }
 
@@ -537,9 +548,10 @@ void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64
                  return std::function<void()>([this, hit, cancelled, then, doc] {
                      if (doc != doc_m)
                          return;
-                     if (hit)
+                     if (hit) {
                          selectEvent(*hit);
-                     else
+                         graph_m.showTime(doc->eventTimeNs(*hit));
+                     } else
                          setStatus(cancelled ? "Search cancelled" : "Not found");
                      if (then)
                          then(hit);

@@ -85,8 +85,8 @@ void EventListModel::reset(std::shared_ptr<const TraceDocument> doc,
 
 std::string cellOf(const EventLine& line, int column) {
     switch (column) {
-    case 0:
-        return std::to_string(line.cpu);
+    case 0: // a user stream as traceanalyze -d names it
+        return line.user ? "u" + std::to_string(line.stream) : std::to_string(line.cpu);
     case 1:
         return line.event;
     case 2: // whole seconds since the trace anchor, as LTT's list

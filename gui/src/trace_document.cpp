@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <libltt/event_format.hpp>
@@ -12,6 +13,7 @@
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
+#include <libltt/user_events.hpp>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -71,6 +73,8 @@ struct TraceDocument::Impl {
     std::unordered_map<std::int32_t, std::uint32_t> latest;      // pid -> last process instance
     ltt::EventGraph graph;
     std::vector<ltt::VarSeries> vars;
+    std::unique_ptr<ltt::UserEvents> user; // with user streams only
+    std::vector<UserMark> userMarks;
     bool syscallArgs = false; // some VARS record holds system call arguments
     // The strace-style calls (syscallText()): text in one pool, sorted by
     // event index.
@@ -131,12 +135,33 @@ std::unique_ptr<TraceDocument> TraceDocument::open(const std::string& tracePath,
     reader.adviseSequential();
     ltt::EventGraphBuilder builder;
     ltt::VarSeriesBuilder vars;
+    // Application events are decoded once here (UserEvents reads the
+    // declarations first, from the user blocks alone).
+    if (!reader.userStreams().empty()) {
+        impl->user = std::make_unique<ltt::UserEvents>(reader);
+        for (const ltt::TraceError& p : impl->user->problems())
+            impl->warnings.push_back(p.str());
+    }
     const double claimed = double(std::max<std::uint64_t>(1, reader.claimedEvents()));
     auto c = reader.begin();
     std::uint64_t n = 0;
     for (; c.valid(); c.next(), ++n) {
         const ltt::Event& ev = c.event();
         builder.add(ltt::graphEventInput(reader, ev, c.index()));
+        if (ev.isUser()) [[unlikely]] {
+            const ltt::UserEvents::Type* type = nullptr;
+            UserMark m;
+            if (ev.id == LTT_EV_USER && impl->user && impl->user->check(ev, &type, nullptr) &&
+                type && impl->user->appendText(ev, m.text)) {
+                m.index = c.index();
+                m.timeNs = reader.nsFromAnchor(ev.tsc);
+                m.pid = ev.pid;
+                m.tgid = type->tgid;
+                m.stream = ev.stream;
+                m.name = ltt::escaped(type->name);
+                impl->userMarks.push_back(std::move(m));
+            }
+        }
         if (ev.id == LTT_EV_VARS) {
             vars.feed(ev, reader.nsFromAnchor(ev.tsc));
             std::uint32_t changed = 0;
@@ -242,6 +267,10 @@ unsigned TraceDocument::cpuCount() const {
 std::uint64_t TraceDocument::realtimeAnchorNs() const {
     return impl_m->reader->header().anchor_realtime_ns;
 }
+const std::vector<UserMark>& TraceDocument::userMarks() const {
+    return impl_m->userMarks;
+}
+
 const ltt::EventGraph& TraceDocument::graph() const {
     return impl_m->graph;
 }
@@ -274,7 +303,12 @@ EventLine TraceDocument::event(std::uint64_t index) const {
     line.timeNs = impl_m->reader->nsFromAnchor(ev.tsc);
     line.pid = ev.pid;
     line.size = ev.size;
-    ltt::describeEvent(ev, line.description);
+    line.user = ev.isUser();
+    line.stream = ev.stream;
+    // An application event as traceanalyze -d shows it: UserEvents' text,
+    // or the raw record when it does not decode.
+    if (!(ev.id == LTT_EV_USER && impl_m->user && impl_m->user->appendText(ev, line.description)))
+        ltt::describeEvent(ev, line.description);
     if (ev.id == LTT_EV_SYSCALL_ENTRY || ev.id == LTT_EV_SYSCALL_EXIT) {
         const std::string_view call = syscallText(index);
         if (!call.empty())
@@ -473,12 +507,51 @@ std::optional<std::vector<std::uint64_t>> TraceDocument::filter(const EventFilte
     });
 }
 
+// Application events match by UserEvents' text (`ltt_mark text="phase 2"`:
+// their name and field values), looked up in userMarks; libltt's walk sees
+// only their raw records, so the user records it finds are passed over.
 std::optional<std::uint64_t> TraceDocument::search(const SearchQuery& q, std::uint64_t from,
                                                    bool forward, Progress& progress) const {
-    return ltt::searchEvents(*impl_m->reader, q, from, forward, [&progress](double x) {
+    const auto& marks = impl_m->userMarks;
+    std::optional<std::uint64_t> user;
+    if (!marks.empty() && ltt::eventInMask(q.events, LTT_EV_USER)) {
+        auto lower = [](std::string_view s) {
+            std::string out(s);
+            for (char& ch : out)
+                ch = char(std::tolower(static_cast<unsigned char>(ch)));
+            return out;
+        };
+        const std::string want = lower(q.text);
+        const bool byName = lower(ltt::eventName(LTT_EV_USER)).find(want) != std::string::npos;
+        auto hit = [&](const UserMark& m) {
+            return byName || lower(m.text).find(want) != std::string::npos;
+        };
+        auto byIndex = [](const UserMark& m, std::uint64_t i) { return m.index < i; };
+        if (forward) {
+            const std::uint64_t start = from == std::uint64_t(-1) ? 0 : from + 1;
+            for (auto it = std::lower_bound(marks.begin(), marks.end(), start, byIndex);
+                 it != marks.end() && !user; ++it)
+                if (hit(*it))
+                    user = it->index;
+        } else {
+            for (auto it = std::lower_bound(marks.begin(), marks.end(), from, byIndex);
+                 it != marks.begin() && !user;)
+                if (hit(*--it))
+                    user = it->index;
+        }
+    }
+    auto walk = [&progress](double x) {
         progress.set(x);
         return !progress.cancelled();
-    });
+    };
+    std::optional<std::uint64_t> kernel =
+        ltt::searchEvents(*impl_m->reader, q, from, forward, walk);
+    while (kernel && !marks.empty() && impl_m->cursorAt(*kernel).event().isUser() &&
+           !progress.cancelled())
+        kernel = ltt::searchEvents(*impl_m->reader, q, *kernel, forward, walk);
+    if (!user || !kernel)
+        return user ? user : kernel;
+    return forward ? std::min(*user, *kernel) : std::max(*user, *kernel);
 }
 
 std::string formatTime(std::uint64_t ns) {

@@ -41,6 +41,24 @@ struct EventLine {
     unsigned size = 0;       // record bytes
     std::string description; // "SYSCALL : write; IP : 0x..."
     bool lost = false;
+    // A record of a user stream (an application's events): `cpu` is
+    // ltt::kUserCpu, `stream` the stream's number, and an application
+    // event's description is UserEvents' text (`ltt_mark text="..."`).
+    bool user = false;
+    std::uint16_t stream = 0;
+};
+
+// One application event (a USER EVENT that decodes), for the event graph's
+// markers and the search: its place, its logging thread and process, its
+// type's name and UserEvents' text of it.
+struct UserMark {
+    std::uint64_t index = 0;
+    std::uint64_t timeNs = 0; // since the trace start
+    std::int32_t pid = 0;     // the thread that logged it
+    std::uint32_t tgid = 0;
+    std::uint16_t stream = 0;
+    std::string name;
+    std::string text; // `name field=value ...`
 };
 
 using EventFilter = ltt::EventFilter;
@@ -92,6 +110,9 @@ public:
     unsigned cpuCount() const;
 
     const ltt::EventGraph& graph() const;
+    // The application events, by event index (empty without user
+    // streams); available from open(), like the graph.
+    const std::vector<UserMark>& userMarks() const;
     // The memory, paging and load variables the trace's VARS records hold,
     // as series over time (ns since the trace start; libltt's
     // VarSeriesBuilder, computed while the graph is built); empty without
