@@ -24,7 +24,7 @@
  *     frees it)
  *
  * LTT_USER_RING_SIZE (bytes, or with a K or M suffix; a power of two from
- * 4K to 16M; default 1M) sets each ring's size when the memfd is made.
+ * 4K to 16M; default 16M) sets each ring's size when the memfd is made.
  *
  * A forked child starts afresh: its first declaration makes new shared
  * memory (the parent's rings have one producer each, the parent's threads).
@@ -158,7 +158,7 @@ static uint32_t ring_size_setting(void)
 	if (errno || *end || v < LTT_USER_RING_MIN || v > LTT_USER_RING_MAX ||
 	    (v & (v - 1))) {
 		fprintf(stderr,
-			"libltt-user: LTT_USER_RING_SIZE=%s is not a power of two from 4K to 16M; using 1M\n",
+			"libltt-user: LTT_USER_RING_SIZE=%s is not a power of two from 4K to 16M; using 16M\n",
 			env);
 		return LTT_USER_RING_DEFAULT;
 	}

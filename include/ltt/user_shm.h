@@ -57,7 +57,7 @@
 #define LTT_USER_SHM_VERSION 2
 #define LTT_USER_SHM_TYPES 256
 #define LTT_USER_SHM_RINGS 32
-#define LTT_USER_RING_DEFAULT (1u << 20) /* bytes of data a ring holds */
+#define LTT_USER_RING_DEFAULT (16u << 20) /* bytes of data a ring holds */
 #define LTT_USER_RING_MIN (4u << 10)
 #define LTT_USER_RING_MAX (16u << 20)
 

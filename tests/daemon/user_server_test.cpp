@@ -179,20 +179,20 @@ TEST(UserServer, ABurstBetweenTwoTicksLosesNothing) {
     UserServerConfig c;
     c.drainEvery = 2s; // the whole burst lies between two ticks
     Fixture f("burst", c);
-    // 200 000 events in about 200 ms (a microsecond each): some 9 MB,
-    // nine rings of 1 MiB, between two ticks.
-    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "200000", "--burst", "1000"});
+    // A million events in about 600 ms (500 ns each): some 45 MB, nearly
+    // three rings of 16 MiB, between two ticks.
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "1000000", "--burst", "500"});
     ASSERT_EQ(exitCode(r), 0) << r.output;
     auto t = f.finish();
     ASSERT_EQ(t.error, "");
     EXPECT_EQ(t.lost, 0u);
     const auto st = f.server->stats();
     EXPECT_EQ(st.lost, 0u);
-    EXPECT_EQ(st.events, 200000u);
-    // 40 to 48 bytes an event: the burst crosses half a ring ten times
+    EXPECT_EQ(st.events, 1000000u);
+    // 40 to 48 bytes an event: the burst crosses half a ring five times
     // or more, and each crossing woke the daemon.
-    EXPECT_GE(st.wakeups, 10u);
-    expectLoadEvents(t, 200000);
+    EXPECT_GE(st.wakeups, 5u);
+    expectLoadEvents(t, 1000000);
 }
 
 // Short-lived threads give their rings back: 1000 threads, one after
