@@ -54,14 +54,16 @@ struct Ran {
     std::string output; // stdout and stderr
 };
 
-// Runs `argv` with LTT_USER_SOCKET=`socket`, capturing its output.
-Ran runWith(const std::string& socket, std::vector<std::string> argv) {
+// Runs `argv` with LTT_USER_SOCKET=`socket` (and `env`), capturing its
+// output.
+Ran runWith(const std::string& socket, std::vector<std::string> argv,
+            std::vector<std::string> env = {}) {
     std::string out = ::testing::TempDir() + "/user_run.out";
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<std::string> env{"LTT_USER_SOCKET=" + socket};
+    env.push_back("LTT_USER_SOCKET=" + socket);
     std::vector<char*> envp, args;
     for (auto& e : env)
         envp.push_back(e.data());
@@ -173,26 +175,28 @@ void expectLoadEvents(const usertest::UserTrace& t, std::size_t count) {
     EXPECT_EQ(loads, count);
 }
 
-// A burst far larger than what one tick drains: the producer's wakeups
-// at half a ring make the daemon drain in time.
+// A burst far larger than a ring, between two ticks: the producer's
+// wakeups at half a ring make the daemon drain in time. Rings of 1 MiB
+// (the default 16 MiB would hold most of the burst) and a producer paced
+// at 2 us an event, so that the daemon keeps up under ASan too.
 TEST(UserServer, ABurstBetweenTwoTicksLosesNothing) {
     UserServerConfig c;
     c.drainEvery = 2s; // the whole burst lies between two ticks
     Fixture f("burst", c);
-    // A million events in about 600 ms (500 ns each): some 45 MB, nearly
-    // three rings of 16 MiB, between two ticks.
-    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "1000000", "--burst", "500"});
+    // 200 000 events in about 400 ms: some 9 MB, nine rings' worth.
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "200000", "--burst", "2000"},
+                    {"LTT_USER_RING_SIZE=1M"});
     ASSERT_EQ(exitCode(r), 0) << r.output;
     auto t = f.finish();
     ASSERT_EQ(t.error, "");
     EXPECT_EQ(t.lost, 0u);
     const auto st = f.server->stats();
     EXPECT_EQ(st.lost, 0u);
-    EXPECT_EQ(st.events, 1000000u);
-    // 40 to 48 bytes an event: the burst crosses half a ring five times
+    EXPECT_EQ(st.events, 200000u);
+    // 40 to 48 bytes an event: the burst crosses half a ring ten times
     // or more, and each crossing woke the daemon.
-    EXPECT_GE(st.wakeups, 5u);
-    expectLoadEvents(t, 1000000);
+    EXPECT_GE(st.wakeups, 10u);
+    expectLoadEvents(t, 200000);
 }
 
 // Short-lived threads give their rings back: 1000 threads, one after
@@ -211,6 +215,20 @@ TEST(UserServer, ExitedThreadsGiveTheirRingsBack) {
     EXPECT_EQ(st.streams, 1000u);
     EXPECT_EQ(t.streams, 1000u);
     expectLoadEvents(t, 5000);
+}
+
+// A ring size the protocol does not allow is refused with a message, and
+// the default used.
+TEST(UserServer, ABadRingSizeFallsBackToTheDefault) {
+    Fixture f("ringsize");
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "odd ring"}, {"LTT_USER_RING_SIZE=3K"});
+    EXPECT_EQ(exitCode(m), 0) << m.output;
+    EXPECT_EQ(m.output, "libltt-user: LTT_USER_RING_SIZE=3K is not a power of two from 4K to "
+                        "16M; using 16M\n");
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    ASSERT_EQ(t.events.size(), 1u);
+    EXPECT_EQ(std::get<std::string>(t.events[0].values.at(0)), "odd ring");
 }
 
 TEST(UserServer, CutsBlocksToTheTracesLargestBlock) {
