@@ -24,7 +24,8 @@
 #                   lttng-consumerd empty the buffers: the producer's cost
 #                   when nothing is lost (a batch fits in either buffer)
 # Both tracers run with their default buffers: libltt-user's per-thread
-# ring of 64 KiB, which tracedaemon drains every 100 ms, and LTTng's
+# ring of 16 MiB, which tracedaemon drains every 100 ms and whenever a ring
+# passes half full (BENCH_RING sets another size), and LTTng's
 # default UST channel (per-UID buffers); both discard, never block, when
 # the buffer is full, and what they discarded is the "lost" column.
 #
@@ -46,7 +47,8 @@
 # records no user events when the TSC is found unusable).
 #
 # Environment: BENCH_RUNS (default 3), BENCH_COUNT (200000), BENCH_BATCH
-# (1000; libltt-user's ring holds about 1500 of these events), LTT_BUFFER
+# (1000; libltt-user's ring holds about 350 000 of these events),
+# BENCH_RING (libltt-user's ring size, LTT_USER_RING_SIZE), LTT_BUFFER
 # (the module's per-CPU buffer, 1M), LTT_CLOCK, BUILD, LTT_CACHE (where
 # the staged LTTng tools and babeltrace2 are cached: shared with
 # bench-peers). Needs apt-get (download only) the first time, and the
@@ -56,7 +58,7 @@ set -euo pipefail
 source "$(dirname "$0")/../tests/lib/vm-host.sh"
 cd "$vm_repo"
 mode=${BENCH_MODE:-icount}
-runs=${BENCH_RUNS:-3} count=${BENCH_COUNT:-200000} batch=${BENCH_BATCH:-1000} ltt_buf=${LTT_BUFFER:-1M}
+runs=${BENCH_RUNS:-3} count=${BENCH_COUNT:-200000} batch=${BENCH_BATCH:-1000} ltt_buf=${LTT_BUFFER:-1M} ring=${BENCH_RING:-}
 cache=${LTT_CACHE:-$HOME/.cache/ltt}/peers
 out=$vm_build/bench/user
 die() { echo "bench-user.sh: $*" >&2; exit 1; }
@@ -107,7 +109,7 @@ rm -rf "$out"
 mkdir -p "$out"
 t1=$(date +%s)
 rc=0
-vm_boot "$out" tests/bench/user/user-guest.sh "$runs" "$count" "$batch" "$ltt_buf" "$ltt_clock" >"$out/guest.log" 2>&1 || rc=$?
+vm_boot "$out" tests/bench/user/user-guest.sh "$runs" "$count" "$batch" "$ltt_buf" "$ltt_clock" ${ring:+"$ring"} >"$out/guest.log" 2>&1 || rc=$?
 echo "bench-user: guest run took $(($(date +%s) - t1)) s (status $rc)"
 grep -h '^FAIL\|^# ' "$out/results.txt" 2>/dev/null || true
 ((rc == 0)) || { tail -n 20 "$out/guest.log" >&2; die "the guest run failed (status $rc; $out/guest.log, $out/console.log)"; }

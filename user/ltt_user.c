@@ -13,8 +13,18 @@
  *     ENABLE and DISABLE, which set ltt_user_active; when the daemon goes
  *     away, clear it and watch again
  *   each event (only while active): the thread's ring (claimed at its first
- *     event), the record written at head, head advanced (release); no room,
- *     no ring: counted lost, never waited for
+ *     event), the room tested first (a lost event costs no packing), the
+ *     record written at head, head advanced (release); no room, no ring:
+ *     counted lost, never waited for; the record that fills the ring past
+ *     half writes the eventfd, so that the daemon drains before the
+ *     ring is full rather than at its next tick
+ *   thread exit (a pthread key's destructor): the ring marked closing and
+ *     the daemon woken; it drains the ring, ends the stream, frees the
+ *     ring for the next thread (with no daemon connected, the library
+ *     frees it)
+ *
+ * LTT_USER_RING_SIZE (bytes, or with a K or M suffix; a power of two from
+ * 4K to 16M; default 16M) sets each ring's size when the memfd is made.
  *
  * A forked child starts afresh: its first declaration makes new shared
  * memory (the parent's rings have one producer each, the parent's threads).
@@ -29,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -44,6 +55,7 @@
 
 struct ltt_user_type {
 	uint32_t id;
+	uint32_t min_size; /* of a record: all strings empty, rounded to 8 */
 	uint8_t nfields;
 	uint8_t field[LTT_USER_FIELDS_MAX];
 };
@@ -54,6 +66,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed;
 static struct ltt_user_shm_header *shm;
 static int memfd = -1;
+static int wakefd = -1;		/* the daemon's wakeup (user_shm.h) */
+static uint32_t ring_bytes;	/* of each ring, in this memfd */
+static pthread_key_t ring_key;	/* its destructor gives the ring back */
 static int sock = -1;		/* the connected daemon, -1: none */
 static int tried;		/* the listener looked for a daemon once */
 static unsigned int generation;	/* bumped in a forked child */
@@ -80,7 +95,74 @@ static struct ltt_user_shm_type *shm_types(void)
 static struct ltt_user_shm_ring *shm_ring(unsigned int i)
 {
 	return (struct ltt_user_shm_ring *)((char *)shm +
-					    LTT_USER_SHM_RINGS_OFF) + i;
+					    LTT_USER_SHM_RING_OFF(i, ring_bytes));
+}
+
+static uint8_t *ring_data(struct ltt_user_shm_ring *r)
+{
+	return (uint8_t *)(r + 1);
+}
+
+static void wake_daemon(void)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (wakefd < 0)
+		return;
+	/* EAGAIN: the counter is full, so the daemon is woken anyway */
+	n = write(wakefd, &one, sizeof(one));
+	(void)n;
+}
+
+/* Empties a ring that no thread owns and frees it; the lock held. */
+static void free_ring(struct ltt_user_shm_ring *r)
+{
+	r->head = 0;
+	r->tail = 0;
+	r->lost = 0;
+	__atomic_store_n(&r->closing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tid, 0, __ATOMIC_RELEASE);
+}
+
+/* With no daemon connected, closing rings are ours to free. Locked. */
+static void free_closing_rings(void)
+{
+	unsigned int i;
+
+	if (!shm)
+		return;
+	for (i = 0; i < LTT_USER_SHM_RINGS; i++) {
+		struct ltt_user_shm_ring *r = shm_ring(i);
+
+		if (__atomic_load_n(&r->closing, __ATOMIC_ACQUIRE))
+			free_ring(r);
+	}
+}
+
+/* LTT_USER_RING_SIZE, or the default (with a message when it is bad). */
+static uint32_t ring_size_setting(void)
+{
+	const char *env = getenv("LTT_USER_RING_SIZE");
+	unsigned long long v;
+	char *end;
+
+	if (!env || !*env)
+		return LTT_USER_RING_DEFAULT;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (errno || *end || v < LTT_USER_RING_MIN || v > LTT_USER_RING_MAX ||
+	    (v & (v - 1))) {
+		fprintf(stderr,
+			"libltt-user: LTT_USER_RING_SIZE=%s is not a power of two from 4K to 16M; using 16M\n",
+			env);
+		return LTT_USER_RING_DEFAULT;
+	}
+	return (uint32_t)v;
 }
 
 /* The root daemon's socket, then the user's (LTT_USER_SOCKET: only it). */
@@ -131,17 +213,19 @@ static int send_register(int fd)
 	struct ltt_user_msg m = { .magic = LTT_USER_MSG_MAGIC,
 				  .version = LTT_USER_SHM_VERSION,
 				  .kind = LTT_USER_MSG_REGISTER };
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char cbuf[CMSG_SPACE(2 * sizeof(int))] = { 0 };
+	int fds[2] = { memfd, wakefd };
+	int nfds = wakefd >= 0 ? 2 : 1;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
+			     .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &memfd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
 }
 
@@ -204,6 +288,8 @@ static int wait_for_daemon(void)
 static void set_state(int fd, int active)
 {
 	pthread_mutex_lock(&lock);
+	if (fd < 0)
+		free_closing_rings(); /* the daemon that would have is gone */
 	sock = fd;
 	tried = 1;
 	ltt_user_active = active;
@@ -258,19 +344,46 @@ static void after_fork(void)
 	sock = -1;
 	tried = 0;
 	if (shm)
-		munmap(shm, LTT_USER_SHM_SIZE);
+		munmap(shm, LTT_USER_SHM_SIZE(ring_bytes));
 	shm = NULL;
 	if (memfd >= 0)
 		close(memfd);
 	memfd = -1;
+	if (wakefd >= 0)
+		close(wakefd);
+	wakefd = -1;
+	/* The parent's ring: neither this thread's nor in our memory now. */
+	pthread_setspecific(ring_key, NULL);
 	mark_type = NULL;
 	memset(types, 0, sizeof(types));
+}
+
+/*
+ * A thread exits: its ring goes back. A connected daemon drains it first
+ * and frees it (closing, then woken); without one, nobody will read it.
+ */
+static void ring_release(void *arg)
+{
+	struct ltt_user_shm_ring *r = arg;
+
+	if (!r || r != my_ring || my_generation != generation)
+		return;
+	my_ring = NULL;
+	pthread_mutex_lock(&lock);
+	if (shm && sock >= 0) {
+		__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
+		wake_daemon();
+	} else if (shm) {
+		free_ring(r);
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 static void init_once(void)
 {
 	pthread_condattr_t ca;
 
+	pthread_key_create(&ring_key, ring_release);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&changed, &ca);
@@ -292,21 +405,25 @@ static int start_locked(void)
 		return 0;
 	if (!paths[0])
 		find_paths();
+	ring_bytes = ring_size_setting();
 	fd = memfd_create("ltt-user", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, LTT_USER_SHM_SIZE) != 0 ||
+	if (ftruncate(fd, LTT_USER_SHM_SIZE(ring_bytes)) != 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail_fd;
-	p = mmap(NULL, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
+	p = mmap(NULL, LTT_USER_SHM_SIZE(ring_bytes), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		goto fail_fd;
 	shm = p;
 	memfd = fd;
+	/* Without an eventfd the daemon still drains at its tick. */
+	wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	shm->magic = LTT_USER_SHM_MAGIC;
 	shm->version = LTT_USER_SHM_VERSION;
-	shm->size = LTT_USER_SHM_SIZE;
+	shm->size = (uint32_t)LTT_USER_SHM_SIZE(ring_bytes);
+	shm->ring_bytes = ring_bytes;
 
 	/* The listener takes no signal meant for the application. */
 	sigfillset(&all);
@@ -410,6 +527,10 @@ struct ltt_user_type *ltt_user_declare(const char *name, const char *fields)
 	t->id = n;
 	t->nfields = d.nfields;
 	memcpy(t->field, d.field, sizeof(t->field));
+	t->min_size = sizeof(struct ltt_user_rec);
+	for (i = 0; i < d.nfields; i++)
+		t->min_size += d.field[i] == LTT_USER_STR ? 2 : 8;
+	t->min_size = (t->min_size + 7) & ~7u;
 	__atomic_store_n(&st[n].ready, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&shm->ntypes, n + 1, __ATOMIC_RELEASE);
 out:
@@ -417,11 +538,38 @@ out:
 	return t;
 }
 
-/* This thread's ring, claimed at its first event; NULL when none is left. */
+/* A free ring taken for `tid`, or NULL; *closing: some ring is closing. */
+static struct ltt_user_shm_ring *claim_ring(uint32_t tid, int *closing)
+{
+	unsigned int i;
+
+	*closing = 0;
+	for (i = 0; i < LTT_USER_SHM_RINGS; i++) {
+		struct ltt_user_shm_ring *r = shm_ring(i);
+		uint32_t free_tid = 0;
+
+		if (__atomic_compare_exchange_n(&r->tid, &free_tid, tid, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return r;
+		if (__atomic_load_n(&r->closing, __ATOMIC_RELAXED))
+			*closing = 1;
+	}
+	return NULL;
+}
+
+/*
+ * This thread's ring, claimed at its first event; NULL when none is left.
+ * When every ring is taken but some are closing (threads that exited,
+ * waiting for the daemon to drain them), the thread wakes the daemon and
+ * tries again for up to about 2 ms: once in the thread's life, so that
+ * short-lived threads that follow one another do not lose their events.
+ */
 static struct ltt_user_shm_ring *thread_ring(void)
 {
+	struct timespec nap = { 0, 100000L };
 	uint32_t tid;
-	unsigned int i;
+	int closing, tries;
 
 	if (my_generation != generation) {
 		my_generation = generation;
@@ -431,16 +579,18 @@ static struct ltt_user_shm_ring *thread_ring(void)
 	if (my_ring || my_ring_failed || !shm)
 		return my_ring;
 	tid = (uint32_t)syscall(SYS_gettid);
-	for (i = 0; i < LTT_USER_SHM_RINGS; i++) {
-		struct ltt_user_shm_ring *r = shm_ring(i);
-		uint32_t free_tid = 0;
+	for (tries = 0; tries < 20; tries++) {
+		struct ltt_user_shm_ring *r = claim_ring(tid, &closing);
 
-		if (__atomic_compare_exchange_n(&r->tid, &free_tid, tid, 0,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED)) {
+		if (r) {
 			my_ring = r;
+			pthread_setspecific(ring_key, r);
 			return r;
 		}
+		if (!closing)
+			break;
+		wake_daemon();
+		nanosleep(&nap, NULL);
 	}
 	my_ring_failed = 1;
 	return NULL;
@@ -498,11 +648,11 @@ static size_t pack(const struct ltt_user_type *t, va_list ap, uint8_t *out)
 static void ring_put(struct ltt_user_shm_ring *r, uint64_t pos, const void *p,
 		     size_t n)
 {
-	size_t at = pos & (LTT_USER_RING_BYTES - 1);
-	size_t first = n < LTT_USER_RING_BYTES - at ? n : LTT_USER_RING_BYTES - at;
+	size_t at = pos & (ring_bytes - 1);
+	size_t first = n < ring_bytes - at ? n : ring_bytes - at;
 
-	memcpy(r->data + at, p, first);
-	memcpy(r->data, (const char *)p + first, n - first);
+	memcpy(ring_data(r) + at, p, first);
+	memcpy(ring_data(r), (const char *)p + first, n - first);
 }
 
 static int log_va(const struct ltt_user_type *t, va_list ap)
@@ -512,7 +662,7 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 		uint8_t b[LTT_USER_REC_MAX + 8];
 	} rec;
 	struct ltt_user_shm_ring *r;
-	uint64_t head, tail;
+	uint64_t head, used;
 	size_t size;
 
 	if (!t || !ltt_user_active)
@@ -524,21 +674,32 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 					   __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
+	/*
+	 * Room first: a full ring loses the event before any packing. The
+	 * smallest record of the type (empty strings) not fitting settles it;
+	 * otherwise the record is packed and measured.
+	 */
+	head = r->head;
+	used = head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (ring_bytes - used < t->min_size)
+		goto lost;
 	size = sizeof(rec.h) + pack(t, ap, rec.b + sizeof(rec.h));
 	size = (size + 7) & ~(size_t)7;
+	if (ring_bytes - used < size)
+		goto lost;
 	rec.h.size = (uint16_t)size;
 	rec.h.reserved = 0;
 	rec.h.type = t->id;
 	rec.h.tsc = __rdtsc();
-	head = r->head;
-	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	if (LTT_USER_RING_BYTES - (head - tail) < size) {
-		__atomic_store_n(&r->lost, r->lost + 1, __ATOMIC_RELAXED);
-		return -ENOBUFS;
-	}
 	ring_put(r, head, rec.b, size);
 	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
+	/* Half full: the daemon drains now, not at its next tick. */
+	if (used < ring_bytes / 2 && used + size >= ring_bytes / 2)
+		wake_daemon();
 	return 0;
+lost:
+	__atomic_store_n(&r->lost, r->lost + 1, __ATOMIC_RELAXED);
+	return -ENOBUFS;
 }
 
 void ltt_user_log_event(const struct ltt_user_type *t, ...)

@@ -68,39 +68,6 @@ struct Stream {
     std::bitset<LTT_USER_SHM_TYPES> declared;
 };
 
-struct Process {
-    UniqueFd sock;
-    std::int32_t tgid = 0;
-    ShmMapping shm;
-    bool admitted = false; // by the session's filters
-    bool enabled = false;
-    bool dropped = false;
-    std::uint64_t lostNoRingSeen = 0;
-    std::vector<Stream> streams = std::vector<Stream>(LTT_USER_SHM_RINGS);
-
-    ltt_user_shm_header* header() const {
-        return reinterpret_cast<ltt_user_shm_header*>(shm.bytes());
-    }
-    ltt_user_shm_type* type(std::uint32_t i) const {
-        return reinterpret_cast<ltt_user_shm_type*>(shm.bytes() + LTT_USER_SHM_TYPES_OFF) + i;
-    }
-    ltt_user_shm_ring* ring(std::uint32_t i) const {
-        return reinterpret_cast<ltt_user_shm_ring*>(shm.bytes() + LTT_USER_SHM_RINGS_OFF) + i;
-    }
-};
-
-template <class T> T loadAcquire(T* p) {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-bool sendKind(int fd, std::uint16_t kind) {
-    ltt_user_msg m{};
-    m.magic = LTT_USER_MSG_MAGIC;
-    m.version = LTT_USER_SHM_VERSION;
-    m.kind = kind;
-    return ::send(fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof m;
-}
-
 // A type entry copied out of shared memory and checked: the DECLARE
 // record's details, or nullopt when the entry is not a valid type.
 struct Declared {
@@ -129,6 +96,50 @@ std::optional<Declared> checkType(const ltt_user_shm_type& e, std::uint32_t id, 
     }
     d.size = LTT_EV_USER_DECL_FIXED + at;
     return d;
+}
+
+struct Process {
+    UniqueFd sock;
+    UniqueFd wake; // the process's eventfd, or none
+    std::int32_t tgid = 0;
+    ShmMapping shm;
+    std::uint32_t ringBytes = 0; // checked at registration, never re-read
+    bool admitted = false;       // by the session's filters
+    bool enabled = false;
+    bool dropped = false;
+    std::uint64_t lostNoRingSeen = 0;
+    // Each type as first checked: a type is copied out and checked once,
+    // not at every event, and a process that rewrites an entry later
+    // cannot change what the daemon already took from it.
+    std::vector<std::unique_ptr<Declared>> types =
+        std::vector<std::unique_ptr<Declared>>(LTT_USER_SHM_TYPES);
+    std::vector<Stream> streams = std::vector<Stream>(LTT_USER_SHM_RINGS);
+
+    ltt_user_shm_header* header() const {
+        return reinterpret_cast<ltt_user_shm_header*>(shm.bytes());
+    }
+    ltt_user_shm_type* type(std::uint32_t i) const {
+        return reinterpret_cast<ltt_user_shm_type*>(shm.bytes() + LTT_USER_SHM_TYPES_OFF) + i;
+    }
+    ltt_user_shm_ring* ring(std::uint32_t i) const {
+        return reinterpret_cast<ltt_user_shm_ring*>(shm.bytes() +
+                                                    LTT_USER_SHM_RING_OFF(i, ringBytes));
+    }
+    const std::byte* ringData(std::uint32_t i) const {
+        return reinterpret_cast<const std::byte*>(ring(i) + 1);
+    }
+};
+
+template <class T> T loadAcquire(T* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+bool sendKind(int fd, std::uint16_t kind) {
+    ltt_user_msg m{};
+    m.magic = LTT_USER_MSG_MAGIC;
+    m.version = LTT_USER_SHM_VERSION;
+    m.kind = kind;
+    return ::send(fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof m;
 }
 
 // The bytes the values of type `decl` take at the start of `data`, or
@@ -254,11 +265,14 @@ private:
     void run() {
         auto nextDrain = std::chrono::steady_clock::now() + config_m.drainEvery;
         while (true) {
+            // Two per process: its socket, its wakeup eventfd.
             std::vector<pollfd> fds{{stopFd_m.get(), POLLIN, 0}, {listen_m.get(), POLLIN, 0}};
             {
                 std::lock_guard lock(mutex_m);
-                for (auto& p : processes_m)
+                for (auto& p : processes_m) {
                     fds.push_back({p->dropped ? -1 : p->sock.get(), POLLIN, 0});
+                    fds.push_back({p->dropped || !p->shm.bytes() ? -1 : p->wake.get(), POLLIN, 0});
+                }
             }
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 nextDrain - std::chrono::steady_clock::now());
@@ -270,9 +284,23 @@ private:
             std::lock_guard lock(mutex_m);
             if (fds[1].revents & POLLIN)
                 accept();
-            for (std::size_t i = 2; i < fds.size() && i - 2 < processes_m.size(); ++i)
+            // A process whose eventfd fires gets one drain per pass of this
+            // loop however often it writes: a storm of wakeups costs its
+            // own drains, and every other process is still served in the
+            // same pass and at the tick.
+            for (std::size_t i = 2; i + 1 < fds.size() && (i - 2) / 2 < processes_m.size();
+                 i += 2) {
+                Process& p = *processes_m[(i - 2) / 2];
                 if (fds[i].revents)
-                    readClient(*processes_m[i - 2]);
+                    readClient(p);
+                if (fds[i + 1].revents && !p.dropped) {
+                    std::uint64_t count;
+                    if (::read(p.wake.get(), &count, sizeof count) < 0) {
+                    }
+                    ++stats_m.wakeups;
+                    drainProcess(p, false);
+                }
+            }
             std::erase_if(processes_m, [](const auto& p) { return p->dropped; });
             if (std::chrono::steady_clock::now() >= nextDrain) {
                 for (auto& p : processes_m)
@@ -358,7 +386,7 @@ private:
         }
         if (n < 0)
             return;
-        UniqueFd passed;
+        UniqueFd passed, wake;
         for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
                 const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -367,6 +395,8 @@ private:
                     std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
                     if (i == 0 && !passed)
                         passed.reset(fd);
+                    else if (i == 1 && !wake)
+                        wake.reset(fd);
                     else
                         ::close(fd);
                 }
@@ -386,35 +416,58 @@ private:
             drop(p, "an unexpected message");
             return;
         }
-        registerShm(p, std::move(passed));
+        registerShm(p, std::move(passed), std::move(wake));
     }
 
-    void registerShm(Process& p, UniqueFd fd) {
+    // Whether `fd` is an eventfd: anything else (a pipe, a socket, a file)
+    // could block the daemon's read or never stop being readable.
+    static bool isEventFd(int fd) {
+        char link[64];
+        const std::string path = "/proc/self/fd/" + std::to_string(fd);
+        const ssize_t n = ::readlink(path.c_str(), link, sizeof link);
+        return n > 0 &&
+               std::string_view(link, static_cast<std::size_t>(n)) == "anon_inode:[eventfd]";
+    }
+
+    void registerShm(Process& p, UniqueFd fd, UniqueFd wake) {
         if (!fd) {
             drop(p, "REGISTER without a memfd");
             return;
         }
-        struct stat st;
-        const int seals = ::fcntl(fd.get(), F_GET_SEALS);
-        if (seals < 0 || !(seals & F_SEAL_SHRINK) || ::fstat(fd.get(), &st) != 0 ||
-            !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != LTT_USER_SHM_SIZE) {
-            drop(p, "its shared memory is not a memfd of " + std::to_string(LTT_USER_SHM_SIZE) +
-                        " bytes sealed against shrinking");
+        if (wake && !isEventFd(wake.get())) {
+            drop(p, "its wakeup descriptor is not an eventfd");
             return;
         }
-        void* map =
-            ::mmap(nullptr, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+        if (wake)
+            ::fcntl(wake.get(), F_SETFL, O_NONBLOCK);
+        // The ring size comes from the header (read with pread); the whole
+        // is mapped only when the memfd (sealed: it cannot shrink under
+        // us) has exactly the size that ring size gives.
+        struct stat st;
+        const int seals = ::fcntl(fd.get(), F_GET_SEALS);
+        ltt_user_shm_header h{};
+        if (seals < 0 || !(seals & F_SEAL_SHRINK) || ::fstat(fd.get(), &st) != 0 ||
+            !S_ISREG(st.st_mode) || ::pread(fd.get(), &h, sizeof h, 0) != sizeof h) {
+            drop(p, "its shared memory is not a memfd sealed against shrinking");
+            return;
+        }
+        const std::uint32_t rb = h.ring_bytes;
+        if (h.magic != LTT_USER_SHM_MAGIC || h.version != LTT_USER_SHM_VERSION ||
+            rb < LTT_USER_RING_MIN || rb > LTT_USER_RING_MAX || (rb & (rb - 1)) ||
+            h.size != LTT_USER_SHM_SIZE(rb) ||
+            static_cast<std::uint64_t>(st.st_size) != LTT_USER_SHM_SIZE(rb)) {
+            drop(p, "its shared memory has a bad magic, version, ring size or size");
+            return;
+        }
+        const std::size_t size = LTT_USER_SHM_SIZE(rb);
+        void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
         if (map == MAP_FAILED) {
             drop(p, std::string("cannot map its shared memory: ") + std::strerror(errno));
             return;
         }
-        p.shm = ShmMapping(map, LTT_USER_SHM_SIZE);
-        const ltt_user_shm_header h = *p.header();
-        if (h.magic != LTT_USER_SHM_MAGIC || h.version != LTT_USER_SHM_VERSION ||
-            h.size != LTT_USER_SHM_SIZE) {
-            drop(p, "its shared memory has a bad magic, version or size");
-            return;
-        }
+        p.shm = ShmMapping(map, size);
+        p.ringBytes = rb;
+        p.wake = std::move(wake);
         ++stats_m.processes;
         p.lostNoRingSeen = loadAcquire(&p.header()->lost_no_ring);
         if (!config_m.record || !p.admitted)
@@ -429,8 +482,16 @@ private:
     }
 
     void drainProcess(Process& p, bool final) {
-        if (!p.shm.bytes() || !p.enabled)
+        if (!p.shm.bytes())
             return;
+        if (!p.enabled) {
+            // Nothing of it is recorded, but its exited threads' rings
+            // still go back to it.
+            for (std::uint32_t i = 0; i < LTT_USER_SHM_RINGS; ++i)
+                if (loadAcquire(&p.ring(i)->closing))
+                    freeRing(*p.ring(i));
+            return;
+        }
         const std::uint64_t noRing = loadAcquire(&p.header()->lost_no_ring);
         if (noRing > p.lostNoRingSeen) {
             stats_m.lostNoRing += noRing - p.lostNoRingSeen;
@@ -440,10 +501,24 @@ private:
             drainRing(p, i, final);
     }
 
+    static void freeRing(ltt_user_shm_ring& r) {
+        r.head = 0;
+        r.tail = 0;
+        r.lost = 0;
+        __atomic_store_n(&r.closing, 0u, __ATOMIC_RELAXED);
+        __atomic_store_n(&r.tid, 0u, __ATOMIC_RELEASE);
+    }
+
     void drainRing(Process& p, std::uint32_t i, bool final) {
         ltt_user_shm_ring* r = p.ring(i);
         Stream& s = p.streams[i];
         const std::uint32_t tid = loadAcquire(&r->tid);
+        // Read before head: once closing is 1 the head is final.
+        const bool closing = loadAcquire(&r->closing) != 0;
+        if (closing && tid == 0) {
+            drop(p, "a ring closing with no thread");
+            return;
+        }
         if (!s.open) {
             if (tid == 0)
                 return;
@@ -459,21 +534,22 @@ private:
         }
         const std::uint64_t head = loadAcquire(&r->head);
         const std::uint64_t lost = loadAcquire(&r->lost);
-        if (head - s.tail > LTT_USER_RING_BYTES) {
+        if (head - s.tail > p.ringBytes) {
             drop(p, "a ring's head ran ahead of its tail by more than the ring");
             return;
         }
         const std::uint64_t newLost = lost > s.lostSeen ? lost - s.lostSeen : 0;
         s.lostSeen = lost;
         const std::size_t n = static_cast<std::size_t>(head - s.tail);
-        if (n == 0 && newLost == 0 && !final)
+        const bool last = final || closing;
+        if (n == 0 && newLost == 0 && !last)
             return;
         // Copy first: the process may change the ring while it is read.
         bytes_m.resize(n);
-        const std::size_t at = s.tail & (LTT_USER_RING_BYTES - 1);
-        const std::size_t first = std::min<std::size_t>(n, LTT_USER_RING_BYTES - at);
-        std::memcpy(bytes_m.data(), r->data + at, first);
-        std::memcpy(bytes_m.data() + first, r->data, n - first);
+        const std::size_t at = s.tail & (p.ringBytes - 1);
+        const std::size_t first = std::min<std::size_t>(n, p.ringBytes - at);
+        std::memcpy(bytes_m.data(), p.ringData(i) + at, first);
+        std::memcpy(bytes_m.data() + first, p.ringData(i), n - first);
 
         // The block starts at its first event (or now), never before the
         // stream's last time.
@@ -506,8 +582,7 @@ private:
         if (p.dropped)
             return; // the block is not written; the file stays valid
         const std::uint64_t end = std::max<std::uint64_t>(s.lastTsc, __rdtsc());
-        const auto block =
-            builder_m.finish(end, LTT_BLOCK_F_USER | (final ? LTT_BLOCK_F_FINAL : 0));
+        const auto block = builder_m.finish(end, LTT_BLOCK_F_USER | (last ? LTT_BLOCK_F_FINAL : 0));
         s.lastTsc = end;
         ++s.sequence;
         sink_m(block);
@@ -516,15 +591,25 @@ private:
         stats_m.lost += newLost;
         __atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
         s.tail = head;
+        if (closing) {
+            // The thread's stream ended; its ring's next owner starts a
+            // new one.
+            s = Stream{};
+            freeRing(*r);
+        }
     }
 
     bool writeEvent(Process& p, Stream& s, const ltt_user_rec& h,
                     std::span<const std::byte> values) {
-        const ltt_user_shm_type entry = *p.type(h.type);
-        auto d = checkType(entry, h.type, p.tgid);
+        auto& d = p.types[h.type];
         if (!d) {
-            drop(p, "an event of undeclared or malformed type " + std::to_string(h.type));
-            return false;
+            const ltt_user_shm_type entry = *p.type(h.type);
+            auto checked = checkType(entry, h.type, p.tgid);
+            if (!checked) {
+                drop(p, "an event of undeclared or malformed type " + std::to_string(h.type));
+                return false;
+            }
+            d = std::make_unique<Declared>(*checked);
         }
         auto size = payloadSize(d->decl, values);
         if (!size || values.size() - *size >= 8 || *size > LTT_USER_PAYLOAD_MAX) {

@@ -9,9 +9,12 @@
 //   own uid), the memfd (sealed against shrinking, the protocol's size and
 //   version); map it; when the filters take the process, set its enabled
 //   word and send ENABLE
-//   every `drainEvery` and at stop: copy each ring's new bytes out, check
-//   every record and type against the bounds before use, write one block
-//   per ring that has events or new losses; then advance the ring's tail
+//   every `drainEvery`, when a process's wakeup eventfd fires (a ring
+//   half full, a thread gone) and at stop: copy each ring's new bytes out,
+//   check every record and type against the bounds before use, write one
+//   block per ring that has events or new losses; then advance the ring's
+//   tail; a ring whose thread exited (closing) ends its stream with a
+//   final block and is freed for the process's next thread
 //   stop: disable every process, drain once more, close each stream with a
 //   LTT_BLOCK_F_FINAL block
 //
@@ -61,6 +64,7 @@ struct UserServerStats {
     std::uint64_t lostNoRing = 0;
     std::uint64_t streams = 0;
     std::uint64_t blocks = 0;
+    std::uint64_t wakeups = 0; // drains a process's eventfd asked for
 };
 
 class UserServer {

@@ -11,7 +11,11 @@
  *
  *   struct ltt_user_shm_header
  *   struct ltt_user_shm_type   types[LTT_USER_SHM_TYPES]
- *   struct ltt_user_shm_ring   rings[LTT_USER_SHM_RINGS]
+ *   LTT_USER_SHM_RINGS times: struct ltt_user_shm_ring, then its
+ *     `ring_bytes` bytes of data (the header's ring_bytes, a power of two
+ *     from LTT_USER_RING_MIN to LTT_USER_RING_MAX, chosen by the process
+ *     when it creates the memfd; the memfd is sparse, so pages cost
+ *     memory only once a ring has reached them)
  *
  * Types: the process takes an id with an atomic add on `ntypes`, fills
  * the entry, then stores `ready` = 1 (release). The daemon reads an entry
@@ -21,11 +25,23 @@
  * compare-and-swap from 0), single consumer (the daemon). `head` and
  * `tail` count bytes since the ring was claimed; the producer alone
  * writes `head`, the daemon alone writes `tail`. A record is written at
- * head % LTT_USER_RING_BYTES (wrapping around the end), then `head`
- * advances past it (release). A record that does not fit in the free
- * space is not written: `lost` counts it (the producer never blocks and
- * never overwrites). Events of a thread that finds no free ring count in
- * the header's `lost_no_ring`.
+ * head % ring_bytes (wrapping around the end), then `head` advances past
+ * it (release). A record that does not fit in the free space is not
+ * written: `lost` counts it (the producer never blocks and never
+ * overwrites). Events of a thread that finds no free ring count in the
+ * header's `lost_no_ring`.
+ *
+ * Wakeup: REGISTER may carry a second descriptor, an eventfd. A producer
+ * whose record takes its ring's use from below half the ring to half or
+ * more writes 1 to it (once per crossing); the daemon polls it besides
+ * its periodic drain and drains that process's rings.
+ *
+ * A ring is given back when its thread exits: the thread stores `closing`
+ * = 1 (release; its head is final) and writes the eventfd. The daemon
+ * drains the ring to its head, ends the thread's stream with a final
+ * block, zeroes head, tail, lost and closing, and stores `tid` = 0
+ * (release) last; the next thread to claim the ring is a new stream.
+ * While no daemon is connected the library frees the ring itself.
  *
  * A record: struct ltt_user_rec, then the field values packed as
  * ltt_ev_user's data (module_events.h), the whole rounded up to 8 bytes.
@@ -38,10 +54,12 @@
 #include "module_events.h"
 
 #define LTT_USER_SHM_MAGIC 0x4c54545553484d31ULL /* "LTTUSHM1" */
-#define LTT_USER_SHM_VERSION 1
+#define LTT_USER_SHM_VERSION 2
 #define LTT_USER_SHM_TYPES 256
 #define LTT_USER_SHM_RINGS 32
-#define LTT_USER_RING_BYTES 65536 /* a power of two */
+#define LTT_USER_RING_DEFAULT (16u << 20) /* bytes of data a ring holds */
+#define LTT_USER_RING_MIN (4u << 10)
+#define LTT_USER_RING_MAX (16u << 20)
 
 struct ltt_user_shm_header {
 	uint64_t magic;   /* LTT_USER_SHM_MAGIC */
@@ -50,7 +68,9 @@ struct ltt_user_shm_header {
 	uint32_t ntypes;  /* ids taken (some may not be ready yet) */
 	uint32_t enabled; /* written by the daemon: 1 while it traces us */
 	uint64_t lost_no_ring; /* events of threads that found no free ring */
-	uint64_t reserved[4];
+	uint32_t ring_bytes; /* data bytes of each ring, a power of two */
+	uint32_t reserved0;
+	uint64_t reserved[3];
 };
 
 struct ltt_user_shm_type {
@@ -64,13 +84,13 @@ struct ltt_user_shm_type {
 
 struct ltt_user_shm_ring {
 	uint32_t tid;      /* producing thread, 0: free */
-	uint32_t reserved0;
+	uint32_t closing;  /* 1: the thread exited, its head is final */
 	uint64_t head;     /* producer: bytes written */
 	uint64_t lost;     /* producer: events that did not fit */
 	uint64_t reserved1[5]; /* keeps tail on a cache line of its own */
 	uint64_t tail;     /* daemon: bytes consumed */
 	uint64_t reserved2[7];
-	uint8_t data[LTT_USER_RING_BYTES];
+	/* then the ring's data, ring_bytes of it */
 };
 
 struct ltt_user_rec {
@@ -85,15 +105,17 @@ struct ltt_user_rec {
 #define LTT_USER_SHM_RINGS_OFF                                                 \
 	(LTT_USER_SHM_TYPES_OFF +                                              \
 	 LTT_USER_SHM_TYPES * sizeof(struct ltt_user_shm_type))
-#define LTT_USER_SHM_SIZE                                                      \
+/* Where ring i starts, and the whole memfd, for rings of `rb` bytes. */
+#define LTT_USER_SHM_RING_OFF(i, rb)                                           \
 	(LTT_USER_SHM_RINGS_OFF +                                              \
-	 LTT_USER_SHM_RINGS * sizeof(struct ltt_user_shm_ring))
+	 (uint64_t)(i) * (sizeof(struct ltt_user_shm_ring) + (rb)))
+#define LTT_USER_SHM_SIZE(rb) LTT_USER_SHM_RING_OFF(LTT_USER_SHM_RINGS, rb)
 
 /*
  * Socket messages (SOCK_SEQPACKET: one message per send). REGISTER carries
- * the memfd (SCM_RIGHTS); ENABLE and DISABLE go from the daemon to the
- * process, which mirrors them in its enabled word; SNAPSHOT asks the
- * daemon for a flight-recorder snapshot, `text` saying why.
+ * the memfd (SCM_RIGHTS), then the wakeup eventfd; ENABLE and DISABLE go
+ * from the daemon to the process, which mirrors them in its enabled word;
+ * SNAPSHOT asks the daemon for a flight-recorder snapshot, `text` saying why.
  */
 enum ltt_user_msg_kind {
 	LTT_USER_MSG_REGISTER = 1,
@@ -116,8 +138,7 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_user_shm_header) == 64, "shm header");
 LTT_STATIC_ASSERT(sizeof(struct ltt_user_shm_type) ==
 			  24 + (LTT_USER_FIELDS_MAX + 1) * LTT_USER_NAME_MAX,
 		  "shm type");
-LTT_STATIC_ASSERT(sizeof(struct ltt_user_shm_ring) ==
-			  128 + LTT_USER_RING_BYTES, "shm ring");
+LTT_STATIC_ASSERT(sizeof(struct ltt_user_shm_ring) == 128, "shm ring");
 LTT_STATIC_ASSERT(sizeof(struct ltt_user_rec) == 16, "user record");
 LTT_STATIC_ASSERT(sizeof(struct ltt_user_msg) == 8 + LTT_USER_MSG_TEXT,
 		  "user message");

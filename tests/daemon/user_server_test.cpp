@@ -20,6 +20,7 @@
 #include <mutex>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -53,14 +54,16 @@ struct Ran {
     std::string output; // stdout and stderr
 };
 
-// Runs `argv` with LTT_USER_SOCKET=`socket`, capturing its output.
-Ran runWith(const std::string& socket, std::vector<std::string> argv) {
+// Runs `argv` with LTT_USER_SOCKET=`socket` (and `env`), capturing its
+// output.
+Ran runWith(const std::string& socket, std::vector<std::string> argv,
+            std::vector<std::string> env = {}) {
     std::string out = ::testing::TempDir() + "/user_run.out";
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<std::string> env{"LTT_USER_SOCKET=" + socket};
+    env.push_back("LTT_USER_SOCKET=" + socket);
     std::vector<char*> envp, args;
     for (auto& e : env)
         envp.push_back(e.data());
@@ -106,7 +109,8 @@ struct Fixture {
         info.max_block = c.maxBlock;
         writer = std::make_unique<TraceWriter>(trace, makeFileHeader(info, "test"));
         c.socketPath = socket;
-        c.drainEvery = 20ms;
+        if (c.drainEvery == UserServerConfig{}.drainEvery)
+            c.drainEvery = 20ms; // a test that chose its tick keeps it
         server = std::make_unique<UserServer>(
             c, [this](std::span<const std::byte> b) { writer->append(b); },
             [this](std::string_view why) {
@@ -155,6 +159,76 @@ TEST(UserServer, RecordsEveryEventOfAProcessInOrder) {
     EXPECT_EQ(st.processes, 2u);
     EXPECT_EQ(st.events, 5001u);
     EXPECT_TRUE(f.server->warnings().empty());
+}
+
+// Checks that `t` holds events 0..count-1 of ltt-user-load, in order.
+void expectLoadEvents(const usertest::UserTrace& t, std::size_t count) {
+    std::size_t loads = 0;
+    for (const auto& e : t.events) {
+        if (e.type != "load")
+            continue;
+        const auto i = static_cast<std::int64_t>(loads++);
+        ASSERT_EQ(e.values.size(), 3u);
+        ASSERT_EQ(std::get<std::int64_t>(e.values[0]), i);
+        ASSERT_EQ(std::get<std::string>(e.values[1]), "item-" + std::to_string(i % 97));
+    }
+    EXPECT_EQ(loads, count);
+}
+
+// A burst far larger than a ring, between two ticks: the producer's
+// wakeups at half a ring make the daemon drain in time. Rings of 1 MiB
+// (the default 16 MiB would hold most of the burst) and a producer paced
+// at 2 us an event, so that the daemon keeps up under ASan too.
+TEST(UserServer, ABurstBetweenTwoTicksLosesNothing) {
+    UserServerConfig c;
+    c.drainEvery = 2s; // the whole burst lies between two ticks
+    Fixture f("burst", c);
+    // 200 000 events in about 400 ms: some 9 MB, nine rings' worth.
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "200000", "--burst", "2000"},
+                    {"LTT_USER_RING_SIZE=1M"});
+    ASSERT_EQ(exitCode(r), 0) << r.output;
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    EXPECT_EQ(t.lost, 0u);
+    const auto st = f.server->stats();
+    EXPECT_EQ(st.lost, 0u);
+    EXPECT_EQ(st.events, 200000u);
+    // 40 to 48 bytes an event: the burst crosses half a ring ten times
+    // or more, and each crossing woke the daemon.
+    EXPECT_GE(st.wakeups, 10u);
+    expectLoadEvents(t, 200000);
+}
+
+// Short-lived threads give their rings back: 1000 threads, one after
+// another, each a stream of its own that ends with a final block.
+TEST(UserServer, ExitedThreadsGiveTheirRingsBack) {
+    Fixture f("threads");
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "5", "--threads", "1000"});
+    ASSERT_EQ(exitCode(r), 0) << r.output;
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    EXPECT_EQ(t.lost, 0u);
+    const auto st = f.server->stats();
+    EXPECT_EQ(st.lost, 0u);
+    EXPECT_EQ(st.lostNoRing, 0u);
+    EXPECT_EQ(st.events, 5000u);
+    EXPECT_EQ(st.streams, 1000u);
+    EXPECT_EQ(t.streams, 1000u);
+    expectLoadEvents(t, 5000);
+}
+
+// A ring size the protocol does not allow is refused with a message, and
+// the default used.
+TEST(UserServer, ABadRingSizeFallsBackToTheDefault) {
+    Fixture f("ringsize");
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "odd ring"}, {"LTT_USER_RING_SIZE=3K"});
+    EXPECT_EQ(exitCode(m), 0) << m.output;
+    EXPECT_EQ(m.output, "libltt-user: LTT_USER_RING_SIZE=3K is not a power of two from 4K to "
+                        "16M; using 16M\n");
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    ASSERT_EQ(t.events.size(), 1u);
+    EXPECT_EQ(std::get<std::string>(t.events[0].values.at(0)), "odd ring");
 }
 
 TEST(UserServer, CutsBlocksToTheTracesLargestBlock) {
@@ -244,24 +318,26 @@ public:
         if (::connect(fd_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
             ADD_FAILURE() << "connect: " << std::strerror(errno);
     }
-    void send(int memfd) {
+    void send(int memfd, int wakefd = -1) {
         ltt_user_msg m{};
         m.magic = LTT_USER_MSG_MAGIC;
         m.version = LTT_USER_SHM_VERSION;
         m.kind = LTT_USER_MSG_REGISTER;
-        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(2 * sizeof(int))] = {};
+        const int fds[2] = {memfd, wakefd};
+        const std::size_t nfds = wakefd >= 0 ? 2 : 1;
         iovec iov{&m, sizeof m};
         msghdr mh{};
         mh.msg_iov = &iov;
         mh.msg_iovlen = 1;
         if (memfd >= 0) {
             mh.msg_control = cbuf;
-            mh.msg_controllen = sizeof cbuf;
+            mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
             cmsghdr* c = CMSG_FIRSTHDR(&mh);
             c->cmsg_level = SOL_SOCKET;
             c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int));
-            std::memcpy(CMSG_DATA(c), &memfd, sizeof memfd);
+            c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+            std::memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
         }
         ASSERT_EQ(::sendmsg(fd_m.get(), &mh, 0), static_cast<ssize_t>(sizeof m));
     }
@@ -280,20 +356,23 @@ private:
 
 // A protocol-conformant shared memory that the test then damages.
 struct Shm {
+    static constexpr std::uint32_t kRing = 65536;
+    static constexpr std::size_t kSize = LTT_USER_SHM_SIZE(kRing);
     UniqueFd fd;
     std::byte* p = nullptr;
     explicit Shm(bool seal = true) {
         fd.reset(::memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-        EXPECT_EQ(::ftruncate(fd.get(), LTT_USER_SHM_SIZE), 0);
+        EXPECT_EQ(::ftruncate(fd.get(), kSize), 0);
         if (seal) {
             EXPECT_EQ(::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
         }
         p = static_cast<std::byte*>(
-            ::mmap(nullptr, LTT_USER_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0));
+            ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0));
         auto* h = header();
         h->magic = LTT_USER_SHM_MAGIC;
         h->version = LTT_USER_SHM_VERSION;
-        h->size = LTT_USER_SHM_SIZE;
+        h->size = kSize;
+        h->ring_bytes = kRing;
         auto* t = reinterpret_cast<ltt_user_shm_type*>(p + LTT_USER_SHM_TYPES_OFF);
         t->nfields = 1;
         t->field[0] = LTT_USER_I64;
@@ -302,18 +381,19 @@ struct Shm {
         t->ready = 1;
         h->ntypes = 1;
     }
-    ~Shm() { ::munmap(p, LTT_USER_SHM_SIZE); }
+    ~Shm() { ::munmap(p, kSize); }
     ltt_user_shm_header* header() { return reinterpret_cast<ltt_user_shm_header*>(p); }
     ltt_user_shm_ring* ring(unsigned i) {
-        return reinterpret_cast<ltt_user_shm_ring*>(p + LTT_USER_SHM_RINGS_OFF) + i;
+        return reinterpret_cast<ltt_user_shm_ring*>(p + LTT_USER_SHM_RING_OFF(i, kRing));
     }
+    std::uint8_t* data(unsigned i) { return reinterpret_cast<std::uint8_t*>(ring(i) + 1); }
     // Appends a record of `size` bytes (header included) of `type`.
     void put(unsigned ring_, std::uint16_t size, std::uint32_t type, std::int64_t v) {
         auto* r = ring(ring_);
         r->tid = 4242 + ring_;
         ltt_user_rec h{size, 0, type, 1000 + r->head};
-        std::memcpy(r->data + r->head, &h, sizeof h);
-        std::memcpy(r->data + r->head + sizeof h, &v, sizeof v);
+        std::memcpy(data(ring_) + r->head, &h, sizeof h);
+        std::memcpy(data(ring_) + r->head + sizeof h, &v, sizeof v);
         __atomic_store_n(&r->head, r->head + (size < 8 ? 8 : size), __ATOMIC_RELEASE);
     }
 };
@@ -333,7 +413,7 @@ TEST(UserServer, DropsHostileProcessesAndKeepsTheFileValid) {
         ASSERT_TRUE(c3.enabled());
         runaway.put(0, 24, 0, 7); // a good event first: it is kept
         std::this_thread::sleep_for(100ms);
-        runaway.ring(0)->head = 10 * LTT_USER_RING_BYTES;
+        runaway.ring(0)->head = 10 * Shm::kRing;
 
         Shm badSize;
         RawClient c4(f.socket);
@@ -369,10 +449,54 @@ TEST(UserServer, DropsHostileProcessesAndKeepsTheFileValid) {
     std::string all;
     for (const auto& s : w)
         all += s + "\n";
-    for (const char* want :
-         {"REGISTER without a memfd", "is not a memfd of", "head ran ahead of its tail",
-          "a record of bad size 20", "type 200", "values do not match its type 0"})
+    for (const char* want : {"REGISTER without a memfd", "is not a memfd sealed against shrinking",
+                             "head ran ahead of its tail", "a record of bad size 20", "type 200",
+                             "values do not match its type 0"})
         EXPECT_NE(all.find(want), std::string::npos) << want << " not in:\n" << all;
+}
+
+// A process that writes its eventfd without pause costs the daemon its own
+// (empty) drains; another process is still drained in full, and a
+// wakeup descriptor that is no eventfd is refused.
+TEST(UserServer, AWakeupStormStarvesNoOtherProcess) {
+    Fixture f("storm");
+    Shm stormy;
+    UniqueFd wake(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    RawClient c(f.socket);
+    c.send(stormy.fd.get(), wake.get());
+    ASSERT_TRUE(c.enabled());
+    std::atomic<bool> done{false};
+    std::uint64_t writes = 0;
+    std::thread storm([&] {
+        const std::uint64_t one = 1;
+        while (!done)
+            if (::write(wake.get(), &one, sizeof one) == sizeof one)
+                ++writes;
+    });
+    Ran r = runWith(f.socket, {LTT_USER_LOAD_BIN, "20000", "--burst", "1000"});
+    done = true;
+    storm.join();
+    ASSERT_EQ(exitCode(r), 0) << r.output;
+
+    int pipeFds[2];
+    ASSERT_EQ(::pipe2(pipeFds, O_CLOEXEC), 0);
+    UniqueFd pipeRead(pipeFds[0]), pipeWrite(pipeFds[1]);
+    Shm piped;
+    RawClient bad(f.socket);
+    bad.send(piped.fd.get(), pipeRead.get());
+    std::this_thread::sleep_for(100ms);
+
+    auto t = f.finish();
+    ASSERT_EQ(t.error, "");
+    EXPECT_EQ(t.lost, 0u);
+    expectLoadEvents(t, 20000);
+    const auto st = f.server->stats();
+    EXPECT_GT(writes, 1000u);
+    EXPECT_GT(st.wakeups, 100u);
+    std::string all;
+    for (const auto& w : f.server->warnings())
+        all += w + "\n";
+    EXPECT_NE(all.find("its wakeup descriptor is not an eventfd"), std::string::npos) << all;
 }
 
 TEST(UserServer, OptionsChooseTheSocket) {

@@ -8,11 +8,21 @@
  *                                  log, wait until it drained everything
  *   ltt-user-load COUNT --disabled log without waiting (the disabled path
  *                                  while no daemon records us)
+ *   ltt-user-load COUNT --burst [NS]
+ *                                  log all COUNT at once (NS: spinning NS
+ *                                  ns after each event, a producer that
+ *                                  does some work), then wait until the
+ *                                  daemon drained everything
+ *   ltt-user-load COUNT --threads N
+ *                                  N threads, one after another, each
+ *                                  logs COUNT events and exits; event i
+ *                                  of thread k has seq k * COUNT + i
  *
- * A ring holds about 1300 such events, so the enabled run waits for the
- * daemon's drain after each 1000 (not timed): the point is every event in
- * the trace, in order. Prints "COUNT events: N ns per event".
+ * The plain enabled run waits for the daemon's drain after each 1000
+ * (not timed): the point is every event in the trace, in order. Prints
+ * "COUNT events: N ns per event".
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +31,42 @@
 #include <ltt/user.h>
 
 #define BATCH 1000
+
+static struct ltt_user_type *t;
+static char names[97][16];
+static long per_thread;
+
+struct job {
+	long first;
+};
+
+static void *thread_main(void *arg)
+{
+	const struct job *j = arg;
+	long i;
+
+	for (i = j->first; i < j->first + per_thread; i++)
+		ltt_user_log(t, (int64_t)i, names[i % 97], i * 0.5);
+	return NULL;
+}
+
+/* N short-lived threads, one after another: each ring is given back. */
+static int run_threads(long n)
+{
+	long k;
+
+	for (k = 0; k < n; k++) {
+		struct job j = { k * per_thread };
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, thread_main, &j) != 0) {
+			perror("ltt-user-load: pthread_create");
+			return 1;
+		}
+		pthread_join(th, NULL);
+	}
+	return 0;
+}
 
 static double now_ns(void)
 {
@@ -32,18 +78,23 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-	struct ltt_user_type *t;
-	char names[97][16];
-	long count, i;
+	long count, i, threads = 0, batch = BATCH, pace = 0;
 	double spent = 0, t0;
-	int disabled, r;
+	int disabled = 0, r;
 
 	count = argc >= 2 ? atol(argv[1]) : 0;
-	if (argc < 2 || argc > 3 || count <= 0) {
-		fprintf(stderr, "usage: ltt-user-load COUNT [--disabled]\n");
+	if (argc == 3 && !strcmp(argv[2], "--disabled"))
+		disabled = 1;
+	else if ((argc == 3 || argc == 4) && !strcmp(argv[2], "--burst"))
+		batch = count, pace = argc == 4 ? atol(argv[3]) : 0;
+	else if (argc == 4 && !strcmp(argv[2], "--threads"))
+		threads = atol(argv[3]);
+	if (argc < 2 || count <= 0 || (argc == 3 && !disabled && batch != count) ||
+	    (argc == 4 && threads <= 0 && pace <= 0) || argc > 4) {
+		fprintf(stderr,
+			"usage: ltt-user-load COUNT [--disabled | --burst [NS] | --threads N]\n");
 		return 2;
 	}
-	disabled = argc == 3 && !strcmp(argv[2], "--disabled");
 	for (i = 0; i < 97; i++)
 		snprintf(names[i], sizeof(names[i]), "item-%ld", i);
 	t = ltt_user_declare("load", "seq:i64 name:str value:f64");
@@ -59,12 +110,35 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	for (i = 0; i < count; i += BATCH) {
-		long j, end = i + BATCH < count ? i + BATCH : count;
+	if (threads) {
+		per_thread = count;
+		t0 = now_ns();
+		if (run_threads(threads))
+			return 1;
+		spent = now_ns() - t0;
+		r = ltt_user_flush(5000);
+		if (r) {
+			fprintf(stderr, "ltt-user-load: not drained: %s\n",
+				strerror(-r));
+			return 1;
+		}
+		printf("%ld threads of %ld events: %.1f us per thread\n",
+		       threads, count, spent / threads / 1000);
+		return 0;
+	}
+	for (i = 0; i < count; i += batch) {
+		long j, end = i + batch < count ? i + batch : count;
 
 		t0 = now_ns();
-		for (j = i; j < end; j++)
+		for (j = i; j < end; j++) {
 			ltt_user_log(t, (int64_t)j, names[j % 97], j * 0.5);
+			if (pace) {
+				double until = now_ns() + pace;
+
+				while (now_ns() < until)
+					;
+			}
+		}
 		spent += now_ns() - t0;
 		if (!disabled) {
 			r = ltt_user_flush(5000);

@@ -35,7 +35,8 @@ struct UserEvent {
 struct UserTrace {
     std::vector<UserEvent> events; // in the file's order
     std::uint64_t kernelBlocks = 0, userBlocks = 0, lost = 0;
-    std::string error; // empty: every check passed
+    std::uint64_t streams = 0; // user streams
+    std::string error;         // empty: every check passed
 };
 
 namespace detail {
@@ -155,6 +156,7 @@ inline UserTrace readUserTrace(const std::string& path) {
             fail(rf.message());
         off += b.length;
     }
+    out.streams = streams.size();
     for (const auto& [n, s] : streams)
         if (!s.final)
             fail("stream " + std::to_string(n) + " has no final block");

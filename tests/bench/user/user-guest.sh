@@ -24,12 +24,17 @@
 #                 "lost=N" (lttng list: discarded events)
 #   traces/       the LTTng sessions, for the host to count their events
 #   results.txt   "FAIL - ..." lines when a run or a setup failed
-# usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK
+# usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK [RING]
+# (RING: libltt-user's ring size, LTT_USER_RING_SIZE; empty: its default)
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
-[ $# -eq 5 ] || { echo "usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK" >&2; exit 2; }
+[ $# -eq 5 ] || [ $# -eq 6 ] ||
+	{ echo "usage: user-guest.sh RUNS COUNT BATCH LTT_BUFFER LTT_CLOCK [RING]" >&2; exit 2; }
 runs=$1 count=$2 batch=$3 ltt_buf=$4 ltt_clock=$5
+if [ -n "${6:-}" ]; then
+	export LTT_USER_RING_SIZE=$6
+fi
 R=$out/runs.txt
 TR=$out/traces
 mkdir -p "$TR"
