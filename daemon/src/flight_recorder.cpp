@@ -157,11 +157,15 @@ void FlightRecorder::startUserEvents() {
         return;
     config->maxBlock = info_m.max_block;
     userDrainEvery_m = config->drainEvery;
-    userBlocks_m =
-        std::make_unique<UserBlockStore>(std::size_t{info_m.ncpus} * 2 * info_m.config.buffer_size);
+    userBlocks_m = std::make_unique<UserBlockStore>(
+        std::size_t{info_m.ncpus} * 2 * info_m.config.buffer_size, o_m.triggerEvents);
     try {
         user_m = std::make_unique<UserServer>(
-            *config, [store = userBlocks_m.get()](std::span<const std::byte> b) { store->push(b); },
+            *config,
+            [store = userBlocks_m.get()](std::span<const std::byte> b) {
+                if (std::string name = store->push(b); !name.empty())
+                    requestSnapshot("application event " + name);
+            },
             [](std::string_view why) { requestSnapshot(why); });
     } catch (const std::exception& e) {
         warn(std::string("warning: no user events: ") + e.what());
@@ -368,7 +372,7 @@ SessionSummary FlightRecorder::run() {
 
 } // namespace
 
-void UserBlockStore::push(std::span<const std::byte> block) {
+std::string UserBlockStore::push(std::span<const std::byte> block) {
     FrameRules rules;
     rules.userStreams = true;
     BlockInfo b;
@@ -376,8 +380,9 @@ void UserBlockStore::push(std::span<const std::byte> block) {
     if (parseFrame(block, rules, b).kind != FrameFault::None || !(b.flags & LTT_BLOCK_F_USER) ||
         b.length != block.size()) {
         ++dropped_m;
-        return;
+        return {};
     }
+    std::string trigger = triggers_m.empty() ? std::string() : triggerOf(block, b);
     Stream& s = streams_m[b.cpu];
     s.tid = b.pid;
     s.lastSequence = b.sequence;
@@ -387,6 +392,32 @@ void UserBlockStore::push(std::span<const std::byte> block) {
     bytes_m += block.size();
     while (bytes_m > budget_m && !blocks_m.empty())
         dropOldest();
+    return trigger;
+}
+
+std::string UserBlockStore::triggerOf(std::span<const std::byte> block, const BlockInfo& b) {
+    std::string found;
+    walkBlock(block, b, [&](const BlockRecord& r) {
+        auto d = r.details();
+        if (r.header.event != LTT_EV_USER || d.size() < LTT_EV_USER_FIXED)
+            return;
+        std::uint32_t id, tgid;
+        std::memcpy(&id, d.data(), sizeof id);
+        std::memcpy(&tgid, d.data() + sizeof id, sizeof tgid);
+        if (r.header.subtype == LTT_USER_DECLARE && d.size() > LTT_EV_USER_DECL_FIXED) {
+            auto names = d.subspan(LTT_EV_USER_DECL_FIXED);
+            std::string_view name(reinterpret_cast<const char*>(names.data()), names.size());
+            name = name.substr(0, name.find('\0'));
+            if (std::find(triggers_m.begin(), triggers_m.end(), name) != triggers_m.end())
+                triggerTypes_m[{tgid, id}] = name;
+            else
+                triggerTypes_m.erase({tgid, id});
+        } else if (r.header.subtype == LTT_USER_EVENT && found.empty()) {
+            if (auto t = triggerTypes_m.find({tgid, id}); t != triggerTypes_m.end())
+                found = t->second;
+        }
+    });
+    return found;
 }
 
 // Drops the oldest block, keeping its stream's declarations.

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <libltt/block_codec.hpp>
 #include <map>
 #include <mutex>
 #include <span>
@@ -44,10 +45,13 @@ std::string snapshotPath(const std::string& path, unsigned n);
 // from different threads.
 class UserBlockStore {
 public:
-    explicit UserBlockStore(std::size_t budget) : budget_m(budget) {}
+    // `triggers`: names of events that push() reports.
+    explicit UserBlockStore(std::size_t budget, std::vector<std::string> triggers = {})
+        : budget_m(budget), triggers_m(std::move(triggers)) {}
     // Keeps one whole user block (a block that does not parse is ignored
-    // and counted as dropped).
-    void push(std::span<const std::byte> block);
+    // and counted as dropped). Returns the name of the block's first event
+    // of a trigger's name, or an empty string.
+    std::string push(std::span<const std::byte> block);
     // The blocks kept, grouped by stream, each stream readable on its own:
     // a block of the types declared in its dropped blocks first (sequence:
     // one before its first block kept), then its blocks in order, then an
@@ -72,7 +76,13 @@ private:
     };
     void dropOldest();
 
+    // The trigger names' types, by (tgid, type id), from every DECLARE
+    // seen (type ids belong to a process).
+    std::string triggerOf(std::span<const std::byte> block, const BlockInfo& b);
+
     const std::size_t budget_m;
+    const std::vector<std::string> triggers_m;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> triggerTypes_m;
     mutable std::mutex mutex_m;
     std::deque<Kept> blocks_m;
     std::map<std::uint16_t, Stream> streams_m;

@@ -6,9 +6,10 @@
 #   3000 events and waits for the daemon's drain) beside a system-call loop
 #   ltt-mark "before snapshot", then SIGUSR1: snapshot 1
 #   ltt-mark --snapshot: snapshot 2
-# then SIGINT. The host (tests/suites/73-flight-user.sh) reads the files.
+# then SIGINT; then a second one with --trigger-event ltt_mark, which
+# ltt-mark "the trigger" makes write ev-1.trace. The host (tests/suites/73-flight-user.sh) reads the files.
 # Writes to /out: results.txt, facts.txt (KEY=VALUE), fr.log, fr-N.trace,
-# fr-N.proc, fr-N.kallsyms.
+# fr-N.proc, fr-N.kallsyms, ev.log, ev-1.trace, ev-1.proc.
 . /opt/ltt/lib/vm-guest.sh
 facts=$out/facts.txt
 : >"$facts"
@@ -73,4 +74,23 @@ if grep -q "user events: .* blocks dropped from memory" fr.log; then
 else
 	fail "the daemon reports the user events it served" "$(grep -i user fr.log | tr '\n' ' ')"
 fi
+
+# --trigger-event: a second flight recorder takes a snapshot when ltt-mark
+# logs its event (named ltt_mark).
+tracedaemon --flight-recorder -b $buf --trigger-event ltt_mark ev.trace ev.proc >ev.log 2>&1 &
+tdp=$!
+i=0
+while [ ! -S /run/ltt/user.sock ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+ltt-user-load 1000 >load.txt 2>&1
+ltt-mark "the trigger"
+i=0
+while ! grep -q "snapshot 1 (" ev.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+if grep -q "snapshot 1 (application event ltt_mark)" ev.log; then
+	ok "--trigger-event ltt_mark: ltt-mark made snapshot 1"
+else
+	fail "--trigger-event ltt_mark: ltt-mark made snapshot 1" "$(tail -n 2 ev.log | tr '\n' ' ')"
+fi
+kill -INT $tdp
+wait $tdp
+chk "the second flight recorder exits 0 after SIGINT" [ $? = 0 ]
 ltt_finish

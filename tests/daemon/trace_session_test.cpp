@@ -844,3 +844,48 @@ TEST(UserBlockStore, DropsTheOldestAndKeepsTheCopyReadable) {
     EXPECT_EQ(texts, (std::vector<std::string>{"mark text=\"event 1\"", "mark text=\"event 2\""}));
     EXPECT_FALSE(reader->buildIndex());
 }
+
+// --trigger-event: push() names the first event of a trigger's name in a
+// block, by the type its process declared (in this block or an earlier one).
+TEST(UserBlockStore, NamesTheTriggerEvents) {
+    BlockBuilder b;
+    auto decl = [](std::uint32_t id, std::uint32_t tgid, const char* name) {
+        return userDeclareDetails(id, tgid, name, {{"text", LTT_USER_STR}});
+    };
+    auto event = [](std::uint32_t id, std::uint32_t tgid) {
+        UserValue v;
+        v.type = LTT_USER_STR;
+        v.s = "x";
+        return userEventDetails(id, tgid, {v});
+    };
+    auto block = [&](std::uint16_t stream, std::uint32_t seq,
+                     std::vector<std::pair<std::uint8_t, std::vector<std::byte>>> records) {
+        b.start(stream, seq, 1000 + seq, 5);
+        for (auto& [sub, d] : records)
+            b.extRecord(1000 + seq, LTT_EV_USER, sub, d.data(), d.size());
+        auto d = b.finish(1000 + seq, LTT_BLOCK_F_USER);
+        return Bytes(d.begin(), d.end());
+    };
+    UserBlockStore store(1 << 20, {"oops", "ltt_mark"});
+    EXPECT_EQ(store.push(block(0, 0,
+                               {{LTT_USER_DECLARE, decl(0, 7, "load")},
+                                {LTT_USER_DECLARE, decl(1, 7, "oops")},
+                                {LTT_USER_EVENT, event(0, 7)}})),
+              "");
+    EXPECT_EQ(
+        store.push(block(0, 1, {{LTT_USER_EVENT, event(0, 7)}, {LTT_USER_EVENT, event(1, 7)}})),
+        "oops");
+    // Type 1 of another process is not "oops".
+    EXPECT_EQ(store.push(block(
+                  1, 0, {{LTT_USER_DECLARE, decl(1, 8, "load")}, {LTT_USER_EVENT, event(1, 8)}})),
+              "");
+    EXPECT_EQ(
+        store.push(block(
+            2, 0, {{LTT_USER_DECLARE, decl(0, 9, "ltt_mark")}, {LTT_USER_EVENT, event(0, 9)}})),
+        "ltt_mark");
+    UserBlockStore none(1 << 20);
+    EXPECT_EQ(
+        none.push(block(
+            0, 0, {{LTT_USER_DECLARE, decl(0, 9, "ltt_mark")}, {LTT_USER_EVENT, event(0, 9)}})),
+        "");
+}

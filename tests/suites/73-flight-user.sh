@@ -6,7 +6,8 @@
 # each snapshot reads without a warning, holds no more than the kernel's
 # buffers plus the same budget of user blocks (ncpus x 2 x -b each) and a
 # block or two per user stream, and holds user events; the last user event
-# of snapshot 1 is the marker. One vCPU (the module's clock=tsc: the clock
+# of snapshot 1 is the marker. Then --trigger-event ltt_mark: ltt-mark
+# makes a snapshot whose last user event is its marker. One vCPU (the module's clock=tsc: the clock
 # user events carry). The kernel is not built here: not in the cache, a
 # skip. LTT_SKIP_VM=1 skips the suite.
 set -uo pipefail
@@ -72,5 +73,18 @@ if vm_report "$rc" "$log" "$out" "flight recorder with user events" && [[ -f $ou
 			fi
 		fi
 	done
+	# --trigger-event ltt_mark: the snapshot ends with the marker.
+	tr=$out/ev-1.trace
+	if [[ -f $tr ]] && timeout 300 "$ta" -d "$tr" "$out/ev-1.proc" >"$out/ev-1.dump" 2>"$out/ev-1.err" &&
+		! grep -qi warning "$out/ev-1.err"; then
+		last=$(grep -E '^u[0-9]+ +User event ' "$out/ev-1.dump" | grep -v ' DECLARE ' | tail -n 1)
+		if [[ $last == *' ltt_mark text="the trigger"' ]]; then
+			t_pass "--trigger-event: the snapshot's last user event is the one that made it"
+		else
+			t_fail "--trigger-event: the snapshot's last user event is the one that made it" "last: $last"
+		fi
+	else
+		t_fail "--trigger-event: its snapshot reads without a warning" "$(head -n 3 "$out/ev-1.err" 2>/dev/null)"
+	fi
 fi
 t_summary
