@@ -17,7 +17,8 @@
 // Application events (libltt-user, ltt-mark) are served as in a session
 // (UserServer, the same socket rules); their blocks are kept in memory in a
 // UserBlockStore bounded like the kernel's buffers, and each snapshot
-// copies them after the kernel blocks. `ltt-mark --snapshot` asks for one.
+// copies them after the kernel blocks. `ltt-mark --snapshot` asks for one,
+// and so does an event named by --trigger-event.
 #pragma once
 #include "trace_session.hpp"
 
