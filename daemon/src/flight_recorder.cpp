@@ -3,7 +3,9 @@
 #include "block_stats.hpp"
 #include "device_config.hpp"
 #include "kallsyms_copy.hpp"
+#include "user_server.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_writer.hpp>
 #include <libltt/unique_fd.hpp>
+#include <ltt/module_events.h>
 #include <mutex>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -125,6 +129,8 @@ private:
     void loop();
     void snapshot(const std::string& why);
     void setup(TraceDevice& dev);
+    void startUserEvents();
+    void stopUserEvents();
 
     const Options& o_m;
     std::ostream& out_m;
@@ -135,7 +141,52 @@ private:
     std::vector<std::byte> buf_m;
     unsigned snapshots_m = 0;
     std::chrono::steady_clock::time_point start_m;
+    std::unique_ptr<UserBlockStore> userBlocks_m; // before user_m: its sink
+    std::unique_ptr<UserServer> user_m;
+    std::chrono::milliseconds userDrainEvery_m{0};
 };
+
+// Serves libltt-user processes as a session does; their blocks go to a
+// store bounded by the kernel's buffers: ncpus x 2 x the buffer size.
+void FlightRecorder::startUserEvents() {
+    std::string note;
+    auto config = userServerConfig(o_m, userEventsClock(info_m), std::nullopt, note);
+    if (!note.empty())
+        say(note);
+    if (!config)
+        return;
+    config->maxBlock = info_m.max_block;
+    userDrainEvery_m = config->drainEvery;
+    userBlocks_m = std::make_unique<UserBlockStore>(
+        std::size_t{info_m.ncpus} * 2 * info_m.config.buffer_size, o_m.triggerEvents);
+    try {
+        user_m = std::make_unique<UserServer>(
+            *config,
+            [store = userBlocks_m.get()](std::span<const std::byte> b) {
+                if (std::string name = store->push(b); !name.empty())
+                    requestSnapshot("application event " + name);
+            },
+            [](std::string_view why) { requestSnapshot(why); });
+    } catch (const std::exception& e) {
+        warn(std::string("warning: no user events: ") + e.what());
+        userBlocks_m.reset();
+    }
+}
+
+void FlightRecorder::stopUserEvents() {
+    if (!user_m)
+        return;
+    user_m->stop();
+    for (const auto& w : user_m->warnings())
+        warn("warning: " + w);
+    const UserServerStats st = user_m->stats();
+    if (st.processes)
+        say("user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
+            " of " + std::to_string(st.processes) + " registered processes, " +
+            std::to_string(st.lost + st.lostNoRing) + " lost, " +
+            std::to_string(userBlocks_m->droppedBlocks()) + " blocks dropped from memory");
+    user_m.reset();
+}
 
 void FlightRecorder::setup(TraceDevice& dev) {
     ltt_config config = moduleConfig(o_m);
@@ -190,6 +241,16 @@ void FlightRecorder::snapshot(const std::string& why) {
         }
         writer.append(chunk);
     }
+    // The user blocks follow the kernel's, after one more pass of the
+    // server's drain so that an event logged before the request is in.
+    std::size_t userBytes = 0;
+    if (user_m) {
+        std::this_thread::sleep_for(userDrainEvery_m + std::chrono::milliseconds(20));
+        std::vector<std::byte> user = userBlocks_m->copy();
+        userBytes = user.size();
+        if (!user.empty())
+            writer.append(user);
+    }
     env_m.syncTrace(writer);
     writer.close();
     if (std::string w; !saveKallsyms(env_m.procRoot + "/kallsyms", trace, w))
@@ -208,12 +269,13 @@ void FlightRecorder::snapshot(const std::string& why) {
     char line[512];
     std::snprintf(line, sizeof line,
                   "snapshot %u (%s): %s in %llu blocks (%llu CPUs closed) to %s, %zu tasks to %s; "
-                  "%llu events overwritten, %llu lost so far",
+                  "%llu events overwritten, %llu lost so far; %s of user blocks",
                   n, why.c_str(), formatBytes(writer.bytesWritten()).c_str(),
                   static_cast<unsigned long long>(stats.totalBlocks()),
                   static_cast<unsigned long long>(finals), trace.c_str(), snap.tasks.size(),
                   proc.c_str(), static_cast<unsigned long long>(haveOver ? over.total : 0),
-                  static_cast<unsigned long long>(haveLost ? lost.total : 0));
+                  static_cast<unsigned long long>(haveLost ? lost.total : 0),
+                  formatBytes(userBytes).c_str());
     say(line);
 }
 
@@ -236,6 +298,7 @@ void FlightRecorder::loop() {
     start_m = std::chrono::steady_clock::now();
     info_m = traceInfo(*dev_m);
     buf_m.resize(std::max<std::size_t>(info_m.max_block, o_m.bufferSize.value_or(0)) * 2);
+    startUserEvents();
     say("flight recorder: recording; SIGUSR1 writes a snapshot, SIGINT or SIGTERM stops");
     while (true) {
         pollfd fds[4] = {{signals.fd(), POLLIN, 0},
@@ -280,9 +343,11 @@ SessionSummary FlightRecorder::run() {
         try {
             loop();
         } catch (...) {
+            user_m.reset();
             dev_m->control(LTT_IOC_STOP, nullptr);
             throw;
         }
+        stopUserEvents();
         stopTracing(*dev_m);
         // In overwrite mode read() has nothing after STOP but the end.
         while (dev_m->readBlocks(buf_m) > 0) {
@@ -306,6 +371,126 @@ SessionSummary FlightRecorder::run() {
 }
 
 } // namespace
+
+std::string UserBlockStore::push(std::span<const std::byte> block) {
+    FrameRules rules;
+    rules.userStreams = true;
+    BlockInfo b;
+    std::lock_guard g(mutex_m);
+    if (parseFrame(block, rules, b).kind != FrameFault::None || !(b.flags & LTT_BLOCK_F_USER) ||
+        b.length != block.size()) {
+        ++dropped_m;
+        return {};
+    }
+    std::string trigger = triggers_m.empty() ? std::string() : triggerOf(block, b);
+    Stream& s = streams_m[b.cpu];
+    s.tid = b.pid;
+    s.lastSequence = b.sequence;
+    s.lastTsc = b.endTsc;
+    s.final = (b.flags & LTT_BLOCK_F_FINAL) != 0;
+    blocks_m.push_back({b.cpu, {block.begin(), block.end()}});
+    bytes_m += block.size();
+    while (bytes_m > budget_m && !blocks_m.empty())
+        dropOldest();
+    return trigger;
+}
+
+std::string UserBlockStore::triggerOf(std::span<const std::byte> block, const BlockInfo& b) {
+    std::string found;
+    walkBlock(block, b, [&](const BlockRecord& r) {
+        auto d = r.details();
+        if (r.header.event != LTT_EV_USER || d.size() < LTT_EV_USER_FIXED)
+            return;
+        std::uint32_t id, tgid;
+        std::memcpy(&id, d.data(), sizeof id);
+        std::memcpy(&tgid, d.data() + sizeof id, sizeof tgid);
+        if (r.header.subtype == LTT_USER_DECLARE && d.size() > LTT_EV_USER_DECL_FIXED) {
+            auto names = d.subspan(LTT_EV_USER_DECL_FIXED);
+            std::string_view name(reinterpret_cast<const char*>(names.data()), names.size());
+            name = name.substr(0, name.find('\0'));
+            if (std::find(triggers_m.begin(), triggers_m.end(), name) != triggers_m.end())
+                triggerTypes_m[{tgid, id}] = name;
+            else
+                triggerTypes_m.erase({tgid, id});
+        } else if (r.header.subtype == LTT_USER_EVENT && found.empty()) {
+            if (auto t = triggerTypes_m.find({tgid, id}); t != triggerTypes_m.end())
+                found = t->second;
+        }
+    });
+    return found;
+}
+
+// Drops the oldest block, keeping its stream's declarations.
+void UserBlockStore::dropOldest() {
+    Kept& k = blocks_m.front();
+    Stream& s = streams_m[k.stream];
+    FrameRules rules;
+    rules.userStreams = true;
+    BlockInfo b;
+    if (parseFrame(k.bytes, rules, b).kind == FrameFault::None)
+        walkBlock(k.bytes, b, [&](const BlockRecord& r) {
+            auto d = r.details();
+            if (r.header.event != LTT_EV_USER || r.header.subtype != LTT_USER_DECLARE ||
+                d.size() < 2 * sizeof(std::uint32_t))
+                return;
+            std::uint32_t id, tgid;
+            std::memcpy(&id, d.data(), sizeof id);
+            std::memcpy(&tgid, d.data() + sizeof id, sizeof tgid);
+            s.declared.try_emplace({tgid, id}, d.begin(), d.end());
+        });
+    bytes_m -= k.bytes.size();
+    ++dropped_m;
+    const std::uint16_t stream = k.stream;
+    blocks_m.pop_front();
+    // A stream that ended and has no block left is forgotten; one that goes
+    // on keeps its declarations for the blocks to come.
+    if (s.final && std::none_of(blocks_m.begin(), blocks_m.end(),
+                                [&](const Kept& x) { return x.stream == stream; }))
+        streams_m.erase(stream);
+}
+
+std::vector<std::byte> UserBlockStore::copy() const {
+    std::lock_guard g(mutex_m);
+    std::vector<std::byte> out;
+    BlockBuilder builder;
+    FrameRules rules;
+    rules.userStreams = true;
+    for (const auto& [number, s] : streams_m) {
+        bool first = true;
+        for (const Kept& k : blocks_m) {
+            if (k.stream != number)
+                continue;
+            BlockInfo b;
+            if (first && !s.declared.empty() &&
+                parseFrame(k.bytes, rules, b).kind == FrameFault::None && b.sequence > 0) {
+                builder.start(number, b.sequence - 1, b.startTsc, s.tid);
+                for (const auto& [key, details] : s.declared)
+                    builder.extRecord(b.startTsc, LTT_EV_USER, LTT_USER_DECLARE, details.data(),
+                                      details.size());
+                auto d = builder.finish(b.startTsc, LTT_BLOCK_F_USER);
+                out.insert(out.end(), d.begin(), d.end());
+            }
+            first = false;
+            out.insert(out.end(), k.bytes.begin(), k.bytes.end());
+        }
+        if (!first && !s.final) {
+            builder.start(number, s.lastSequence + 1, s.lastTsc, s.tid);
+            auto d = builder.finish(s.lastTsc, LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL);
+            out.insert(out.end(), d.begin(), d.end());
+        }
+    }
+    return out;
+}
+
+std::size_t UserBlockStore::bytes() const {
+    std::lock_guard g(mutex_m);
+    return bytes_m;
+}
+
+std::uint64_t UserBlockStore::droppedBlocks() const {
+    std::lock_guard g(mutex_m);
+    return dropped_m;
+}
 
 std::string snapshotPath(const std::string& path, unsigned n) {
     auto slash = path.rfind('/');

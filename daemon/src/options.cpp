@@ -66,6 +66,7 @@ enum class Opt {
     Quiet,
     FlightRecorder,
     TriggerSignal,
+    TriggerEvent,
     Help,
     Version,
 };
@@ -106,6 +107,7 @@ constexpr OptSpec kOptions[] = {
     {"quiet", 'q', false, Opt::Quiet},
     {"flight-recorder", 0, false, Opt::FlightRecorder},
     {"trigger-signal", 0, true, Opt::TriggerSignal},
+    {"trigger-event", 0, true, Opt::TriggerEvent},
     {"help", 'h', false, Opt::Help},
     {"version", 0, false, Opt::Version},
 };
@@ -157,6 +159,8 @@ public:
             return fail("--track-command (-T) sets the process-group filter itself; drop -G");
         if (o_m.triggerSignals && !o_m.flightRecorder)
             return fail("--trigger-signal needs --flight-recorder");
+        if (!o_m.triggerEvents.empty() && !o_m.flightRecorder)
+            return fail("--trigger-event needs --flight-recorder");
         if (o_m.flightRecorder && !o_m.command.empty())
             return fail("--flight-recorder traces the whole system: no COMMAND after '--'");
         if (o_m.flightRecorder && o_m.testEmitRate)
@@ -417,6 +421,13 @@ private:
             o_m.triggerSignals |= *mask;
             return true;
         }
+        case Opt::TriggerEvent:
+            // A user event's name: 1 to LTT_USER_NAME_MAX - 1 bytes.
+            if (v.empty() || v.size() >= 64)
+                return bad("an application event's name of 1 to 63 bytes for " + name + ", not '" +
+                           std::string(v) + "'");
+            o_m.triggerEvents.emplace_back(v);
+            return true;
         case Opt::Help:
             o_m.action = Options::Action::Help;
             return true;
@@ -605,6 +616,9 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            with --flight-recorder: a snapshot when a traced
                            task dies of one of these signals (comma list of
                            names or numbers, e.g. SEGV,ABRT)
+      --trigger-event NAME with --flight-recorder: a snapshot when an
+                           application logs an event of this name (libltt-
+                           user, ltt-mark's is ltt_mark); may be repeated
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
       --version            show the version and the ltt ABI it speaks

@@ -60,6 +60,9 @@ struct Options {
     // --trigger-signal: bit n-1 for signal n; a task dying of one of them
     // makes a snapshot.
     std::uint64_t triggerSignals = 0;
+    // --trigger-event: names of application events (libltt-user) whose
+    // logging makes a snapshot.
+    std::vector<std::string> triggerEvents;
     // Changes while tracing (control_fifo.hpp): a FIFO read for command
     // lines, and a file of such lines applied again on each SIGHUP.
     std::string controlFifo;

@@ -302,6 +302,24 @@ TEST(Options, FlightRecorderAndTriggerSignals) {
     EXPECT_NE(usageText().find("--trigger-signal LIST"), std::string::npos);
 }
 
+TEST(Options, TriggerEvents) {
+    EXPECT_TRUE(ok({"--flight-recorder", "a", "b"}).triggerEvents.empty());
+    EXPECT_EQ(
+        ok({"--flight-recorder", "--trigger-event", "ltt_mark", "--trigger-event=oops", "a", "b"})
+            .triggerEvents,
+        (std::vector<std::string>{"ltt_mark", "oops"}));
+    EXPECT_NE(
+        err({"--trigger-event", "oops", "a", "b"}).find("--trigger-event needs --flight-recorder"),
+        std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--trigger-event", "", "a", "b"})
+                  .find("an application event's name of 1 to 63 bytes for --trigger-event, not ''"),
+              std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--trigger-event", std::string(64, 'x'), "a", "b"})
+                  .find("1 to 63 bytes"),
+              std::string::npos);
+    EXPECT_NE(usageText().find("--trigger-event NAME"), std::string::npos);
+}
+
 TEST(Options, SnapshotPaths) {
     EXPECT_EQ(snapshotPath("out.trace", 1), "out-1.trace");
     EXPECT_EQ(snapshotPath("/var/tmp/out.proc", 12), "/var/tmp/out-12.proc");

@@ -18,6 +18,8 @@
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
+#include <libltt/user_events.hpp>
+#include <ltt/module_events.h>
 #include <proc_snapshot.hpp>
 #include <signal.h>
 #include <sstream>
@@ -771,4 +773,119 @@ TEST(FlightRecorder, SnapshotsOnRequestAndSigusr1AndNoFileAtStop) {
     while (sigtimedwait(&usr1, nullptr, &zero) > 0) {
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+// The flight recorder's user blocks: bounded, oldest dropped first, and a
+// copy reads cleanly on its own: the types declared in dropped blocks are
+// declared again, each stream ends with a final block.
+TEST(UserBlockStore, DropsTheOldestAndKeepsTheCopyReadable) {
+    BlockBuilder b;
+    const std::uint32_t tgid = 77;
+    auto declare = userDeclareDetails(0, tgid, "mark", {{"text", LTT_USER_STR}});
+    auto event = [&](const std::string& text) {
+        UserValue v;
+        v.type = LTT_USER_STR;
+        v.s = text;
+        return userEventDetails(0, tgid, {v});
+    };
+    std::vector<Bytes> blocks;
+    for (std::uint32_t seq = 0; seq < 3; ++seq) {
+        const std::uint64_t t = 1000 + 100 * seq;
+        b.start(0, seq, t, 77);
+        if (seq == 0)
+            b.extRecord(t, LTT_EV_USER, LTT_USER_DECLARE, declare.data(), declare.size());
+        auto e = event("event " + std::to_string(seq));
+        b.extRecord(t + 10, LTT_EV_USER, LTT_USER_EVENT, e.data(), e.size());
+        auto d = b.finish(t + 20, LTT_BLOCK_F_USER);
+        blocks.emplace_back(d.begin(), d.end());
+    }
+    UserBlockStore store(blocks[1].size() + blocks[2].size());
+    for (const auto& blk : blocks)
+        store.push(blk);
+    EXPECT_EQ(store.droppedBlocks(), 1u);
+    EXPECT_EQ(store.bytes(), blocks[1].size() + blocks[2].size());
+    store.push(Bytes(40)); // not a block: ignored, counted
+    EXPECT_EQ(store.droppedBlocks(), 2u);
+
+    ltt_trace_info info{};
+    info.abi_version = LTT_ABI_VERSION;
+    info.ncpus = 1;
+    info.tsc_khz = 1000000;
+    info.flags = LTT_TRACE_F_TSC_RELIABLE;
+    ltt_file_header h = makeFileHeader(info, "test");
+    Bytes file(sizeof h);
+    std::memcpy(file.data(), &h, sizeof h);
+    auto copy = store.copy();
+    file.insert(file.end(), copy.begin(), copy.end());
+    TraceError err;
+    auto reader = TraceReader::openMemory(file, "copy", &err);
+    ASSERT_TRUE(reader) << err.message;
+    EXPECT_FALSE(reader->truncation());
+    ASSERT_EQ(reader->userStreams().size(), 1u);
+    EXPECT_TRUE(reader->userStreams()[0].final);
+    EXPECT_EQ(reader->userStreams()[0].blocks.size(), 4u); // declarations, 2 kept, final
+    UserEvents user(*reader);
+    EXPECT_TRUE(user.problems().empty());
+    std::vector<std::string> texts;
+    for (auto c = reader->begin(); c.valid(); c.next()) {
+        const Event& e = c.event();
+        if (!e.isUser())
+            continue;
+        const UserEvents::Type* type = nullptr;
+        std::string why;
+        if (user.check(e, &type, &why)) {
+            std::string text;
+            EXPECT_TRUE(user.appendText(e, text));
+            texts.push_back(text);
+        } else {
+            EXPECT_EQ(why, "");
+        }
+    }
+    EXPECT_EQ(texts, (std::vector<std::string>{"mark text=\"event 1\"", "mark text=\"event 2\""}));
+    EXPECT_FALSE(reader->buildIndex());
+}
+
+// --trigger-event: push() names the first event of a trigger's name in a
+// block, by the type its process declared (in this block or an earlier one).
+TEST(UserBlockStore, NamesTheTriggerEvents) {
+    BlockBuilder b;
+    auto decl = [](std::uint32_t id, std::uint32_t tgid, const char* name) {
+        return userDeclareDetails(id, tgid, name, {{"text", LTT_USER_STR}});
+    };
+    auto event = [](std::uint32_t id, std::uint32_t tgid) {
+        UserValue v;
+        v.type = LTT_USER_STR;
+        v.s = "x";
+        return userEventDetails(id, tgid, {v});
+    };
+    auto block = [&](std::uint16_t stream, std::uint32_t seq,
+                     std::vector<std::pair<std::uint8_t, std::vector<std::byte>>> records) {
+        b.start(stream, seq, 1000 + seq, 5);
+        for (auto& [sub, d] : records)
+            b.extRecord(1000 + seq, LTT_EV_USER, sub, d.data(), d.size());
+        auto d = b.finish(1000 + seq, LTT_BLOCK_F_USER);
+        return Bytes(d.begin(), d.end());
+    };
+    UserBlockStore store(1 << 20, {"oops", "ltt_mark"});
+    EXPECT_EQ(store.push(block(0, 0,
+                               {{LTT_USER_DECLARE, decl(0, 7, "load")},
+                                {LTT_USER_DECLARE, decl(1, 7, "oops")},
+                                {LTT_USER_EVENT, event(0, 7)}})),
+              "");
+    EXPECT_EQ(
+        store.push(block(0, 1, {{LTT_USER_EVENT, event(0, 7)}, {LTT_USER_EVENT, event(1, 7)}})),
+        "oops");
+    // Type 1 of another process is not "oops".
+    EXPECT_EQ(store.push(block(
+                  1, 0, {{LTT_USER_DECLARE, decl(1, 8, "load")}, {LTT_USER_EVENT, event(1, 8)}})),
+              "");
+    EXPECT_EQ(
+        store.push(block(
+            2, 0, {{LTT_USER_DECLARE, decl(0, 9, "ltt_mark")}, {LTT_USER_EVENT, event(0, 9)}})),
+        "ltt_mark");
+    UserBlockStore none(1 << 20);
+    EXPECT_EQ(
+        none.push(block(
+            0, 0, {{LTT_USER_DECLARE, decl(0, 9, "ltt_mark")}, {LTT_USER_EVENT, event(0, 9)}})),
+        "");
 }
