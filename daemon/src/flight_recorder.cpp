@@ -3,6 +3,7 @@
 #include "block_stats.hpp"
 #include "device_config.hpp"
 #include "kallsyms_copy.hpp"
+#include "signal_guard.hpp"
 #include "user_server.hpp"
 
 #include <algorithm>
@@ -79,40 +80,8 @@ private:
     UniqueFd fd_m;
 };
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGIO};
-
-// The flight recorder's signals, blocked and read from a signalfd; the old
-// mask is restored on destruction after consuming what is pending.
-class Signals {
-public:
-    Signals() {
-        sigemptyset(&set_m);
-        for (int s : kSignals)
-            sigaddset(&set_m, s);
-        if (::pthread_sigmask(SIG_BLOCK, &set_m, &old_m) != 0)
-            throw std::system_error(errno, std::generic_category(), "sigprocmask");
-        fd_m.reset(::signalfd(-1, &set_m, SFD_CLOEXEC | SFD_NONBLOCK));
-        if (!fd_m) {
-            int e = errno;
-            ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
-            throw std::system_error(e, std::generic_category(), "signalfd");
-        }
-    }
-    ~Signals() {
-        fd_m.reset();
-        timespec zero{0, 0};
-        while (::sigtimedwait(&set_m, nullptr, &zero) > 0) {
-        }
-        ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
-    }
-    Signals(const Signals&) = delete;
-    Signals& operator=(const Signals&) = delete;
-    int fd() const { return fd_m.get(); }
-
-private:
-    sigset_t set_m, old_m;
-    UniqueFd fd_m;
-};
+// The flight recorder's signals, read from a signalfd (signal_guard.hpp).
+constexpr std::initializer_list<int> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGIO};
 
 class FlightRecorder {
 public:
@@ -280,7 +249,7 @@ void FlightRecorder::snapshot(const std::string& why) {
 }
 
 void FlightRecorder::loop() {
-    Signals signals;
+    SignalGuard signals(kSignals);
     RequestChannel channel;
     UniqueFd deadline;
     if (o_m.duration) {

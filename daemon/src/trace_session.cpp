@@ -8,6 +8,7 @@
 #include "flight_recorder.hpp"
 #include "kallsyms_copy.hpp"
 #include "proc_snapshot.hpp"
+#include "signal_guard.hpp"
 #include "snapshot_thread.hpp"
 #include "test_emitter.hpp"
 #include "user_server.hpp"
@@ -39,43 +40,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kSignals[] = {SIGIO, SIGINT, SIGTERM, SIGHUP, SIGCHLD};
-
-// Blocks the daemon's signals (before any thread or child exists) and reads
-// them from a signalfd. On destruction consumes what is still pending, so a
-// late SIGIO cannot kill the process, and restores the old mask.
-class SignalGuard {
-public:
-    SignalGuard() {
-        sigemptyset(&set_m);
-        for (int s : kSignals)
-            sigaddset(&set_m, s);
-        if (::pthread_sigmask(SIG_BLOCK, &set_m, &old_m) != 0)
-            throw std::system_error(errno, std::generic_category(), "sigprocmask");
-        fd_m.reset(::signalfd(-1, &set_m, SFD_CLOEXEC | SFD_NONBLOCK));
-        if (!fd_m) {
-            int e = errno;
-            ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
-            throw std::system_error(e, std::generic_category(), "signalfd");
-        }
-    }
-    ~SignalGuard() {
-        fd_m.reset();
-        timespec zero{0, 0};
-        while (::sigtimedwait(&set_m, nullptr, &zero) > 0) {
-        }
-        ::pthread_sigmask(SIG_SETMASK, &old_m, nullptr);
-    }
-    SignalGuard(const SignalGuard&) = delete;
-    SignalGuard& operator=(const SignalGuard&) = delete;
-
-    int fd() const { return fd_m.get(); }
-    const sigset_t& oldMask() const { return old_m; }
-
-private:
-    sigset_t set_m, old_m;
-    UniqueFd fd_m;
-};
+// The daemon's signals, read from a signalfd (signal_guard.hpp).
+constexpr std::initializer_list<int> kSignals = {SIGIO, SIGINT, SIGTERM, SIGHUP, SIGCHLD};
 
 UniqueFd makeTimer() {
     UniqueFd fd(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
@@ -502,7 +468,7 @@ void Session::stopUserEvents() {
 SessionSummary Session::run() {
     double cpuStart = threadCpuSeconds();
     try {
-        signals_m = std::make_unique<SignalGuard>();
+        signals_m = std::make_unique<SignalGuard>(kSignals);
         dev_m = env_m.openDevice(o_m.device);
         checkAbi(*dev_m);
         if (!o_m.command.empty())

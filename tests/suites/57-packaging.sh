@@ -46,7 +46,7 @@ if [[ -z $version ]]; then
 	exit
 fi
 declare -A pkg
-for p in ltt-dkms ltt-tools traceview; do
+for p in ltt-dkms ltt-tools traceview libltt-user0 libltt-user-dev; do
 	pkg[$p]=$(ls "$deb/${p}_"*.deb 2>/dev/null | head -n 1)
 	t_check "$p: built" test -f "${pkg[$p]}"
 	[[ -f ${pkg[$p]} ]] || continue
@@ -82,6 +82,10 @@ fi
 	/usr/bin/tracecpuid /usr/bin/traceanalyze /usr/bin/traceconvert /usr/share/doc/ltt-tools/trace-format.md.gz \
 	/usr/share/man/man5/ltt-trace.5.gz
 [[ -f ${pkg[traceview]} ]] && has traceview /usr/bin/traceview
+[[ -f ${pkg[ltt-tools]} ]] && has ltt-tools /usr/bin/ltt-mark /usr/share/man/man1/ltt-mark.1.gz
+[[ -f ${pkg[libltt-user0]} ]] && has libltt-user0 /usr/lib/libltt-user.so.0
+[[ -f ${pkg[libltt-user-dev]} ]] && has libltt-user-dev /usr/include/ltt/user.h /usr/include/ltt/user.hpp \
+	/usr/lib/libltt-user.so /usr/lib/libltt-user.a /usr/share/man/man3/libltt-user.3.gz
 # Every program has its manual page, in the same package.
 for p in ltt-tools traceview; do
 	[[ -f $tmp/$p.files ]] || continue
