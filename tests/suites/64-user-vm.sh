@@ -46,6 +46,23 @@ if vm_report "$rc" "$log" "$out" "user events in the guest"; then
 		vm_import <(sed -E 's/^(ok|FAIL) - /\1 - trace: /' "$out/check.txt")
 		[[ $(tail -n 1 "$out/check.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] ||
 			t_fail "ltt-user-check reported its totals" "$(tail -n 3 "$out/check.txt")"
+		# The events sit among the loader's own system calls in time order:
+		# it waits for the daemon's drain between batches (ltt_user_flush
+		# sleeps), so traceanalyze -d, which merges user streams with the
+		# CPUs by time, shows system calls of its pid between its first and
+		# its last event.
+		read -r nload nsys < <("$build/bin/traceanalyze" -d "$out/user.trace" 2>/dev/null |
+			awk -v pid="$pid" '$6 != pid { next }
+				$2 == "User" && $8 == "load" { if (!first) first = NR; last = NR; n++; next }
+				$2 == "Syscall" && $3 == "entry" { at[++k] = NR }
+				END { c = 0; for (i = 1; i <= k; i++) if (at[i] > first && at[i] < last) c++
+				      print n + 0, c }')
+		if [[ $nload == 10000 && ${nsys:-0} -gt 0 ]]; then
+			t_pass "traceanalyze -d: the 10000 load events, with $nsys of the loader's system calls among them"
+		else
+			t_fail "traceanalyze -d: the 10000 load events among the loader's system calls" \
+				"load events ${nload:-none}, system calls between the first and the last ${nsys:-none}"
+		fi
 	else
 		t_fail "the guest brought back user.trace and the loader's pid" "$(ls "$out")"
 	fi
