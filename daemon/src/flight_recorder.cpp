@@ -150,10 +150,8 @@ void FlightRecorder::stopUserEvents() {
         warn("warning: " + w);
     const UserServerStats st = user_m->stats();
     if (st.processes)
-        say("user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
-            " of " + std::to_string(st.processes) + " registered processes, " +
-            std::to_string(st.lost + st.lostNoRing) + " lost, " +
-            std::to_string(userBlocks_m->droppedBlocks()) + " blocks dropped from memory");
+        say(describe(st) + ", " + std::to_string(userBlocks_m->droppedBlocks()) +
+            " blocks dropped from memory");
     user_m.reset();
 }
 

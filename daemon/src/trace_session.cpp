@@ -457,9 +457,7 @@ void Session::stopUserEvents() {
         warn("warning: " + w);
     const UserServerStats st = user_m->stats();
     if (st.processes)
-        say("user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
-            " of " + std::to_string(st.processes) + " registered processes, " +
-            std::to_string(st.lost + st.lostNoRing) + " lost");
+        say(describe(st));
     if (userQueue_m->dropped())
         warn("warning: " + std::to_string(userQueue_m->dropped()) +
              " user blocks larger than the daemon buffer were dropped");

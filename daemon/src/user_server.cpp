@@ -745,4 +745,10 @@ std::string UserServer::defaultSocketPath() {
     return std::string(xdg) + "/ltt/user.sock";
 }
 
+std::string describe(const UserServerStats& st) {
+    return "user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
+           " of " + std::to_string(st.processes) + " registered processes, " +
+           std::to_string(st.lost + st.lostNoRing) + " lost";
+}
+
 } // namespace ltt::daemon

@@ -67,6 +67,10 @@ struct UserServerStats {
     std::uint64_t wakeups = 0; // drains a process's eventfd asked for
 };
 
+// The summary line a daemon prints at the end: "user events: N from E of P
+// registered processes, L lost".
+std::string describe(const UserServerStats& st);
+
 class UserServer {
 public:
     // Receives whole blocks, from the server's thread (one call at a time).
