@@ -7,7 +7,7 @@ set -euo pipefail
 # One list, grouped by what needs it; keep it in step with README.md.
 packages=(
 	# user space build and tests
-	build-essential cmake ninja-build pkg-config clang clang-format
+	build-essential cmake ninja-build pkg-config ccache clang clang-format
 	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libelf-dev libdw-dev jq python3 babeltrace2 protobuf-compiler time
 	# GUI and its headless tests
@@ -44,5 +44,5 @@ if [[ $(id -u) != 0 ]]; then
 	sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
