@@ -6,28 +6,23 @@
 .PHONY: bench fuzz fuzz-build
 
 FUZZ_SECONDS ?= 600
-LTT_FUZZER := $(BUILD)/fuzz/trace_reader_fuzzer
-# The reader's sources only: the fuzzer is built by clang apart from the
-# CMake tree (libFuzzer needs clang; the main build may use g++).
-LTT_FUZZ_SOURCES := analysis/src/trace_reader.cpp analysis/src/block_codec.cpp \
-	analysis/src/block_codec_c.cpp \
-	analysis/src/event_format.cpp analysis/src/syscall_args.cpp \
-	analysis/src/trace_analysis.cpp analysis/src/proc_file.cpp analysis/src/user_events.cpp \
-	tests/analysis/fuzz/trace_reader_fuzzer.cpp
+LTT_FUZZ_BUILD := $(BUILD)/fuzz
+LTT_FUZZER := $(LTT_FUZZ_BUILD)/bin/trace_reader_fuzzer
 
 bench: all
 	@analysis/bench/bench.sh $(BUILD)
 
-fuzz-build: $(LTT_FUZZER)
-
-$(LTT_FUZZER): $(LTT_FUZZ_SOURCES) $(wildcard analysis/include/libltt/*.hpp analysis/include/libltt/detail/*.hpp) \
-		tests/analysis/analysis_equal.hpp \
-		analysis/src/syscall_table_x86_64.inc include/ltt/events.h include/ltt/abi.h \
-		include/ltt/format.h include/ltt/module_events.h analysis/include/libltt/block_codec.h
-	@mkdir -p $(dir $@)
-	clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iinclude -Ianalysis/include -Ianalysis/src \
-		-DLTT_VERSION_STRING='"fuzz"' $(LTT_FUZZ_SOURCES) -o $@
+# The fuzzer is built by clang in a build directory of its own (libFuzzer
+# needs clang; the main build may use g++), from the same CMake targets as
+# the libraries (tests/CMakeLists.txt, LTT_FUZZ): the libraries compiled
+# with fuzzer-no-link instrumentation, ASan and UBSan.
+fuzz-build:
+	@if [ ! -f $(LTT_FUZZ_BUILD)/build.ninja ]; then \
+		CC=clang CXX=clang++ cmake -S . -B $(LTT_FUZZ_BUILD) -G Ninja -DLTT_FUZZ=ON \
+			-DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS='-O1 -g' -DCMAKE_CXX_FLAGS='-O1 -g' \
+			-DLTT_SANITIZE=fuzzer-no-link,address,undefined; \
+	fi
+	cmake --build $(LTT_FUZZ_BUILD) --target trace_reader_fuzzer
 
 fuzz: fuzz-build
-	@tests/analysis/fuzz/run-fuzz.sh $(LTT_FUZZER) $(FUZZ_SECONDS)
+	@tests/fuzz/run-fuzz.sh $(LTT_FUZZER) $(FUZZ_SECONDS)

@@ -16,14 +16,14 @@ LTT_MODTEST = $(LTT_MOD_OUT)/ltt_modtest
 LTT_MODTEST_SRC = tests/module/ltt_modtest.c
 # The block checks are libltt's codec, through its C API (block_codec.h):
 # compiled here as well, and the program linked by g++ for the C++ runtime.
-LTT_MODTEST_CODEC = analysis/src/block_codec.cpp analysis/src/block_codec_c.cpp
-LTT_MODTEST_HDRS = analysis/include/libltt/block_codec.h \
-	analysis/include/libltt/block_codec.hpp include/ltt/abi.h include/ltt/events.h
+LTT_MODTEST_CODEC = analysis/format/block_codec.cpp analysis/format/block_codec_c.cpp
+LTT_MODTEST_HDRS = analysis/format/include/libltt/block_codec.h \
+	analysis/format/include/libltt/block_codec.hpp include/ltt/abi.h include/ltt/events.h
 # Frame pointers and no sibling calls: the syscall-IP test walks user frames.
 LTT_MODTEST_CFLAGS = -O2 -g -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -Wall -Wextra -Wno-unused-parameter \
-	-Wno-unused-result -Iinclude -Ianalysis/include
-LTT_MODTEST_CXXFLAGS = -std=c++20 -O2 -g -Wall -Wextra -Iinclude -Ianalysis/include
+	-Wno-unused-result -Iinclude -Ianalysis/format/include
+LTT_MODTEST_CXXFLAGS = -std=c++20 -O2 -g -Wall -Wextra -Iinclude -Ianalysis/format/include
 
 module:
 	@kdir='$(KERNELDIR)'; \
@@ -37,8 +37,8 @@ module-debug:
 $(LTT_MODTEST): $(LTT_MODTEST_SRC) $(LTT_MODTEST_CODEC) $(LTT_MODTEST_HDRS)
 	@mkdir -p $(dir $@)
 	gcc $(LTT_MODTEST_CFLAGS) -c -o $@.o $(LTT_MODTEST_SRC)
-	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec.o analysis/src/block_codec.cpp
-	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec-c.o analysis/src/block_codec_c.cpp
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec.o analysis/format/block_codec.cpp
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec-c.o analysis/format/block_codec_c.cpp
 	g++ -static -o $@ $@.o $@-codec.o $@-codec-c.o
 
 module-test: $(LTT_MODTEST)

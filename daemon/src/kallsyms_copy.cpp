@@ -4,7 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <libltt/private_file.hpp>
-#include <libltt/symbolize.hpp>
+#include <libltt/trace_files.hpp>
 #include <sstream>
 #include <system_error>
 #include <unistd.h>

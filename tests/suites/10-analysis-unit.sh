@@ -27,7 +27,7 @@ if sanitizer_build "$build-asan" address,undefined ltt_analysis_tests ltt-synth;
 fi
 
 # traceanalyze --follow on traces written step by step.
-source "$root/tests/analysis/follow.sh"
+source "$root/tests/unit/read/follow.sh"
 if [[ -x $build/bin/traceanalyze && -x $build/bin/ltt-synth ]]; then
 	follow_tests "$build"
 else
@@ -37,12 +37,12 @@ fi
 tarball=/usr/src/linux-source-6.1.tar.xz
 if [[ -r $tarball ]]; then
 	gen=$(mktemp)
-	if "$root/analysis/gen/gen-syscalls.sh" "$tarball" >"$gen" 2>&1 &&
-		cmp -s "$gen" "$root/analysis/src/syscall_table_x86_64.inc"; then
+	if "$root/analysis/describe/names/gen-syscalls.sh" "$tarball" >"$gen" 2>&1 &&
+		cmp -s "$gen" "$root/analysis/describe/names/syscall_table_x86_64.inc"; then
 		t_pass "syscall table matches linux-source-6.1 syscall_64.tbl"
 	else
 		t_fail "syscall table matches linux-source-6.1 syscall_64.tbl" \
-			"$(diff "$gen" "$root/analysis/src/syscall_table_x86_64.inc" | head -n 5)"
+			"$(diff "$gen" "$root/analysis/describe/names/syscall_table_x86_64.inc" | head -n 5)"
 	fi
 	rm -f "$gen"
 else

@@ -46,7 +46,7 @@ goldens=(
 	"real trace from the VM: report|vm-sh.report.txt|-a -s vm-sh.trace vm-sh.proc"
 	"real trace from the VM: --json|vm-sh.json|--json vm-sh.trace vm-sh.proc"
 	# Names from the trace and the .proc holding control characters, a
-	# backslash and bytes that are not UTF-8 (tests/analysis/craft-trace.py
+	# backslash and bytes that are not UTF-8 (tests/tools/craft-trace.py
 	# names): escaped in text, valid JSON.
 	"hostile names: report -a -s escaped|names.report.txt|-a -s names.trace names.proc"
 	"hostile names: dump -d escaped|names.dump.txt|-d names.trace names.proc"
@@ -143,7 +143,7 @@ t_check "--json is valid JSON with the documented keys" \
 for base in small lost; do
 	t_check "--expect figures reproduced ($base)" bash -c \
 		"cd '$data' && '$ta' --json $base.trace $base.proc >'$tmp/$base.json' &&
-		 '$root/tests/analysis/compare-expect.sh' $base.expect.json '$tmp/$base.json'"
+		 '$root/tests/tools/compare-expect.sh' $base.expect.json '$tmp/$base.json'"
 done
 for args in "--events 20000 --cpus 4 --processes 8 --seed 11" \
 	"--events 50000 --cpus 1 --processes 3 --seed 12" \
@@ -154,7 +154,7 @@ for args in "--events 20000 --cpus 4 --processes 8 --seed 11" \
 	t_check "ltt-synth $args: analysis = --expect" bash -c \
 		"'$synth' $args -o '$tmp/s' --expect >'$tmp/s.expect' &&
 		 '$ta' --json '$tmp/s.trace' '$tmp/s.proc' >'$tmp/s.json' &&
-		 '$root/tests/analysis/compare-expect.sh' '$tmp/s.expect' '$tmp/s.json'"
+		 '$root/tests/tools/compare-expect.sh' '$tmp/s.expect' '$tmp/s.json'"
 done
 t_check "ltt-synth is deterministic" bash -c \
 	"'$synth' --events 5000 --cpus 2 --processes 3 --seed 9 -o '$tmp/d1' &&
@@ -172,7 +172,7 @@ declare -A why=(
 	[record-size]="bad record size 12"
 	[block-end]="block does not end with a BLOCK_END record"
 	# Damage followed by further whole blocks is corruption, not a tail
-	# (tests/analysis/craft-trace.py middle-zeros, middle-length).
+	# (tests/tools/craft-trace.py middle-zeros, middle-length).
 	[middle-zeros]="expected BLOCK_START record, found event id 0"
 	[middle-length]="bad block length 1048576"
 )
@@ -211,7 +211,7 @@ t_run_expect "killed producer (no final block): warning names the CPU" 0 \
 	bash -c "cd '$data' && '$ta' -s bad/truncate.trace small.proc"
 t_run_expect "killed producer: --json ended_cleanly false" 0 '"ended_cleanly": false' \
 	bash -c "cd '$data' && '$ta' --json bad/truncate.trace small.proc 2>/dev/null"
-# Power-cut tails (tests/analysis/craft-trace.py tail-*): zeros, garbage or a
+# Power-cut tails (tests/tools/craft-trace.py tail-*): zeros, garbage or a
 # half-written block after the last whole block of tiny.trace. A warning
 # naming the offset where the whole blocks end, exit 0, and the analysis of
 # everything before it, identical to tiny.trace's.
@@ -238,7 +238,7 @@ done
 # a 32-bit offset back to its first record, followed by a whole block: a
 # sparse file of 4 GiB made by craft-trace.py wrap. The length is out of
 # bounds, and the block is not the tail: an error naming the length field.
-if off=$(python3 "$root/tests/analysis/craft-trace.py" wrap "$tmp/wrap.trace" 2>"$tmp/wrap.err"); then
+if off=$(python3 "$root/tests/tools/craft-trace.py" wrap "$tmp/wrap.trace" 2>"$tmp/wrap.err"); then
 	for args in -s -d --json; do
 		t_run_expect "4 GiB block whose record offsets wrap ($args): error, no hang" 1 \
 			"^traceanalyze: $tmp/wrap.trace: offset $off \(0x[0-9a-f]+\): bad block length 4294967288$" \
@@ -331,7 +331,7 @@ t_check "ltt-synth --format 1 writes a version 1 trace, 2 (the default) version 
 t_check "ltt-synth --format 1: analysis = --expect" bash -c "
 	'$synth' --events 20000 --cpus 3 --seed 4 --format 1 -o '$tmp/g1' --expect >'$tmp/g1.expect' &&
 	'$ta' --json '$tmp/g1.trace' '$tmp/g1.proc' >'$tmp/g1.json' &&
-	'$root/tests/analysis/compare-expect.sh' '$tmp/g1.expect' '$tmp/g1.json'"
+	'$root/tests/tools/compare-expect.sh' '$tmp/g1.expect' '$tmp/g1.json'"
 t_run_expect "ltt-synth unknown corruption" 1 "unknown corruption kind \"nope\"" \
 	"$synth" --events 3000 --corrupt nope -o "$tmp/x"
 t_summary

@@ -6,7 +6,7 @@
 # block) with exit 0, and shows per ltt event type exactly traceanalyze
 # --json's count less what traceconvert says it dropped by rule, every
 # lost event as discarded, and every kept event at its time on its CPU
-# (tests/analysis/convert_ctf_counts.py);
+# (tests/tools/convert_ctf_counts.py);
 # field values and wall-clock times of a small trace against known values;
 # the CLI contract (usage errors exit 2, bad input exit 1 naming the file
 # and offset, existing output refused, private output modes).
@@ -16,7 +16,7 @@ build=$root/${BUILD:-build}
 [[ ${BUILD:-build} == /* ]] && build=${BUILD}
 tc=$build/bin/traceconvert ta=$build/bin/traceanalyze synth=$build/bin/ltt-synth
 data=$root/tests/data
-counts=$root/tests/analysis/convert_ctf_counts.py
+counts=$root/tests/tools/convert_ctf_counts.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -15,10 +15,10 @@ fi
 log=$(mktemp)
 if nice make --no-print-directory -C "$root" fuzz-build >"$log" 2>&1; then
 	t_pass "build the reader fuzzer (clang, libFuzzer, ASan+UBSan)"
-	fuzzer=$BUILD/fuzz/trace_reader_fuzzer
+	fuzzer=$BUILD/fuzz/bin/trace_reader_fuzzer
 	[[ $fuzzer == /* ]] || fuzzer=$root/$fuzzer
 	t_check "fuzz the trace reader for ${seconds}s" \
-		"$root/tests/analysis/fuzz/run-fuzz.sh" "$fuzzer" "$seconds"
+		"$root/tests/fuzz/run-fuzz.sh" "$fuzzer" "$seconds"
 else
 	t_fail "build the reader fuzzer (clang, libFuzzer, ASan+UBSan)" "$(tail -n 5 "$log")"
 fi

@@ -113,7 +113,7 @@ fi
 # every figure it shows is what opening the finished file shows.
 synth=$build/bin/ltt-synth
 if [[ -x $synth ]] && "$synth" --events 60000 --cpus 4 --processes 20 -o "$home/grow" >/dev/null; then
-	"$root/tests/analysis/follow-writer.py" "$home/grow.trace" "$home/live.trace" --pause 0.08 \
+	"$root/tests/tools/follow-writer.py" "$home/grow.trace" "$home/live.trace" --pause 0.08 \
 		--split --proc "$home/grow.proc" "$home/live.proc" --proc-after 10 >/dev/null &
 	writer=$!
 	log=$out/follow-selftest.log
