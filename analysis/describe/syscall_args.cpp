@@ -8,8 +8,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <libltt/event_format.hpp>
+#include <libltt/event_names.hpp>
 #include <libltt/syscall_args.hpp>
+#include <libltt/text_escape.hpp>
 
 namespace ltt {
 
@@ -17,12 +18,6 @@ namespace {
 
 using ull = unsigned long long;
 using ll = long long;
-
-constexpr const char* kVarNames[LTT_VAR_COUNT] = {
-    "args",   "pid",     "ppid",   "pgid",    "freemem", "totalmem", "pgfault",
-    "pgpgin", "pgpgout", "pswpin", "pswpout", "prev",    "next",     "sigpending",
-    "uid",    "minflt",  "majflt", "nvcsw",   "nivcsw",  "loadavg",
-};
 
 template <class... A> void appendf(std::string& out, const char* fmt, A... args) {
     char buf[128];
@@ -432,45 +427,6 @@ const char* errnoName(std::int64_t e) {
 
 } // namespace
 
-std::string_view varName(unsigned var) {
-    return var < LTT_VAR_COUNT ? kVarNames[var] : std::string_view{};
-}
-
-std::string varNames() {
-    std::string s;
-    for (unsigned v = 0; v < LTT_VAR_COUNT; ++v)
-        s.append(v ? "," : "").append(kVarNames[v]);
-    return s;
-}
-
-std::optional<std::uint32_t> parseVarList(std::string_view list, std::string* bad) {
-    std::uint32_t mask = 0;
-    std::size_t at = 0;
-    while (at <= list.size()) {
-        std::size_t comma = list.find(',', at);
-        if (comma == std::string_view::npos)
-            comma = list.size();
-        std::string name(list.substr(at, comma - at));
-        for (char& ch : name)
-            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        at = comma + 1;
-        if (name == "all") {
-            mask |= LTT_VAR_MASK_ALL;
-            continue;
-        }
-        unsigned v = 0;
-        while (v < LTT_VAR_COUNT && name != kVarNames[v])
-            ++v;
-        if (v == LTT_VAR_COUNT) {
-            if (bad)
-                *bad = name;
-            return std::nullopt;
-        }
-        mask |= LTT_VAR_BIT(v);
-    }
-    return mask;
-}
-
 std::optional<VarsRecord> decodeVars(const Event& e) {
     if (e.id != LTT_EV_VARS)
         return std::nullopt;
@@ -508,8 +464,8 @@ void appendVarValues(std::string& out, const VarsRecord& v) {
             continue;
         out.append(first ? "" : "; ");
         first = false;
-        for (const char* c = kVarNames[i]; *c; ++c)
-            out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(*c))));
+        for (char c : varName(i))
+            out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
         if (i == LTT_VAR_SIGPENDING)
             appendf(out, " : %#llx", ull(v.values[i]));
         else

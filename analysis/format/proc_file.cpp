@@ -9,8 +9,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <libltt/event_format.hpp>
 #include <libltt/proc_file.hpp>
+#include <libltt/text_escape.hpp>
 #include <libltt/unique_fd.hpp>
 #include <string_view>
 #include <system_error>

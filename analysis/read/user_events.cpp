@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <libltt/event_format.hpp>
+#include <libltt/text_escape.hpp>
 #include <libltt/user_events.hpp>
 #include <ltt/module_events.h>
 #include <tuple>

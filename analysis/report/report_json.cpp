@@ -2,7 +2,7 @@
 // docs/json.md. Masked-out figures are null.
 #include <cstdio>
 #include <cstring>
-#include <libltt/callsites.hpp>
+#include <libltt/callsite_report.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>

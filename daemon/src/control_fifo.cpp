@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <fstream>
 #include <libltt/event_names.hpp>
-#include <libltt/syscall_args.hpp>
 #include <ltt/module_events.h>
 #include <optional>
 #include <stdexcept>

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <libltt/syscall_args.hpp>
+#include <libltt/event_names.hpp>
 #include <limits>
 #include <ltt/abi.h>
 

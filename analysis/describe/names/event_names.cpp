@@ -1,14 +1,51 @@
 // The event-name vocabulary: see event_names.hpp.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
-#include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
 #include <ltt/module_events.h>
 
 namespace ltt {
 
 namespace {
+
+struct EventNames {
+    const char* name;
+    const char* key;
+};
+
+// Ids without a name (reserved) read as "Unknown".
+constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
+    {"Trace start", "trace_start"},
+    {"Syscall entry", "syscall_entry"},
+    {"Syscall exit", "syscall_exit"},
+    {"Trap entry", "trap_entry"},
+    {"Trap exit", "trap_exit"},
+    {"IRQ entry", "irq_entry"},
+    {"IRQ exit", "irq_exit"},
+    {"Sched change", "schedchange"},
+    {"Kernel timer", "kernel_timer"},
+    {"Soft IRQ", "soft_irq"},
+    {"Process", "process"},
+    {"File system", "file_system"},
+    {"Timer", "timer"},
+    {"Memory", "memory"},
+    {"Socket", "socket"},
+    {"IPC", "ipc"},
+    {"Network", "network"},
+    {"Block start", "block_start"},
+    {"Block end", "block_end"},
+    {"Heartbeat", "heartbeat"},
+    {"Lost events", "lost"},
+    {"Custom", "custom"},
+    {"Variables", "vars"},
+    {"Mount", "mount"},
+    {"Lock", "lock"},
+    {"Map", "map"},
+    {"User event", "user"},
+    {"Config", "config"},
+}};
 
 constexpr std::uint64_t bit(int ev) {
     return LTT_EV_BIT(ev);
@@ -71,6 +108,61 @@ bool sameName(std::string_view a, std::string_view b) {
 }
 
 } // namespace
+
+std::string_view eventName(unsigned id) {
+    return id < LTT_EV_COUNT && kEvents[id].name ? kEvents[id].name : "Unknown";
+}
+std::string_view eventKey(unsigned id) {
+    return id < LTT_EV_COUNT && kEvents[id].key ? kEvents[id].key : "unknown";
+}
+
+std::string_view subtypeName(unsigned id, unsigned sub) {
+    static constexpr const char* softirq[] = {"SOFTIRQ ENTRY", "SOFTIRQ EXIT", "TASKLET ENTRY",
+                                              "TASKLET EXIT"};
+    static constexpr const char* process[] = {"KTHREAD", "FORK",   "EXIT",
+                                              "WAIT",    "SIGNAL", "WAKEUP"};
+    static constexpr const char* fs[] = {"START I/O WAIT", "END I/O WAIT", "EXEC",  "OPEN",
+                                         "CLOSE",          "READ",         "WRITE", "SEEK",
+                                         "IOCTL",          "SELECT",       "POLL"};
+    static constexpr const char* timer[] = {"EXPIRED", "SET ITIMER", "SET TIMEOUT"};
+    static constexpr const char* memory[] = {"PAGE ALLOC", "PAGE FREE",       "SWAP IN",
+                                             "SWAP OUT",   "PAGE WAIT START", "PAGE WAIT END"};
+    static constexpr const char* socket[] = {"SO CALL", "SO CREATE", "SO SEND", "SO RECEIVE"};
+    static constexpr const char* ipc[] = {"IPC CALL", "MSG CREATE", "SEM CREATE", "SHM CREATE"};
+    static constexpr const char* net[] = {"PACKET IN", "PACKET OUT"};
+    static constexpr const char* mount[] = {"MOUNT", "UMOUNT"};
+    static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
+    static constexpr const char* user[] = {"EVENT", "DECLARE"};
+    auto pick = [sub](const auto& arr) -> std::string_view {
+        return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
+    };
+    switch (id) {
+    case LTT_EV_USER:
+        return pick(user);
+    case LTT_EV_SOFT_IRQ:
+        return pick(softirq);
+    case LTT_EV_PROCESS:
+        return pick(process);
+    case LTT_EV_FILE_SYSTEM:
+        return pick(fs);
+    case LTT_EV_TIMER:
+        return pick(timer);
+    case LTT_EV_MEMORY:
+        return pick(memory);
+    case LTT_EV_SOCKET:
+        return pick(socket);
+    case LTT_EV_IPC:
+        return pick(ipc);
+    case LTT_EV_NETWORK:
+        return pick(net);
+    case LTT_EV_MOUNT:
+        return pick(mount);
+    case LTT_EV_LOCK:
+        return pick(lock);
+    default:
+        return {};
+    }
+}
 
 std::span<const EventNameEntry> eventNames() {
     return kEventNames;

@@ -1,6 +1,6 @@
 // Kernel-state variables (VARS records, include/ltt/module_events.h) and
-// strace-style system calls: the variables' names, the decoding of a VARS
-// record, and the formatting of a call with its arguments
+// strace-style system calls: the decoding of a VARS record (the variables'
+// names are event_names.hpp's, included here), and the formatting of a call with its arguments
 // (`openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3`). Shared by
 // traceanalyze's dump, its JSON event dump, traceview's raw-trace list
 // (through describeEvent()) and tracedaemon's -V, so all say the same.
@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <libltt/event_names.hpp>
 #include <libltt/trace_reader.hpp>
 #include <ltt/module_events.h>
 #include <optional>
@@ -17,14 +18,6 @@
 #include <vector>
 
 namespace ltt {
-
-// "args", "pid", "ppid", ... for enum ltt_var; empty for other numbers.
-std::string_view varName(unsigned var);
-// A comma-separated list of variable names ("pid,ppid,minflt"), or "all";
-// case-insensitive. nullopt on a name that is no variable (it goes to *bad).
-std::optional<std::uint32_t> parseVarList(std::string_view list, std::string* bad = nullptr);
-// Every variable's name, comma-separated, for help texts and messages.
-std::string varNames();
 
 // A VARS record decoded. `values` is indexed by enum ltt_var and valid
 // where `changed` has the variable's bit (LTT_VAR_ARGS: `args`).

@@ -13,7 +13,7 @@
 
 namespace ltt {
 
-struct CallSiteReport; // libltt/callsites.hpp
+struct CallSiteReport; // libltt/callsite_report.hpp
 
 struct ReportOptions {
     bool summarize = false; // trace header, event counts, system summary

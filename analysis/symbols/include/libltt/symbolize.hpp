@@ -15,8 +15,8 @@
 // "Call sites").
 #pragma once
 
-#include <libltt/trace_files.hpp>
 #include <cstdint>
+#include <libltt/trace_files.hpp>
 #include <memory>
 #include <optional>
 #include <string>
