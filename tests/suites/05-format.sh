@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Habits that are checked: the sources' formatting (scripts/format-check.sh:
-# clang-format on the C++, checkpatch.pl on the kernel-style C), and that the
+# clang-format on the C++, checkpatch.pl on the kernel-style C), libltt's
+# layers including only downwards (analysis/check-layers.sh), and that the
 # warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
 # -DLTT_WERROR=ON) to an already configured build directory. (That the
 # module builds with W=1 and, with CI set, fails on a warning needs a built
@@ -22,6 +23,22 @@ if [[ -n $line ]]; then
 else
 	t_fail "scripts/format-check.sh ran" "$(tail -n 5 <<<"$out")"
 fi
+
+# libltt's layers include only downwards (analysis/README.md): the tree as
+# it is, then a copy with an include planted up the layers, which the check
+# must refuse by file and line.
+if out=$("$root/analysis/check-layers.sh" "$root" 2>&1); then
+	t_pass "libltt's includes follow its layers (analysis/check-layers.sh)"
+else
+	t_fail "libltt's includes follow its layers (analysis/check-layers.sh)" "$out"
+fi
+mkdir -p "$tmp/layers/daemon"
+cp -r "$root/analysis" "$tmp/layers/" && cp -r "$root/daemon/src" "$tmp/layers/daemon/"
+sed -i '0,/^#include </s//#include <libltt\/trace_analysis.hpp>\n#include </' \
+	"$tmp/layers/analysis/read/trace_reader.cpp"
+out=$("$tmp/layers/analysis/check-layers.sh" "$tmp/layers" 2>&1)
+t_check "check-layers.sh refuses read/ including analyze's trace_analysis.hpp" \
+	grep -q '^analysis/read/trace_reader.cpp:[0-9]*: read includes libltt/trace_analysis.hpp of analyze' <<<"$out"
 
 # CMAKE_FLAGS reach a build directory configured before, without them.
 b=$tmp/build
