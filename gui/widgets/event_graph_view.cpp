@@ -228,8 +228,7 @@ void EventGraphView::requestExact(const ExactKey& key) {
     exactThread_m = std::thread([this, g, key] {
         auto out = std::make_shared<ExactColumns>();
         out->key = key;
-        g->binRows(key.rows, key.begin, key.end, key.columns, out->bins);
-        g->cpuTasks(key.begin, key.end, key.columns, out->cpus);
+        exactColumns(*g, key, out->bins, out->cpus);
         {
             std::lock_guard lock(exactLock_m);
             exactDone_m = std::move(out);
@@ -269,53 +268,13 @@ bool EventGraphView::computeColumns(const ExactKey& key) {
         return colsExact_m = true;
     }
     if (g.rereadEstimate(key.begin, key.end, key.columns) <= syncReread_m) {
-        g.binRows(key.rows, key.begin, key.end, key.columns, bins_m);
-        g.cpuTasks(key.begin, key.end, key.columns, cpuCols_m);
+        exactColumns(g, key, bins_m, cpuCols_m);
         return colsExact_m = true;
     }
     // Too many events to re-read within a frame: the summary's bins (one
     // per coarse column, nothing re-read) stretched over the columns, until
     // the worker has the exact ones.
-    const std::uint64_t w = g.binWidthNs(), lo = g.startNs();
-    const std::uint64_t b0 = (std::max(key.begin, lo) - lo) / w;
-    const std::uint64_t b1 = std::max(b0 + 1, (key.end - lo + w - 1) / w);
-    const auto nb = unsigned(b1 - b0);
-    const std::uint64_t cb = lo + b0 * w, ce = lo + b1 * w;
-    std::vector<ltt::RowBins> coarse;
-    std::vector<std::vector<std::int32_t>> coarseCpu;
-    g.binRows(key.rows, cb, ce, nb, coarse);
-    g.cpuTasks(cb, ce, nb, coarseCpu);
-    bins_m.resize(coarse.size());
-    for (std::size_t r : key.rows) {
-        ltt::RowBins& o = bins_m[r];
-        o.control.assign(key.columns, 0);
-        o.firstEvent.assign(key.columns, -1);
-        o.firstKind.assign(key.columns, GraphEventKind::Other);
-        o.eventCount.assign(key.columns, 0);
-        o.kinds.assign(key.columns, 0);
-    }
-    cpuCols_m.assign(coarseCpu.size(), std::vector<std::int32_t>(key.columns, -1));
-    std::uint64_t last = ~0ull;
-    for (unsigned c = 0; c < key.columns; ++c) {
-        const std::uint64_t t = ltt::EventGraph::columnStart(key.begin, key.end, key.columns, c);
-        const std::uint64_t j = std::min<std::uint64_t>(nb - 1, (std::max(t, cb) - cb) / w);
-        const bool firstOfBin = j != last;
-        last = j;
-        for (std::size_t r : key.rows) {
-            const ltt::RowBins& in = coarse[r];
-            ltt::RowBins& o = bins_m[r];
-            o.control[c] = in.control[j] & ~RowBins::kControlChanges;
-            if (firstOfBin) {
-                o.control[c] = in.control[j];
-                o.firstEvent[c] = in.firstEvent[j];
-                o.firstKind[c] = in.firstKind[j];
-                o.eventCount[c] = in.eventCount[j];
-                o.kinds[c] = in.kinds[j];
-            }
-        }
-        for (std::size_t k = 0; k < coarseCpu.size(); ++k)
-            cpuCols_m[k][c] = coarseCpu[k][j];
-    }
+    stretchedSummary(g, key, bins_m, cpuCols_m);
     requestExact(key);
     return colsExact_m = false;
 }

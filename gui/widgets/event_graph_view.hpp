@@ -29,6 +29,7 @@
 // thread computes the exact columns, after which the view is redrawn exact.
 #pragma once
 
+#include "graph_columns.hpp"
 #include "graph_painters.hpp"
 #include "graph_viewport.hpp"
 #include "trace_document.hpp"
@@ -157,17 +158,8 @@ public:
 private:
     // The columns one paint draws: exact (from the model or the worker) or
     // the summary's bins stretched while the worker computes them.
-    struct ExactKey {
-        std::uint64_t begin = 0, end = 0;
-        unsigned columns = 0;
-        std::vector<std::size_t> rows;
-        bool operator==(const ExactKey&) const = default;
-    };
-    struct ExactColumns {
-        ExactKey key;
-        std::vector<ltt::RowBins> bins;
-        std::vector<std::vector<std::int32_t>> cpus;
-    };
+    using ExactKey = GraphColumnsKey;
+    using ExactColumns = GraphColumns;
     // Fills bins_m and cpuCols_m for the view; false when they are the
     // stretched summary (the exact ones are being computed).
     bool computeColumns(const ExactKey& key);
