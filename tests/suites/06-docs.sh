@@ -139,6 +139,8 @@ if make -s -C "$root" install BUILD="$build" PREFIX=/usr DESTDIR="$dest" >"$tmp/
 	t_check "installed: /usr/share/doc/ltt/trace-format.md" \
 		cmp "$root/docs/trace-format.md" "$dest/usr/share/doc/ltt/trace-format.md"
 	t_check "ltt-synth (a test tool) is not installed" test ! -e "$dest/usr/bin/ltt-synth"
+	t_check "traceview-selftest (a test tool) is not installed" \
+		test ! -e "$dest/usr/bin/traceview-selftest"
 	for page in "${pages[@]}" tracecore.1 tracecpuid.1; do
 		t_run_expect "man finds $page in the installed tree" 0 "NAME" \
 			env MANPATH="$dest/usr/share/man" MANWIDTH=80 man -P cat "${page##*.}" "${page%.*}"

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# traceview under a virtual X display (Xvfb): command-line behaviour, then the
-# self test, which opens a committed trace, visits each tab, zooms, searches,
-# filters and selects, checks the result structurally (rows, labels, counts)
-# and saves screenshots in $BUILD/test-results/gui/. Skipped, with a message,
-# where gtkmm-4.0 or Xvfb is missing.
+# traceview: the model's unit tests (gui/model, no toolkit, no display:
+# traceview_model_tests), then under a virtual X display (Xvfb) the
+# command-line behaviour and the self test (traceview-selftest, a program of
+# its own: the shipped traceview holds no test code), which opens a
+# committed trace, visits each tab, zooms, searches, filters and selects,
+# checks the result structurally (rows, labels, counts) and saves
+# screenshots in $BUILD/test-results/gui/. The GUI part is skipped, with a
+# message, where gtkmm-4.0 or Xvfb is missing.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
 build=${BUILD:-build}
 [[ $build == /* ]] || build=$root/$build
 tv=$build/bin/traceview
+selftest=$build/bin/traceview-selftest
 data=$root/tests/gui/data
 out=$build/test-results/gui
+
+# The model: TraceDocument, FollowSession, GraphViewport (tests/unit/gui-model).
+if [[ -x $build/bin/traceview_model_tests ]]; then
+	t_gtest "$build/bin/traceview_model_tests"
+else
+	t_fail "traceview_model_tests built" "missing $build/bin/traceview_model_tests (run make)"
+fi
 
 if [[ ! -x $tv ]]; then
 	if pkg-config --exists gtkmm-4.0 2>/dev/null; then
@@ -25,11 +36,31 @@ fi
 
 t_run_expect "traceview --help prints the usage" 0 'usage: traceview \[TRACE \[PROC\]\]' "$tv" --help
 t_run_expect "unknown option is refused" 2 'unknown option --frobnicate' "$tv" --frobnicate
-t_run_expect "--selftest needs its arguments" 2 'usage:' "$tv" --selftest
 t_run_expect "--follow needs a TRACE" 2 'traceview: --follow needs a TRACE' "$tv" --follow
-t_run_expect "--follow does not combine with --bench" 2 'usage:' "$tv" --follow --bench a b
 t_run_expect "no display: clear message" 3 'cannot open a display' \
 	env -u DISPLAY -u WAYLAND_DISPLAY "$tv" "$data/small.trace"
+# The self test and the benchmark are traceview-selftest's, not the
+# shipped program's: no such options, no test code in the binary.
+t_run_expect "traceview has no --selftest" 2 'unknown option --selftest' "$tv" --selftest
+t_run_expect "traceview has no --bench" 2 'unknown option --bench' "$tv" --bench
+if grep -aqE 'runSelfTest|runFollowSelfTest|runBenchmark|writeVarsTrace|selftest: ' "$tv"; then
+	t_fail "the shipped traceview holds no test code" \
+		"$(grep -aoE 'runSelfTest|runFollowSelfTest|runBenchmark|writeVarsTrace|selftest: ' "$tv" | sort -u | xargs)"
+else
+	t_pass "the shipped traceview holds no test code"
+fi
+if [[ ! -x $selftest ]]; then
+	t_fail "traceview-selftest is built" "$selftest is missing"
+	t_summary
+	exit
+fi
+t_run_expect "traceview-selftest --help prints its usage" 0 \
+	'usage: traceview-selftest OUTDIR TRACE PROC' "$selftest" --help
+t_run_expect "traceview-selftest needs its arguments" 2 'usage:' "$selftest"
+t_run_expect "traceview-selftest --follow does not combine with --bench" 2 'usage:' \
+	"$selftest" --follow --bench a b
+t_run_expect "traceview-selftest without a display: clear message" 3 'cannot open a display' \
+	env -u DISPLAY -u WAYLAND_DISPLAY "$selftest" "$out" "$data/small.trace" "$data/small.proc"
 
 if ! command -v xvfb-run >/dev/null; then
 	t_skip "traceview self test" "xvfb-run not installed (package xvfb)"
@@ -46,12 +77,12 @@ run_gui() {
 	timeout 300 xvfb-run -a -s "-screen 0 1400x900x24" \
 		env HOME="$home" XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" \
 		XDG_CACHE_HOME="$home/cache" GSK_RENDERER=cairo GDK_BACKEND=x11 NO_AT_BRIDGE=1 \
-		"$tv" "$@"
+		"$selftest" "$@"
 }
 
 log=$out/selftest.log
 # Relative paths on purpose (they must work as well as absolute ones).
-(cd "$root" && run_gui --selftest "$out" tests/gui/data/small.trace tests/gui/data/small.proc) >"$log" 2>&1
+(cd "$root" && run_gui "$out" tests/gui/data/small.trace tests/gui/data/small.proc) >"$log" 2>&1
 rc=$?
 # fold_selftest NAME LOG STATUS: the self test's own checks, one by one,
 # and the check that it ran to the end.
@@ -72,7 +103,7 @@ fold_selftest() {
 fold_selftest selftest "$log" "$rc"
 # A trace with user streams (application events beside the CPUs').
 log=$out/user-selftest.log
-(cd "$root" && run_gui --selftest "$out/user" tests/data/user.trace tests/data/user.proc) >"$log" 2>&1
+(cd "$root" && run_gui "$out/user" tests/data/user.trace tests/data/user.proc) >"$log" 2>&1
 fold_selftest "user streams selftest" "$log" "$?"
 
 for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
@@ -87,7 +118,7 @@ for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kind
 done
 
 # The raw list's system call text is traceanalyze -d's (one code path): the
-# trace with VARS records the self test wrote, dumped.
+# fixture trace with VARS records the self test wrote, dumped.
 ta=$build/bin/traceanalyze
 if [[ -s $out/vars.trace ]]; then
 	t_run_expect "traceanalyze -d shows the self test's openat as the raw list does" 0 \
@@ -99,7 +130,7 @@ fi
 
 # A file that is not a trace: the error names the file, the window stays up.
 printf 'not a trace at all, just text padding the header out.....' >"$home/bad.trace"
-run_gui --selftest "$out/bad" "$home/bad.trace" /dev/null >"$out/bad.log" 2>&1
+run_gui "$out/bad" "$home/bad.trace" /dev/null >"$out/bad.log" 2>&1
 if grep -q '^FAIL - open trace' "$out/bad.log" && grep -q 'bad.trace: offset 0' "$out/bad.log" &&
 	! grep -Eq 'Segmentation|Aborted' "$out/bad.log"; then
 	t_pass "a corrupt trace is refused with the file and offset, without a crash"
@@ -117,7 +148,7 @@ if [[ -x $synth ]] && "$synth" --events 60000 --cpus 4 --processes 20 -o "$home/
 		--split --proc "$home/grow.proc" "$home/live.proc" --proc-after 10 >/dev/null &
 	writer=$!
 	log=$out/follow-selftest.log
-	run_gui --follow --selftest "$out/follow" "$home/live.trace" "$home/live.proc" >"$log" 2>&1
+	run_gui --follow "$out/follow" "$home/live.trace" "$home/live.proc" >"$log" 2>&1
 	rc=$?
 	wait "$writer"
 	fold_selftest "follow selftest" "$log" "$rc"

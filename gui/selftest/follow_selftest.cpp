@@ -1,7 +1,11 @@
-// traceview --follow --selftest: see follow_controller.hpp.
-#include "follow_controller.hpp"
-#include "main_window.hpp"
+// traceview-selftest --follow OUTDIR TRACE PROC: follows TRACE while a
+// producer writes it, then opens the finished file and checks that the
+// figures shown (events, processes, the system-wide and per-process
+// analysis) are the same, and that the view set up while following survived
+// the later updates; prints "ok"/"FAIL" lines and "selftest: N passed, N
+// failed", saves a screenshot in OUTDIR and quits.
 #include "screenshot.hpp"
+#include "selftest.hpp"
 
 #include <iostream>
 #include <set>
@@ -35,17 +39,6 @@ std::vector<std::string> figures(const TraceDocument& doc) {
     }
     return out;
 }
-
-struct FollowChecks {
-    int passed = 0, failed = 0;
-    void check(bool ok, const std::string& name, const std::string& detail = {}) {
-        (ok ? passed : failed)++;
-        std::cout << (ok ? "ok   - " : "FAIL - ") << name << "\n";
-        if (!ok && !detail.empty())
-            std::cout << "       " << detail << "\n";
-        std::cout.flush();
-    }
-};
 
 // What the self test sets up on the view while following, and checks that
 // later updates keep.
@@ -112,7 +105,7 @@ bool setUpView(MainWindow& win, KeepProbe& k) {
 
 void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
                        const std::string& proc, const std::string& outDir, int& status) {
-    auto checks = std::make_shared<FollowChecks>();
+    auto checks = std::make_shared<Checks>();
     g_mkdir_with_parents(outDir.c_str(), 0755);
     // The event counts the window showed while following.
     auto seen = std::make_shared<std::set<std::uint64_t>>();
@@ -143,7 +136,7 @@ void runFollowSelfTest(Gtk::Application& app, MainWindow& win, const std::string
         },
         20));
     auto finish = [&app, &status, checks] {
-        std::cout << "selftest: " << checks->passed << " passed, " << checks->failed << " failed\n";
+        checks->summary();
         status = checks->failed ? 1 : 0;
         app.quit();
     };

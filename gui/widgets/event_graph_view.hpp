@@ -17,6 +17,11 @@
 // memory and the load average as step lines, the paging counters as rates per
 // column, each scaled to its strip.
 //
+// The geometry (zoom, scroll, time <-> x, rows, hit testing) is a
+// GraphViewport (gui/model, no toolkit), the drawing is the painters'
+// (graph_painters.hpp); this widget holds the drawing areas, the input
+// handlers, the caches and the worker below.
+//
 // A view that would re-read more than kSyncReread events from the trace
 // (zoomed just below one summary bin per column, the whole window is cut
 // bins) is not computed while a frame is painted: the frame shows the
@@ -24,6 +29,9 @@
 // thread computes the exact columns, after which the view is redrawn exact.
 #pragma once
 
+#include "graph_columns.hpp"
+#include "graph_painters.hpp"
+#include "graph_viewport.hpp"
 #include "trace_document.hpp"
 
 #include <array>
@@ -51,8 +59,9 @@ public:
     // Visible window, in ns since the trace start.
     // With `cover`, the view shows at least [begin, end) (zoom to fit).
     void setView(std::uint64_t begin, std::uint64_t end, bool cover = false);
-    std::uint64_t viewBegin() const { return begin_m; }
-    std::uint64_t viewEnd() const { return end_m; }
+    std::uint64_t viewBegin() const { return vp_m.begin(); }
+    std::uint64_t viewEnd() const { return vp_m.end(); }
+    const GraphViewport& viewport() const { return vp_m; }
     void zoom(double factor);             // > 1 zooms in, around the centre
     void zoomAt(double factor, double x); // around graph-area x
     void zoomToFit();
@@ -89,15 +98,12 @@ public:
     bool userEventsVisible() const { return userVisible_m; }
     // For tests: the application events the last paint drew (one per pixel
     // column of a row), and the names it wrote beside them.
-    struct DrawnUserMark {
-        std::uint64_t index = 0;
-        double x = 0, y = 0; // in the graph area
-    };
-    const std::vector<DrawnUserMark>& lastUserMarks() const { return lastUserDrawn_m; }
-    std::size_t lastUserLabelCount() const { return lastUserLabels_m; }
+    using DrawnUserMark = traceview::DrawnUserMark; // in the graph area
+    const std::vector<DrawnUserMark>& lastUserMarks() const { return last_m.userMarks; }
+    std::size_t lastUserLabelCount() const { return last_m.userLabels; }
     // For tests: markers drawn by the last paint, by the kind of the marker.
     const std::array<std::size_t, ltt::kGraphEventKinds>& lastMarkersByKind() const {
-        return lastByKind_m;
+        return last_m.byKind;
     }
     // The CPU view. For tests: the task its last paint drew for `cpu` at
     // graph-area x (-1: none), and the number of task names it wrote.
@@ -118,7 +124,7 @@ public:
     Gtk::DrawingArea& counterArea() { return counters_m; }
     std::size_t counterStrips() const;
     std::optional<std::string> counterTextAt(double x, double y) const;
-    static constexpr int kCounterRowHeight = 30;
+    static constexpr int kCounterRowHeight = GraphViewport::kCounterRowHeight;
     Gtk::DrawingArea& utilisationArea() { return util_m; }
     // The utilisation strip's figures: busy CPU time per column over the
     // whole trace, as drawn (for tests).
@@ -135,34 +141,25 @@ public:
     // For tests: the labels of the rows currently drawn, and the markers and
     // transitions drawn by the last paint.
     std::vector<std::string> visibleRowLabels() const;
-    std::size_t lastMarkerCount() const { return lastMarkers_m; }
-    std::size_t lastTransitionCount() const { return lastTransitions_m; }
-    std::size_t lastLabelCount() const { return lastLabels_m; }
+    std::size_t lastMarkerCount() const { return last_m.markers; }
+    std::size_t lastTransitionCount() const { return last_m.transitions; }
+    std::size_t lastLabelCount() const { return last_m.labels; }
     // Simulated input, for the self test.
     void clickAt(double x, double y);
     std::optional<std::string> tooltipAt(double x, double y) const;
     std::optional<std::pair<double, double>> positionOf(std::uint64_t index) const;
     Gtk::DrawingArea& area() { return area_m; }
 
-    static constexpr int kLabelWidth = 180;
-    static constexpr int kAxisHeight = 24;
-    static constexpr int kRowHeight = 22;
-    static constexpr int kCpuRowHeight = 18;
+    static constexpr int kLabelWidth = GraphViewport::kLabelWidth;
+    static constexpr int kAxisHeight = GraphViewport::kAxisHeight;
+    static constexpr int kRowHeight = GraphViewport::kRowHeight;
+    static constexpr int kCpuRowHeight = GraphViewport::kCpuRowHeight;
 
 private:
     // The columns one paint draws: exact (from the model or the worker) or
     // the summary's bins stretched while the worker computes them.
-    struct ExactKey {
-        std::uint64_t begin = 0, end = 0;
-        unsigned columns = 0;
-        std::vector<std::size_t> rows;
-        bool operator==(const ExactKey&) const = default;
-    };
-    struct ExactColumns {
-        ExactKey key;
-        std::vector<ltt::RowBins> bins;
-        std::vector<std::vector<std::int32_t>> cpus;
-    };
+    using ExactKey = GraphColumnsKey;
+    using ExactColumns = GraphColumns;
     // Fills bins_m and cpuCols_m for the view; false when they are the
     // stretched summary (the exact ones are being computed).
     bool computeColumns(const ExactKey& key);
@@ -176,26 +173,20 @@ private:
     void drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawOverview(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
     void drawLegend(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height);
+    // After the viewport changed: scrollbars, redraws, signalViewChanged.
+    void viewMoved();
     void syncScrollbars();
-    std::optional<std::size_t> rowAtY(double y) const;
-    std::optional<double> yOfRow(std::size_t row) const;
-    double timeToX(std::uint64_t t, int graphWidth) const;
-    std::uint64_t xToTime(double x) const;
-    std::size_t visibleProcessRows() const;
+    std::uint64_t xToTime(double x) const { return vp_m.xToTime(x, area_m.get_width()); }
+    std::size_t visibleProcessRows() const { return vp_m.visibleProcessRows(area_m.get_height()); }
+    std::optional<double> yOfRow(std::size_t row) const {
+        return vp_m.yOfRow(row, area_m.get_height());
+    }
     std::optional<ltt::GraphHit> hitAt(double x, double y) const;
-    std::size_t rowOfEvent(const EventLine& line) const;
-    void drawUserMarks(const Cairo::RefPtr<Cairo::Context>& cr, int graphWidth);
-    // An application event's row: its thread's, else its process's.
-    std::optional<std::size_t> rowOfUserMark(const UserMark& m) const;
     // The application event drawn nearest graph-area (x, y), within 4 px.
     std::optional<std::uint64_t> userMarkAt(double x, double y) const;
 
     const TraceDocument* doc_m = nullptr;
-    std::uint64_t begin_m = 0, end_m = 1;
-    std::uint64_t wantSpan_m = 1; // span asked for before alignment
-    int snapWidth_m = -1;         // graph width the view was last aligned for
-    bool snapCover_m = false;     // that alignment had to cover the asked range
-    std::size_t firstRow_m = 0;   // first process row shown (rows 0, 1 are pinned)
+    GraphViewport vp_m;
     std::optional<std::uint64_t> selected_m;
     std::optional<std::uint64_t> selectedTime_m;
     std::optional<std::size_t> selectedRow_m;
@@ -217,12 +208,9 @@ private:
     std::vector<std::vector<std::int32_t>> cpuCols_m; // CPU view: task per CPU per column
     std::optional<ExactKey> colsKey_m;                // what bins_m / cpuCols_m hold
     bool colsExact_m = false;
-    std::size_t lastMarkers_m = 0, lastTransitions_m = 0, lastLabels_m = 0;
-    std::array<std::size_t, ltt::kGraphEventKinds> lastByKind_m{};
+    GraphPaintStats last_m; // what the last paint of the graph drew
     std::uint16_t hiddenKinds_m = 0;
     bool userVisible_m = true;
-    std::vector<DrawnUserMark> lastUserDrawn_m;
-    std::size_t lastUserLabels_m = 0;
     bool lastRefining_m = false;
     std::size_t refiningPaints_m = 0;
     std::uint64_t syncReread_m = kSyncReread;
@@ -251,10 +239,5 @@ private:
     std::optional<std::size_t> highlightRow_m;
     sigc::signal<void(std::chrono::nanoseconds)> paintedSignal_m;
 };
-
-// Colours of the event kinds, shared by the graph and its legend.
-void kindColour(ltt::GraphEventKind kind, double& r, double& g, double& b);
-// The application events' colour (their diamonds and legend entry).
-inline constexpr double kUserColour[3] = {0.55, 0.15, 0.75};
 
 } // namespace traceview

@@ -7,7 +7,7 @@
 // values to the same precision, and "masked out at trace time" (JSON null)
 // for every figure whose events were not recorded.
 //
-// TraceDocument (gui/src, linked into this binary by tests/CMakeLists.txt)
+// TraceDocument (gui/model, the traceview_model library this binary links)
 // is the whole model the panel renders, and it needs no toolkit.
 #include "trace_document.hpp"
 
