@@ -532,14 +532,19 @@ private:
                     // No descriptor left: the spare one makes room to take
                     // the connection and close it, so it leaves the backlog
                     // and the listener stops being readable.
+                    // (accept4 takes the descriptor first: EMFILE comes with
+                    // an empty backlog too, and then the spare takes nothing.)
                     if (spare_m) {
                         spare_m.reset();
                         UniqueFd late(::accept4(listen_m.get(), nullptr, nullptr, SOCK_CLOEXEC));
+                        const bool took = static_cast<bool>(late);
                         late.reset();
                         spare_m.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-                        refuseConnection("the daemon has no file descriptor left");
-                        if (spare_m)
-                            continue;
+                        if (took) {
+                            refuseConnection("the daemon has no file descriptor left");
+                            if (spare_m)
+                                continue;
+                        }
                     }
                     listenPausedUntil_m = std::chrono::steady_clock::now() + config_m.drainEvery;
                 } else if (errno == ENOBUFS || errno == ENOMEM) {

@@ -814,6 +814,8 @@ TEST(UserServerLimits, NoSpinWhenDescriptorsRunOut) {
     std::vector<int> filler;
     for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
         filler.push_back(fd);
+    // The child's exit status: how many of its connections the server
+    // closed (they leave the backlog) within 2 s.
     const pid_t child = ::fork();
     if (child == 0) {
         for (int fd : filler)
@@ -828,7 +830,13 @@ TEST(UserServerLimits, NoSpinWhenDescriptorsRunOut) {
                 socks.push_back(s);
         }
         ::sleep(2);
-        ::_exit(0);
+        int closed = 0;
+        for (int s : socks) {
+            char c;
+            const ssize_t r = ::recv(s, &c, 1, MSG_DONTWAIT);
+            closed += r == 0 || (r < 0 && errno != EAGAIN);
+        }
+        ::_exit(closed);
     }
     std::this_thread::sleep_for(200ms);
     const double cpu0 = processCpuMs();
@@ -837,9 +845,11 @@ TEST(UserServerLimits, NoSpinWhenDescriptorsRunOut) {
     for (int fd : filler)
         ::close(fd);
     ::setrlimit(RLIMIT_NOFILE, &saved);
-    int status;
+    int status = 0;
     ::waitpid(child, &status, 0);
     f.finish();
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 20)
+        << "connections left in the backlog while descriptors ran out";
     EXPECT_LT(used, 100.0) << "the server spun on EMFILE";
     EXPECT_GT(f.server->stats().connectionsRefused, 0u);
 }
@@ -869,11 +879,36 @@ TEST(UserServerLimits, AClosingDescriptorStallsNothing) {
     linger lg{1, 6};
     ASSERT_EQ(::setsockopt(out.get(), SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
 
+    // The socket travels inside a socket pair's queue: the server's close
+    // of that pair's end is then the last reference of both, and the
+    // lingering close runs in the server, whoever closed first here.
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair), 0);
+    UniqueFd carrier(pair[0]), inbox(pair[1]);
+    {
+        const int fd = out.get();
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+        char byte = 0;
+        iovec iov{&byte, 1};
+        msghdr mh{};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cbuf;
+        mh.msg_controllen = sizeof cbuf;
+        cmsghdr* c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+        ASSERT_EQ(::sendmsg(carrier.get(), &mh, 0), 1);
+    }
+    out.reset(); // in flight: not the last reference
+    carrier.reset();
     Fixture f("linger");
     {
         RawClient bad(f.socket);
-        bad.send(out.get()); // as its "memfd"
-        out.reset();         // the server's copy is the last one
+        bad.send(inbox.get()); // as its "memfd"
+        inbox.reset();
         std::this_thread::sleep_for(200ms);
     }
     const auto t0 = std::chrono::steady_clock::now();
