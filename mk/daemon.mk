@@ -43,3 +43,12 @@ install-docs:
 
 bench-daemon: all
 	@tests/daemon/bench-daemon.sh
+
+# tracedaemon's libFuzzer targets (user-event records, control lines) for
+# DAEMON_FUZZ_SECONDS each (default 600), in $(BUILD)-fuzz (clang,
+# ASan+UBSan); `make fuzz` runs them too.
+.PHONY: fuzz-daemon
+DAEMON_FUZZ_SECONDS ?= 600
+fuzz: fuzz-daemon
+fuzz-daemon:
+	@tests/daemon/fuzz/run-fuzz.sh $(abspath $(BUILD))-fuzz $(DAEMON_FUZZ_SECONDS)

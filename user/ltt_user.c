@@ -143,7 +143,7 @@ static void free_closing_rings(void)
 /* LTT_USER_RING_SIZE, or the default (with a message when it is bad). */
 static uint32_t ring_size_setting(void)
 {
-	const char *env = getenv("LTT_USER_RING_SIZE");
+	const char *env = secure_getenv("LTT_USER_RING_SIZE");
 	unsigned long long v;
 	char *end;
 
@@ -165,11 +165,15 @@ static uint32_t ring_size_setting(void)
 	return (uint32_t)v;
 }
 
-/* The root daemon's socket, then the user's (LTT_USER_SOCKET: only it). */
+/*
+ * The root daemon's socket, then the user's (LTT_USER_SOCKET: only it).
+ * secure_getenv: a setuid or file-capability program does not let its
+ * caller's environment send its memfd to another socket.
+ */
 static void find_paths(void)
 {
-	const char *env = getenv("LTT_USER_SOCKET");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *env = secure_getenv("LTT_USER_SOCKET");
+	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
 
 	if (env && *env) {
 		snprintf(paths, sizeof(paths), "%s", env);

@@ -466,11 +466,19 @@ bool TraceReader::scan(TraceError* error) {
                 userIndex.resize(b.cpu + 1u, -1);
                 rules.lastUserSequence = lastUserSeq;
             }
+            // The cursor numbers its streams (CPUs, then these) in 16 bits:
+            // the streams past that are skipped (-2), their records counted
+            // as lost user events, and the rest of the trace is read.
+            if (userIndex[b.cpu] == -1 && header_m.ncpus + userStreams_m.size() >= 0xffff)
+                userIndex[b.cpu] = -2;
+            if (userIndex[b.cpu] == -2) {
+                lastUserSeq[b.cpu] = b.sequence;
+                userLost_m += b.lost + b.records;
+                off += b.length;
+                dataEnd_m = off;
+                continue;
+            }
             if (userIndex[b.cpu] < 0) {
-                // The cursor numbers its streams (CPUs, then these) in 16 bits.
-                if (header_m.ncpus + userStreams_m.size() >= 0xffff)
-                    return fail(off, "too many user streams (" +
-                                         std::to_string(userStreams_m.size()) + ")");
                 userIndex[b.cpu] = static_cast<std::int32_t>(userStreams_m.size());
                 userStreams_m.push_back({b.cpu, b.pid, 0, false, {}});
             }

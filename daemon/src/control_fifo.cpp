@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -117,6 +118,12 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+std::string modeString(mode_t m) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04o", static_cast<unsigned>(m & 07777));
+    return b;
+}
+
 } // namespace
 
 std::span<const ControlCommand> controlCommands() {
@@ -154,28 +161,59 @@ ControlFifo::ControlFifo(std::string path) : path_m(std::move(path)) {
     } else if (errno != EEXIST) {
         fail("cannot create the FIFO", errno);
     }
+    // An existing path is examined before it is opened (opening a device
+    // or another user's FIFO could itself do harm), then opened without
+    // following a symbolic link and checked again on the descriptor: what
+    // was opened is what is used, whatever the path names meanwhile.
+    auto check = [&](const struct stat& st) {
+        if (!S_ISFIFO(st.st_mode))
+            fail("exists and is not a FIFO", 0);
+        if (st.st_uid != ::geteuid())
+            fail("the FIFO belongs to uid " + std::to_string(st.st_uid) + ", not to " +
+                     std::to_string(::geteuid()) + " (remove it, or give a new path)",
+                 0);
+        if ((st.st_mode & 07777) != 0600)
+            fail("the FIFO has mode " + modeString(st.st_mode) +
+                     ", not 0600 (anyone else who may write to it could change the trace)",
+                 0);
+    };
     struct stat st {};
     if (::lstat(path_m.c_str(), &st) != 0)
         fail("cannot examine it", errno);
-    if (!S_ISFIFO(st.st_mode))
-        fail("exists and is not a FIFO", 0);
+    if (S_ISLNK(st.st_mode))
+        fail("is a symbolic link", 0);
+    check(st);
     // Read-write: the FIFO always has a writer (us), so a writer closing
     // never gives an end of file, and open never waits.
-    fd_m.reset(::open(path_m.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
+    fd_m.reset(::open(path_m.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW));
     if (!fd_m)
-        fail("cannot open it", errno);
+        fail(errno == ELOOP ? "is a symbolic link" : "cannot open it", errno == ELOOP ? 0 : errno);
+    struct stat opened {};
+    if (::fstat(fd_m.get(), &opened) != 0)
+        fail("cannot examine it", errno);
+    check(opened);
+    if (opened.st_dev != st.st_dev || opened.st_ino != st.st_ino)
+        fail("was replaced while it was opened", 0);
+    dev_m = opened.st_dev;
+    ino_m = opened.st_ino;
 }
 
 ControlFifo::~ControlFifo() {
-    if (created_m)
+    // Only the FIFO this made, not what another took its name for.
+    struct stat st {};
+    if (created_m && ::lstat(path_m.c_str(), &st) == 0 && st.st_dev == dev_m && st.st_ino == ino_m)
         ::unlink(path_m.c_str());
 }
 
 std::vector<std::string> ControlFifo::readLines() {
     char buf[4096];
     ssize_t n;
-    while ((n = ::read(fd_m.get(), buf, sizeof buf)) > 0)
+    while ((n = ::read(fd_m.get(), buf, sizeof buf)) > 0) {
         partial_m.append(buf, static_cast<std::size_t>(n));
+        // A line longer than any command is cut, not kept growing.
+        if (partial_m.size() > kMaxLine && partial_m.find('\n') == std::string::npos)
+            partial_m.resize(kMaxLine);
+    }
     std::vector<std::string> lines;
     std::size_t start = 0, nl;
     while ((nl = partial_m.find('\n', start)) != std::string::npos) {

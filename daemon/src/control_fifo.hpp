@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace ltt::daemon {
@@ -45,10 +46,13 @@ std::span<const ControlCommand> controlCommands();
 // do nothing. Returns "" or a message naming the line.
 std::string runControlLine(TraceDevice& dev, ControlState& state, std::string_view line);
 
-// The FIFO: created with mode 0600 (an existing FIFO is used as it is; any
-// other existing file is refused), opened read-write and non-blocking so
-// that writers may come and go without an end of file. Removed on
-// destruction when this created it.
+// The FIFO: created with mode 0600, or an existing FIFO of this process's
+// effective uid with mode 0600 (anything else is refused: a symbolic link,
+// another file, another user's FIFO, one others may write to), opened
+// read-write, non-blocking and O_NOFOLLOW, and checked again with fstat on
+// the descriptor, so that writers may come and go without an end of file
+// and nobody can swap the path between the check and the open. Removed on
+// destruction when this created it (and the path still names it).
 class ControlFifo {
 public:
     // Throws std::runtime_error naming the path and the reason.
@@ -64,9 +68,13 @@ public:
     std::vector<std::string> readLines();
 
 private:
+    // The longest partial line kept: longer ones are cut.
+    static constexpr std::size_t kMaxLine = 64 * 1024;
     std::string path_m;
     UniqueFd fd_m;
     bool created_m = false;
+    dev_t dev_m = 0;
+    ino_t ino_m = 0;
     std::string partial_m;
 };
 

@@ -67,6 +67,9 @@ enum class Opt {
     FlightRecorder,
     TriggerSignal,
     TriggerEvent,
+    MaxSnapshots,
+    SnapshotBudget,
+    SnapshotGid,
     Help,
     Version,
 };
@@ -108,6 +111,9 @@ constexpr OptSpec kOptions[] = {
     {"flight-recorder", 0, false, Opt::FlightRecorder},
     {"trigger-signal", 0, true, Opt::TriggerSignal},
     {"trigger-event", 0, true, Opt::TriggerEvent},
+    {"max-snapshots", 0, true, Opt::MaxSnapshots},
+    {"snapshot-budget", 0, true, Opt::SnapshotBudget},
+    {"snapshot-gid", 0, true, Opt::SnapshotGid},
     {"help", 'h', false, Opt::Help},
     {"version", 0, false, Opt::Version},
 };
@@ -161,6 +167,8 @@ public:
             return fail("--trigger-signal needs --flight-recorder");
         if (!o_m.triggerEvents.empty() && !o_m.flightRecorder)
             return fail("--trigger-event needs --flight-recorder");
+        if (snapshotOption_m && !o_m.flightRecorder)
+            return fail(std::string(snapshotOption_m) + " needs --flight-recorder");
         if (o_m.flightRecorder && !o_m.command.empty())
             return fail("--flight-recorder traces the whole system: no COMMAND after '--'");
         if (o_m.flightRecorder && o_m.testEmitRate)
@@ -428,6 +436,27 @@ private:
                            std::string(v) + "'");
             o_m.triggerEvents.emplace_back(v);
             return true;
+        case Opt::MaxSnapshots: {
+            auto n = parseInteger<unsigned>(v, false);
+            if (!n || *n > 1000000)
+                return bad("invalid snapshot count '" + std::string(v) + "' for " + name +
+                           ": expected 0 (no limit) to 1000000");
+            o_m.maxSnapshots = *n;
+            snapshotOption_m = "--max-snapshots";
+            return true;
+        }
+        case Opt::SnapshotBudget: {
+            auto n = parseSize(v);
+            if (!n || *n < (1u << 20))
+                return bad("invalid snapshot budget '" + std::string(v) + "' for " + name +
+                           ": expected at least 1M (suffixes K, M, G)");
+            o_m.snapshotBudget = *n;
+            snapshotOption_m = "--snapshot-budget";
+            return true;
+        }
+        case Opt::SnapshotGid:
+            snapshotOption_m = "--snapshot-gid";
+            return id<std::uint32_t>(v, name, "GID", 0, 0xfffffffeu, o_m.snapshotGid);
         case Opt::Help:
             o_m.action = Options::Action::Help;
             return true;
@@ -442,6 +471,7 @@ private:
     std::span<const std::string_view> args_m;
     Options o_m;
     std::string error_m;
+    const char* snapshotOption_m = nullptr; // one that needs --flight-recorder
 };
 
 } // namespace
@@ -619,6 +649,16 @@ Options (LTT's short forms; values may be attached, as in -ts30):
       --trigger-event NAME with --flight-recorder: a snapshot when an
                            application logs an event of this name (libltt-
                            user, ltt-mark's is ltt_mark); may be repeated
+      --max-snapshots N    with --flight-recorder: keep the last N snapshots
+                           (the oldest's files removed; default 16, 0: all)
+      --snapshot-budget SIZE
+                           with --flight-recorder: the bytes the snapshots
+                           kept may take (default 1G; the oldest removed,
+                           the newest always kept)
+      --snapshot-gid GID   with --flight-recorder: processes of group GID
+                           may ask for snapshots (ltt-mark --snapshot,
+                           --trigger-event); uid 0 and the daemon's own
+                           uid always may, nobody else
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
       --version            show the version and the ltt ABI it speaks

@@ -63,6 +63,15 @@ struct Options {
     // --trigger-event: names of application events (libltt-user) whose
     // logging makes a snapshot.
     std::vector<std::string> triggerEvents;
+    // --max-snapshots: the snapshot sets kept (the oldest removed when a
+    // new one is written; 0: no limit), and --snapshot-budget: the bytes
+    // they may take together (the oldest removed first; the newest is
+    // always kept).
+    unsigned maxSnapshots = 16;
+    std::uint64_t snapshotBudget = std::uint64_t{1} << 30;
+    // --snapshot-gid: processes of this group may ask for snapshots (uid 0
+    // and the daemon's own uid always may).
+    std::optional<std::uint32_t> snapshotGid;
     // Changes while tracing (control_fifo.hpp): a FIFO read for command
     // lines, and a file of such lines applied again on each SIGHUP.
     std::string controlFifo;

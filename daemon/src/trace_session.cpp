@@ -436,6 +436,7 @@ void Session::startUserEvents() {
     if (!config)
         return;
     config->maxBlock = static_cast<std::uint32_t>(maxBlock_m);
+    config->ncpus = info_m.ncpus;
     userQueue_m = std::make_unique<UserBlockQueue>();
     try {
         // A process's snapshot request goes to the flight recorder, which

@@ -6,16 +6,21 @@
 #include <atomic>
 #include <bitset>
 #include <cerrno>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <libltt/block_codec.hpp>
 #include <libltt/unique_fd.hpp>
 #include <ltt/user_shm.h>
+#include <map>
 #include <mutex>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -28,6 +33,69 @@ namespace ltt::daemon {
 namespace {
 
 constexpr std::size_t kMaxProcesses = 1024;
+// Descriptors kept for the rest of the daemon (trace files, /proc reads,
+// the device, a snapshot's files) when the process cap is derived from
+// RLIMIT_NOFILE.
+constexpr std::size_t kReservedFds = 256;
+
+// Closes descriptors that clients passed in, on a thread of its own that
+// holds no lock: closing a file can wait for whoever serves it (a FUSE
+// file's flush waits for its server, a lingering socket for its peer), and
+// that must stall neither the server's thread nor its stop(). The thread
+// shares only its own state, so a close that never returns can be left
+// behind when the server goes away.
+class Reaper {
+public:
+    Reaper() : state_m(std::make_shared<State>()) {
+        std::thread([s = state_m] { s->run(); }).detach();
+    }
+    ~Reaper() { finish(std::chrono::seconds(1)); }
+    Reaper(const Reaper&) = delete;
+    Reaper& operator=(const Reaper&) = delete;
+
+    void close(UniqueFd fd) {
+        if (fd)
+            close(fd.release());
+    }
+    void close(int fd) {
+        std::lock_guard l(state_m->m);
+        state_m->fds.push_back(fd);
+        state_m->cv.notify_all();
+    }
+    // Lets the thread end once the queue is empty, waiting at most
+    // `patience` for it. Idempotent.
+    void finish(std::chrono::milliseconds patience) {
+        std::unique_lock l(state_m->m);
+        state_m->stop = true;
+        state_m->cv.notify_all();
+        state_m->cv.wait_for(l, patience, [&] { return state_m->done; });
+    }
+
+private:
+    struct State {
+        std::mutex m;
+        std::condition_variable cv;
+        std::deque<int> fds;
+        bool stop = false, done = false;
+        void run() {
+            std::unique_lock l(m);
+            while (true) {
+                cv.wait(l, [&] { return stop || !fds.empty(); });
+                if (fds.empty()) {
+                    done = true;
+                    cv.notify_all();
+                    return;
+                }
+                const int fd = fds.front();
+                fds.pop_front();
+                l.unlock();
+                ::close(fd);
+                l.lock();
+            }
+        }
+    };
+    std::shared_ptr<State> state_m;
+};
 
 // The shared memory of one process, mapped; unmapped once.
 class ShmMapping {
@@ -58,7 +126,8 @@ private:
 
 // What the daemon keeps of one ring: its stream in the trace.
 struct Stream {
-    bool open = false; // a stream number was given
+    bool open = false;    // a stream number was given (or refused)
+    bool refused = false; // no stream: the cap was reached; events counted lost
     std::uint32_t tid = 0;
     std::uint16_t number = 0;
     std::uint32_t sequence = 0;
@@ -73,6 +142,7 @@ struct Stream {
 struct Declared {
     ltt_ev_user_decl decl{};
     std::size_t size = 0;
+    bool trigger = false; // its name is one of the trigger events
 };
 std::optional<Declared> checkType(const ltt_user_shm_type& e, std::uint32_t id, std::int32_t tgid) {
     if (e.ready != 1 || e.nfields > LTT_USER_FIELDS_MAX)
@@ -102,6 +172,10 @@ struct Process {
     UniqueFd sock;
     UniqueFd wake; // the process's eventfd, or none
     std::int32_t tgid = 0;
+    std::uint32_t uid = 0; // SO_PEERCRED at connect
+    bool maySnapshot = false;
+    bool snapshotWarned = false;
+    bool noStreamWarned = false;
     ShmMapping shm;
     std::uint32_t ringBytes = 0; // checked at registration, never re-read
     bool admitted = false;       // by the session's filters
@@ -169,13 +243,52 @@ class UserServer::Impl {
 public:
     Impl(UserServerConfig config, BlockSink sink, SnapshotHook snapshot)
         : config_m(std::move(config)), sink_m(std::move(sink)), snapshot_m(std::move(snapshot)) {
+        limits();
         listen();
         stopFd_m.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
         if (!stopFd_m)
             throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+        spare_m.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        anchorTsc_m = __rdtsc();
         thread_m = std::thread([this] { run(); });
     }
     ~Impl() { stop(); }
+
+    // Without a socket or a thread: for drainImage().
+    struct Offline {};
+    Impl(Offline, UserServerConfig config, BlockSink sink)
+        : config_m(std::move(config)), sink_m(std::move(sink)), stopped_m(true) {
+        limits();
+        anchorTsc_m = 0;
+    }
+
+    std::vector<std::string> drainImage(std::span<const std::byte> image) {
+        ltt_user_shm_header h{};
+        if (image.size() < sizeof h)
+            return {"an image shorter than its header"};
+        std::memcpy(&h, image.data(), sizeof h);
+        const std::uint32_t rb = h.ring_bytes;
+        if (h.magic != LTT_USER_SHM_MAGIC || h.version != LTT_USER_SHM_VERSION ||
+            rb < LTT_USER_RING_MIN || rb > LTT_USER_RING_MAX || (rb & (rb - 1)) ||
+            h.size != LTT_USER_SHM_SIZE(rb) || image.size() != LTT_USER_SHM_SIZE(rb))
+            return {"a bad header"};
+        void* map = ::mmap(nullptr, image.size(), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED)
+            return {"no memory"};
+        std::memcpy(map, image.data(), image.size());
+        std::lock_guard lock(mutex_m);
+        Process p;
+        p.shm = ShmMapping(map, image.size());
+        p.ringBytes = rb;
+        p.tgid = ::getpid();
+        p.uid = ::geteuid();
+        p.admitted = p.enabled = p.maySnapshot = true;
+        drainProcess(p, false);
+        if (!p.dropped)
+            drainProcess(p, true);
+        return warnings_m;
+    }
 
     void stop() {
         if (stopped_m.exchange(true))
@@ -184,27 +297,32 @@ public:
         if (::write(stopFd_m.get(), &one, sizeof one) < 0) {
         }
         thread_m.join();
-        std::lock_guard lock(mutex_m);
-        for (auto& p : processes_m) {
-            if (p->dropped)
-                continue;
-            if (p->enabled) {
-                __atomic_store_n(&p->header()->enabled, 0u, __ATOMIC_RELEASE);
-                sendKind(p->sock.get(), LTT_USER_MSG_DISABLE);
+        {
+            std::lock_guard lock(mutex_m);
+            for (auto& p : processes_m) {
+                if (p->dropped)
+                    continue;
+                if (p->enabled) {
+                    __atomic_store_n(&p->header()->enabled, 0u, __ATOMIC_RELEASE);
+                    sendKind(p->sock.get(), LTT_USER_MSG_DISABLE);
+                }
             }
+            // Events logged by a thread that saw the enabled word just
+            // before it was cleared are in the rings by now, or stay there
+            // for the next daemon.
+            for (auto& p : processes_m)
+                if (!p->dropped)
+                    drainProcess(*p, true);
+            processes_m.clear();
         }
-        // Events logged by a thread that saw the enabled word just before
-        // it was cleared are in the rings by now, or stay there for the
-        // next daemon.
-        for (auto& p : processes_m)
-            if (!p->dropped)
-                drainProcess(*p, true);
-        processes_m.clear();
         struct stat st;
         if (::stat(config_m.socketPath.c_str(), &st) == 0 && st.st_ino == socketIno_m &&
             st.st_dev == socketDev_m)
             ::unlink(config_m.socketPath.c_str());
         listen_m.reset();
+        // Descriptors still being closed (a close that never returns) are
+        // left to the reaper's thread.
+        reaper_m.finish(std::chrono::milliseconds(500));
     }
 
     UserServerStats stats() const {
@@ -222,6 +340,49 @@ private:
             warnings_m.push_back(std::move(w));
     }
 
+    // RLIMIT_NOFILE's soft limit raised to the hard one, and the caps that
+    // keep the processes' descriptors (a socket, an eventfd and, while a
+    // message is read, up to four passed ones) well within it.
+    void limits() {
+        rlimit rl{};
+        if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            ::setrlimit(RLIMIT_NOFILE, &rl);
+            ::getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        const std::uint64_t fds = rl.rlim_cur == RLIM_INFINITY ? (1u << 20) : rl.rlim_cur;
+        maxProcesses_m = fds > kReservedFds + 48 ? (fds - kReservedFds) / 3 : 16;
+        maxProcesses_m = std::min(maxProcesses_m, kMaxProcesses);
+        maxPerUid_m = std::max<std::size_t>(8, maxProcesses_m / 8);
+        // A reader takes ncpus + streams < 0xffff.
+        const std::uint32_t ncpus = std::min<std::uint32_t>(config_m.ncpus, 0x7fff);
+        maxStreams_m = 0xfffeu - ncpus;
+        maxStreamsPerUid_m = maxStreams_m / 4;
+    }
+
+    // The directory of the socket: created (0755 for root, any user's
+    // process connects; 0700 for a user's daemon), or when it exists,
+    // opened without following a link and checked on the descriptor: this
+    // user's or root's, and writable by nobody else unless sticky (where
+    // nobody else can rename or remove what the daemon puts there).
+    void checkDirectory(const std::string& dir) {
+        if (::mkdir(dir.c_str(), ::geteuid() == 0 ? 0755 : 0700) != 0 && errno != EEXIST)
+            throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
+        UniqueFd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        struct stat st {};
+        if (!d || ::fstat(d.get(), &st) != 0)
+            throw std::runtime_error("cannot open the directory " + dir + ": " +
+                                     std::strerror(errno));
+        if (st.st_uid != ::geteuid() && st.st_uid != 0)
+            throw std::runtime_error("the directory " + dir + " belongs to uid " +
+                                     std::to_string(st.st_uid) +
+                                     ": refusing to serve user events there");
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+            throw std::runtime_error("the directory " + dir +
+                                     " may be written by others: refusing to serve user "
+                                     "events there");
+    }
+
     void listen() {
         const std::string& path = config_m.socketPath;
         sockaddr_un a{};
@@ -229,13 +390,8 @@ private:
         const std::string tmp = path + "." + std::to_string(::getpid()) + ".new";
         if (tmp.size() >= sizeof a.sun_path)
             throw std::runtime_error("user event socket path too long: " + path);
-        // The directory: 0755 for root (any user's process connects),
-        // 0700 for a user's daemon.
-        if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
-            const std::string dir = path.substr(0, slash);
-            if (::mkdir(dir.c_str(), ::geteuid() == 0 ? 0755 : 0700) != 0 && errno != EEXIST)
-                throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
-        }
+        if (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0)
+            checkDirectory(path.substr(0, slash));
         // Another daemon answering there keeps its socket.
         {
             UniqueFd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
@@ -248,9 +404,19 @@ private:
             throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
         std::strcpy(a.sun_path, tmp.c_str());
         ::unlink(tmp.c_str());
-        if (::bind(listen_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-            ::chmod(tmp.c_str(), ::geteuid() == 0 ? 0666 : 0600) != 0 ||
-            ::listen(listen_m.get(), 64) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        // The socket's mode is set on its descriptor, which bind() gives the
+        // file it creates (less the umask, cleared meanwhile): no chmod by a
+        // path that could name something else by then.
+        int rc = ::fchmod(listen_m.get(), ::geteuid() == 0 ? 0666 : 0600);
+        if (rc == 0) {
+            const mode_t old = ::umask(0);
+            rc = ::bind(listen_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a);
+            const int e = errno;
+            ::umask(old);
+            errno = e;
+        }
+        if (rc != 0 || ::listen(listen_m.get(), 64) != 0 ||
+            ::rename(tmp.c_str(), path.c_str()) != 0) {
             const int e = errno;
             ::unlink(tmp.c_str());
             throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(e));
@@ -265,8 +431,13 @@ private:
     void run() {
         auto nextDrain = std::chrono::steady_clock::now() + config_m.drainEvery;
         while (true) {
+            const auto now = std::chrono::steady_clock::now();
+            // While the daemon has no descriptor to take a connection with,
+            // the listener is left alone (it would be readable at once).
+            const bool listening = now >= listenPausedUntil_m;
             // Two per process: its socket, its wakeup eventfd.
-            std::vector<pollfd> fds{{stopFd_m.get(), POLLIN, 0}, {listen_m.get(), POLLIN, 0}};
+            std::vector<pollfd> fds{{stopFd_m.get(), POLLIN, 0},
+                                    {listening ? listen_m.get() : -1, POLLIN, 0}};
             {
                 std::lock_guard lock(mutex_m);
                 for (auto& p : processes_m) {
@@ -274,9 +445,11 @@ private:
                     fds.push_back({p->dropped || !p->shm.bytes() ? -1 : p->wake.get(), POLLIN, 0});
                 }
             }
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                nextDrain - std::chrono::steady_clock::now());
-            const int r = ::poll(fds.data(), fds.size(), std::max<int>(0, left.count()));
+            auto until = nextDrain;
+            if (!listening)
+                until = std::min(until, listenPausedUntil_m);
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now);
+            const int r = ::poll(fds.data(), fds.size(), std::max<int>(0, left.count() + 1));
             if (r < 0 && errno != EINTR)
                 return;
             if (fds[0].revents)
@@ -322,11 +495,63 @@ private:
         return true;
     }
 
+    // Whether the peer may ask for snapshots: uid 0, the daemon's uid, or
+    // a member of the configured group (its supplementary groups from
+    // SO_PEERGROUPS).
+    bool maySnapshot(int fd, const ucred& cred) const {
+        if (cred.uid == 0 || cred.uid == ::geteuid())
+            return true;
+        if (!config_m.snapshotGid)
+            return false;
+        if (cred.gid == *config_m.snapshotGid)
+            return true;
+        std::vector<gid_t> groups(64);
+        socklen_t len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+        if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) != 0 &&
+            errno == ERANGE) {
+            groups.resize(len / sizeof(gid_t) + 1);
+            len = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+            if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &len) != 0)
+                return false;
+        }
+        groups.resize(len / sizeof(gid_t));
+        return std::find(groups.begin(), groups.end(), *config_m.snapshotGid) != groups.end();
+    }
+
+    void refuseConnection(const std::string& why) {
+        ++stats_m.connectionsRefused;
+        if (stats_m.connectionsRefused <= 10)
+            warn("user events: refused a connection: " + why);
+    }
+
     void accept() {
         while (true) {
             UniqueFd fd(::accept4(listen_m.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-            if (!fd)
+            if (!fd) {
+                if (errno == EMFILE || errno == ENFILE) {
+                    // No descriptor left: the spare one makes room to take
+                    // the connection and close it, so it leaves the backlog
+                    // and the listener stops being readable.
+                    // (accept4 takes the descriptor first: EMFILE comes with
+                    // an empty backlog too, and then the spare takes nothing.)
+                    if (spare_m) {
+                        spare_m.reset();
+                        UniqueFd late(::accept4(listen_m.get(), nullptr, nullptr, SOCK_CLOEXEC));
+                        const bool took = static_cast<bool>(late);
+                        late.reset();
+                        spare_m.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+                        if (took) {
+                            refuseConnection("the daemon has no file descriptor left");
+                            if (spare_m)
+                                continue;
+                        }
+                    }
+                    listenPausedUntil_m = std::chrono::steady_clock::now() + config_m.drainEvery;
+                } else if (errno == ENOBUFS || errno == ENOMEM) {
+                    listenPausedUntil_m = std::chrono::steady_clock::now() + config_m.drainEvery;
+                }
                 return;
+            }
             ucred cred{};
             socklen_t len = sizeof cred;
             if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
@@ -335,15 +560,26 @@ private:
                 ++stats_m.refused;
                 continue; // another user's process: closed at once
             }
-            if (processes_m.size() >= kMaxProcesses) {
+            if (processes_m.size() >= maxProcesses_m) {
                 ++stats_m.refused;
-                warn("user events: more than " + std::to_string(kMaxProcesses) +
-                     " processes; refusing pid " + std::to_string(cred.pid));
+                refuseConnection("more than " + std::to_string(maxProcesses_m) +
+                                 " processes; refusing pid " + std::to_string(cred.pid));
+                continue;
+            }
+            const auto ofUid = std::count_if(processes_m.begin(), processes_m.end(),
+                                             [&](const auto& p) { return p->uid == cred.uid; });
+            if (static_cast<std::size_t>(ofUid) >= maxPerUid_m) {
+                ++stats_m.refused;
+                refuseConnection("uid " + std::to_string(cred.uid) + " has " +
+                                 std::to_string(maxPerUid_m) + " processes; refusing pid " +
+                                 std::to_string(cred.pid));
                 continue;
             }
             auto p = std::make_unique<Process>();
-            p->sock = std::move(fd);
             p->tgid = cred.pid;
+            p->uid = cred.uid;
+            p->maySnapshot = maySnapshot(fd.get(), cred);
+            p->sock = std::move(fd);
             p->admitted = admits(cred);
             processes_m.push_back(std::move(p));
         }
@@ -360,12 +596,42 @@ private:
         // Streams that reached the file end there, with an empty final
         // block (a block being built for this process is discarded).
         for (const Stream& s : p.streams)
-            if (s.open && s.sequence > 0) {
+            if (s.open && !s.refused && s.sequence > 0) {
                 builder_m.start(s.number, s.sequence, s.lastTsc, static_cast<std::int32_t>(s.tid));
                 sink_m(builder_m.finish(s.lastTsc, LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL));
                 ++stats_m.blocks;
             }
     }
+
+    // A snapshot asked for by `p` (a message, a trigger event): passed on
+    // when the process may ask, else counted (and said once per process).
+    void askSnapshot(Process& p, const std::string& why) {
+        if (!p.maySnapshot || !p.admitted || !p.shm.bytes()) {
+            ++stats_m.snapshotsRefused;
+            if (!p.snapshotWarned) {
+                p.snapshotWarned = true;
+                warn("user events: pid " + std::to_string(p.tgid) + " (uid " +
+                     std::to_string(p.uid) + ") may not ask for snapshots; ignored");
+            }
+            return;
+        }
+        if (snapshot_m)
+            snapshot_m(why);
+    }
+
+    // The descriptors of one message, handed to the reaper whatever
+    // becomes of the message (those kept are moved out first).
+    struct Passed {
+        Reaper& reaper;
+        UniqueFd memfd, wake;
+        explicit Passed(Reaper& r) : reaper(r) {}
+        ~Passed() {
+            reaper.close(std::move(memfd));
+            reaper.close(std::move(wake));
+        }
+        Passed(const Passed&) = delete;
+        Passed& operator=(const Passed&) = delete;
+    };
 
     void readClient(Process& p) {
         ltt_user_msg m{};
@@ -386,19 +652,19 @@ private:
         }
         if (n < 0)
             return;
-        UniqueFd passed, wake;
+        Passed passed(reaper_m);
         for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
                 const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
                 for (std::size_t i = 0; i < count; ++i) {
                     int fd;
                     std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-                    if (i == 0 && !passed)
-                        passed.reset(fd);
-                    else if (i == 1 && !wake)
-                        wake.reset(fd);
+                    if (i == 0 && !passed.memfd)
+                        passed.memfd.reset(fd);
+                    else if (i == 1 && !passed.wake)
+                        passed.wake.reset(fd);
                     else
-                        ::close(fd);
+                        reaper_m.close(fd);
                 }
             }
         if (n != sizeof m || m.magic != LTT_USER_MSG_MAGIC || m.version != LTT_USER_SHM_VERSION ||
@@ -407,16 +673,15 @@ private:
             return;
         }
         if (m.kind == LTT_USER_MSG_SNAPSHOT) {
-            m.text[sizeof m.text - 1] = 0;
-            if (snapshot_m)
-                snapshot_m(m.text);
+            const std::string_view text(m.text, ::strnlen(m.text, sizeof m.text));
+            askSnapshot(p, escapeText(text));
             return;
         }
         if (m.kind != LTT_USER_MSG_REGISTER || p.shm.bytes()) {
             drop(p, "an unexpected message");
             return;
         }
-        registerShm(p, std::move(passed), std::move(wake));
+        registerShm(p, passed.memfd, passed.wake);
     }
 
     // Whether `fd` is an eventfd: anything else (a pipe, a socket, a file)
@@ -429,7 +694,22 @@ private:
                std::string_view(link, static_cast<std::size_t>(n)) == "anon_inode:[eventfd]";
     }
 
-    void registerShm(Process& p, UniqueFd fd, UniqueFd wake) {
+    // Whether the (non-blocking) eventfd `fd` counts as a semaphore
+    // (EFD_SEMAPHORE): each read takes 1 and it stays readable while its
+    // count lasts, up to 2^64 reads, so polling it would never sleep.
+    // Written 2 and read back: a semaphore gives 1, a counter all it holds.
+    // An eventfd that cannot take the 2 (a count near its maximum) is
+    // refused too.
+    static bool isSemaphore(int fd) {
+        const std::uint64_t two = 2;
+        std::uint64_t got = 0;
+        if (::write(fd, &two, sizeof two) != sizeof two ||
+            ::read(fd, &got, sizeof got) != sizeof got)
+            return true;
+        return got == 1;
+    }
+
+    void registerShm(Process& p, UniqueFd& fd, UniqueFd& wake) {
         if (!fd) {
             drop(p, "REGISTER without a memfd");
             return;
@@ -438,11 +718,19 @@ private:
             drop(p, "its wakeup descriptor is not an eventfd");
             return;
         }
-        if (wake)
+        if (wake) {
             ::fcntl(wake.get(), F_SETFL, O_NONBLOCK);
+            if (isSemaphore(wake.get())) {
+                drop(p, "its wakeup eventfd is a semaphore (it would never stop being readable)");
+                return;
+            }
+        }
         // The ring size comes from the header (read with pread); the whole
         // is mapped only when the memfd (sealed: it cannot shrink under
-        // us) has exactly the size that ring size gives.
+        // us) has exactly the size that ring size gives. The seals are
+        // asked first: only memory files have them, and nothing else is
+        // asked of a file that has none (a FUSE file's fstat would wait for
+        // its server).
         struct stat st;
         const int seals = ::fcntl(fd.get(), F_GET_SEALS);
         ltt_user_shm_header h{};
@@ -509,6 +797,91 @@ private:
         __atomic_store_n(&r.tid, 0u, __ATOMIC_RELEASE);
     }
 
+    // Whether `tid` may be a thread of `tgid`: one of its tasks, or no task
+    // at all any more (a thread that exited before its ring was drained).
+    // A live task of another process is not (the check is racy against pid
+    // reuse, but a client cannot name a thread of another process that
+    // runs).
+    bool threadOf(std::int32_t tgid, std::uint32_t tid) const {
+        if (tid > 0x3fffffffu)
+            return false;
+        if (static_cast<std::int32_t>(tid) == tgid)
+            return true;
+        const std::string root = config_m.procRoot + "/";
+        struct stat st;
+        if (::stat((root + std::to_string(tgid) + "/task/" + std::to_string(tid)).c_str(), &st) ==
+            0)
+            return true;
+        return ::stat((root + std::to_string(tid)).c_str(), &st) != 0 && errno == ENOENT;
+    }
+
+    // Copies `len` bytes of ring `i` from byte `at` (a count since the ring
+    // was claimed) to `out`, across the ring's end.
+    void copyOut(const Process& p, std::uint32_t i, std::uint64_t at, void* out,
+                 std::size_t len) const {
+        const std::size_t off = at & (p.ringBytes - 1);
+        const std::size_t first = std::min<std::size_t>(len, p.ringBytes - off);
+        std::memcpy(out, p.ringData(i) + off, first);
+        std::memcpy(static_cast<std::byte*>(out) + first, p.ringData(i), len - first);
+    }
+
+    // Copies the `n` bytes of records after the stream's tail into bytes_m,
+    // one record at a time, each header checked before the bytes it
+    // announces are read: the daemon touches no more of the client's memory
+    // than the records there are (a hole in a sparse memfd reads as a size
+    // of 0 and ends the copy after one page). Returns the records copied,
+    // or nullopt with `bad` saying what was wrong.
+    std::optional<std::uint64_t> copyRecords(const Process& p, std::uint32_t i, const Stream& s,
+                                             std::size_t n, std::string& bad) {
+        bytes_m.clear();
+        std::uint64_t records = 0;
+        for (std::size_t o = 0; o < n; ++records) {
+            ltt_user_rec h;
+            if (n - o < sizeof h) {
+                bad = "a record cut short";
+                return std::nullopt;
+            }
+            copyOut(p, i, s.tail + o, &h, sizeof h);
+            if (h.size < sizeof h || h.size % 8 || h.size > LTT_USER_REC_MAX + 7 ||
+                h.size > n - o || h.type >= LTT_USER_SHM_TYPES) {
+                bad = "a record of bad size " + std::to_string(h.size) + " or type " +
+                      std::to_string(h.type);
+                return std::nullopt;
+            }
+            bytes_m.resize(o + h.size);
+            std::memcpy(bytes_m.data() + o, &h, sizeof h);
+            copyOut(p, i, s.tail + o + sizeof h, bytes_m.data() + o + sizeof h, h.size - sizeof h);
+            o += h.size;
+        }
+        return records;
+    }
+
+    // A new stream for ring `i`'s thread: a number, or refused when the
+    // trace's or the user's cap is reached (its events are then counted
+    // lost, and said once per process).
+    void openStream(Process& p, Stream& s, std::uint32_t i, std::uint32_t tid) {
+        s.open = true;
+        s.tid = tid;
+        s.tail = loadAcquire(&p.ring(i)->tail);
+        std::uint32_t& ofUid = streamsOfUid_m[p.uid];
+        if (nextStream_m >= maxStreams_m || ofUid >= maxStreamsPerUid_m) {
+            s.refused = true;
+            if (!p.noStreamWarned) {
+                p.noStreamWarned = true;
+                warn("user events: pid " + std::to_string(p.tgid) + " (uid " +
+                     std::to_string(p.uid) + "): no stream for its new threads (" +
+                     (nextStream_m >= maxStreams_m
+                          ? std::to_string(maxStreams_m) + " in this trace"
+                          : std::to_string(maxStreamsPerUid_m) + " of its user") +
+                     "); their events are counted lost");
+            }
+            return;
+        }
+        ++ofUid;
+        s.number = static_cast<std::uint16_t>(nextStream_m++);
+        ++stats_m.streams;
+    }
+
     void drainRing(Process& p, std::uint32_t i, bool final) {
         ltt_user_shm_ring* r = p.ring(i);
         Stream& s = p.streams[i];
@@ -522,15 +895,12 @@ private:
         if (!s.open) {
             if (tid == 0)
                 return;
-            if (nextStream_m > 0xffff) {
-                drop(p, "more than 65536 user streams in this trace");
+            if (!threadOf(p.tgid, tid)) {
+                drop(p, "a ring claims thread " + std::to_string(tid) +
+                            ", which is not one of its threads");
                 return;
             }
-            s.open = true;
-            s.tid = tid;
-            s.number = static_cast<std::uint16_t>(nextStream_m++);
-            s.tail = loadAcquire(&r->tail);
-            ++stats_m.streams;
+            openStream(p, s, i, tid);
         }
         const std::uint64_t head = loadAcquire(&r->head);
         const std::uint64_t lost = loadAcquire(&r->lost);
@@ -545,36 +915,40 @@ private:
         if (n == 0 && newLost == 0 && !last)
             return;
         // Copy first: the process may change the ring while it is read.
-        bytes_m.resize(n);
-        const std::size_t at = s.tail & (p.ringBytes - 1);
-        const std::size_t first = std::min<std::size_t>(n, p.ringBytes - at);
-        std::memcpy(bytes_m.data(), p.ringData(i) + at, first);
-        std::memcpy(bytes_m.data() + first, p.ringData(i), n - first);
+        std::string bad;
+        const auto records = copyRecords(p, i, s, n, bad);
+        if (!records) {
+            drop(p, bad);
+            return; // the block is not written; the file stays valid
+        }
+        if (s.refused) {
+            stats_m.lostNoStream += *records + newLost;
+            __atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+            s.tail = head;
+            if (closing) {
+                s = Stream{};
+                freeRing(*r);
+            }
+            return;
+        }
 
-        // The block starts at its first event (or now), never before the
-        // stream's last time.
-        std::uint64_t startTsc = __rdtsc();
+        // Times stay within [the server's start, now] and never go back
+        // within a stream (a thread that moved to a CPU whose TSC is
+        // behind); a client's timestamps cannot stretch the trace.
+        nowTsc_m = __rdtsc();
+        std::uint64_t startTsc = nowTsc_m;
         if (n >= sizeof(ltt_user_rec))
             std::memcpy(&startTsc, bytes_m.data() + offsetof(ltt_user_rec, tsc), sizeof startTsc);
-        startTsc = std::max(startTsc, s.lastTsc);
+        startTsc = clampTsc(startTsc, s);
         s.lastTsc = startTsc;
         builder_m.start(s.number, s.sequence, startTsc, static_cast<std::int32_t>(s.tid), newLost,
                         startTsc);
         std::uint64_t written = 0;
-        for (std::size_t o = 0; o < n;) {
+        std::string trigger;
+        for (std::size_t o = 0; o < bytes_m.size();) {
             ltt_user_rec h;
-            if (n - o < sizeof h) {
-                drop(p, "a record cut short");
-                break;
-            }
             std::memcpy(&h, bytes_m.data() + o, sizeof h);
-            if (h.size < sizeof h || h.size % 8 || h.size > LTT_USER_REC_MAX + 7 ||
-                h.size > n - o || h.type >= LTT_USER_SHM_TYPES) {
-                drop(p, "a record of bad size " + std::to_string(h.size) + " or type " +
-                            std::to_string(h.type));
-                break;
-            }
-            if (!writeEvent(p, s, h, {bytes_m.data() + o + sizeof h, h.size - sizeof h}))
+            if (!writeEvent(p, s, h, {bytes_m.data() + o + sizeof h, h.size - sizeof h}, trigger))
                 break;
             ++written;
             o += h.size;
@@ -597,10 +971,16 @@ private:
             s = Stream{};
             freeRing(*r);
         }
+        if (!trigger.empty())
+            askSnapshot(p, "application event " + trigger);
     }
 
-    bool writeEvent(Process& p, Stream& s, const ltt_user_rec& h,
-                    std::span<const std::byte> values) {
+    std::uint64_t clampTsc(std::uint64_t tsc, const Stream& s) const {
+        return std::min(std::max({tsc, s.lastTsc, anchorTsc_m}), std::max(nowTsc_m, s.lastTsc));
+    }
+
+    bool writeEvent(Process& p, Stream& s, const ltt_user_rec& h, std::span<const std::byte> values,
+                    std::string& trigger) {
         auto& d = p.types[h.type];
         if (!d) {
             const ltt_user_shm_type entry = *p.type(h.type);
@@ -609,6 +989,10 @@ private:
                 drop(p, "an event of undeclared or malformed type " + std::to_string(h.type));
                 return false;
             }
+            const std::string_view name(checked->decl.names);
+            checked->trigger =
+                std::find(config_m.triggerEvents.begin(), config_m.triggerEvents.end(), name) !=
+                config_m.triggerEvents.end();
             d = std::make_unique<Declared>(*checked);
         }
         auto size = payloadSize(d->decl, values);
@@ -616,9 +1000,9 @@ private:
             drop(p, "an event whose values do not match its type " + std::to_string(h.type));
             return false;
         }
-        // Time never goes back within a stream (a thread that moved to a
-        // CPU whose TSC is behind).
-        const std::uint64_t tsc = std::max(h.tsc, s.lastTsc);
+        if (d->trigger && trigger.empty())
+            trigger = d->decl.names;
+        const std::uint64_t tsc = clampTsc(h.tsc, s);
         s.lastTsc = tsc;
         // Room for a declaration, the event, a heartbeat and BLOCK_END;
         // else this block ends here and the next one goes on.
@@ -645,15 +1029,26 @@ private:
     UserServerConfig config_m;
     BlockSink sink_m;
     SnapshotHook snapshot_m;
+    Reaper reaper_m; // before the descriptors: it outlives none of them
     UniqueFd listen_m, stopFd_m;
+    // Kept free to take (and close) a connection when no descriptor is left.
+    UniqueFd spare_m;
     ino_t socketIno_m = 0;
     dev_t socketDev_m = 0;
+    std::size_t maxProcesses_m = kMaxProcesses;
+    std::size_t maxPerUid_m = kMaxProcesses / 8;
+    std::uint32_t maxStreams_m = 0xfffe;
+    std::uint32_t maxStreamsPerUid_m = 0xfffe / 4;
+    std::uint64_t anchorTsc_m = 0;
     std::thread thread_m;
     std::atomic<bool> stopped_m{false};
 
     mutable std::mutex mutex_m; // the rest, between the thread and stop()/stats()
+    std::chrono::steady_clock::time_point listenPausedUntil_m{};
     std::vector<std::unique_ptr<Process>> processes_m;
     std::uint32_t nextStream_m = 0;
+    std::map<std::uint32_t, std::uint32_t> streamsOfUid_m;
+    std::uint64_t nowTsc_m = 0;
     BlockBuilder builder_m;
     std::vector<std::byte> bytes_m;
     UserServerStats stats_m;
@@ -671,6 +1066,11 @@ UserServerStats UserServer::stats() const {
 }
 std::vector<std::string> UserServer::warnings() const {
     return impl_m->warnings();
+}
+std::vector<std::string> UserServer::drainImage(UserServerConfig config,
+                                                std::span<const std::byte> shm, BlockSink sink) {
+    Impl impl(Impl::Offline{}, std::move(config), std::move(sink));
+    return impl.drainImage(shm);
 }
 
 bool userEventsClock(const ltt_trace_info& info) {
@@ -697,6 +1097,8 @@ std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock
     c.pgrp = o.pgrp ? o.pgrp : commandPgrp;
     c.uid = o.uid;
     c.gid = o.gid;
+    c.snapshotGid = o.snapshotGid;
+    c.triggerEvents = o.triggerEvents;
     c.record = tscClock;
     if (!tscClock)
         note = "no user events in this trace: its clock is not a TSC every CPU shares";
@@ -746,9 +1148,31 @@ std::string UserServer::defaultSocketPath() {
 }
 
 std::string describe(const UserServerStats& st) {
-    return "user events: " + std::to_string(st.events) + " from " + std::to_string(st.enabled) +
-           " of " + std::to_string(st.processes) + " registered processes, " +
-           std::to_string(st.lost + st.lostNoRing) + " lost";
+    std::string s = "user events: " + std::to_string(st.events) + " from " +
+                    std::to_string(st.enabled) + " of " + std::to_string(st.processes) +
+                    " registered processes, " + std::to_string(st.lost + st.lostNoRing) + " lost";
+    if (st.lostNoStream)
+        s += ", " + std::to_string(st.lostNoStream) + " of threads given no stream";
+    if (st.connectionsRefused)
+        s += ", " + std::to_string(st.connectionsRefused) + " connections refused";
+    if (st.snapshotsRefused)
+        s += ", " + std::to_string(st.snapshotsRefused) + " snapshot requests refused";
+    return s;
+}
+
+std::string escapeText(std::string_view text, std::size_t max) {
+    std::string out;
+    for (unsigned char c : text) {
+        char piece[5];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            piece[0] = static_cast<char>(c), piece[1] = 0;
+        else
+            std::snprintf(piece, sizeof piece, "\\x%02x", c);
+        if (out.size() + std::strlen(piece) > max)
+            break;
+        out += piece;
+    }
+    return out;
 }
 
 } // namespace ltt::daemon

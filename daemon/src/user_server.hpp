@@ -53,6 +53,18 @@ struct UserServerConfig {
     // The trace's largest block (its header's max_block): a drain that
     // would write a longer one cuts it into several.
     std::uint32_t maxBlock = 1u << 20;
+    // The trace's CPUs: kernel streams, numbered before the user streams.
+    // The server writes at most 0xfffe - ncpus user streams, the most a
+    // reader takes beside ncpus kernel ones.
+    std::uint32_t ncpus = 1;
+    // Who may ask for a snapshot (LTT_USER_MSG_SNAPSHOT, an event named in
+    // triggerEvents): admitted, registered processes of uid 0, of the
+    // daemon's own uid, or of this group (primary or supplementary).
+    std::optional<std::uint32_t> snapshotGid;
+    // Names of application events that ask for a snapshot when logged.
+    std::vector<std::string> triggerEvents;
+    // Where the tid a ring claims is checked (PROCROOT/TGID/task/TID).
+    std::string procRoot = "/proc";
 };
 
 struct UserServerStats {
@@ -65,22 +77,36 @@ struct UserServerStats {
     std::uint64_t streams = 0;
     std::uint64_t blocks = 0;
     std::uint64_t wakeups = 0; // drains a process's eventfd asked for
+    // Connections closed at once: over the per-user or total cap, or
+    // when the daemon had no descriptor left to take them.
+    std::uint64_t connectionsRefused = 0;
+    // Snapshot requests (messages, trigger events) of processes that may
+    // not ask for one, ignored.
+    std::uint64_t snapshotsRefused = 0;
+    // Events of threads that got no stream (the trace's or their user's
+    // stream cap reached): not written, counted here.
+    std::uint64_t lostNoStream = 0;
 };
 
 // The summary line a daemon prints at the end: "user events: N from E of P
-// registered processes, L lost".
+// registered processes, L lost", and what was refused when anything was.
 std::string describe(const UserServerStats& st);
 
 class UserServer {
 public:
     // Receives whole blocks, from the server's thread (one call at a time).
     using BlockSink = std::function<void(std::span<const std::byte>)>;
-    // Called from the server's thread when a process asks for a snapshot.
+    // Called from the server's thread when a process that may asks for a
+    // snapshot; `why` is printable ASCII (other bytes escaped as \xHH),
+    // at most 200 bytes.
     using SnapshotHook = std::function<void(std::string_view why)>;
 
-    // Binds the socket (creating its directory, 0755 for root, else 0700)
-    // and starts the thread. Throws std::runtime_error with a message
-    // naming the path (another daemon answers there, cannot bind).
+    // Binds the socket (creating its directory, 0755 for root, else 0700;
+    // an existing directory must belong to this user or root and be
+    // writable by nobody else unless sticky) and starts the thread. Raises
+    // RLIMIT_NOFILE's soft limit to the hard one. Throws std::runtime_error
+    // with a message naming the path (another daemon answers there, an
+    // unsafe directory, cannot bind).
     UserServer(UserServerConfig config, BlockSink sink, SnapshotHook snapshot = {});
     ~UserServer(); // stop()
     UserServer(const UserServer&) = delete;
@@ -99,10 +125,22 @@ public:
     // (empty without XDG_RUNTIME_DIR).
     static std::string defaultSocketPath();
 
+    // The fuzz target's way in (tests/daemon/fuzz/): drains `shm`, the image
+    // of a process's shared memory (checked as a registration is), as the
+    // server drains a registered, enabled process: once, then a final
+    // time. Blocks go to `sink`; returns the warnings (a process dropped
+    // and why). No socket, no thread.
+    static std::vector<std::string> drainImage(UserServerConfig config,
+                                               std::span<const std::byte> shm, BlockSink sink);
+
 private:
     class Impl;
     std::unique_ptr<Impl> impl_m;
 };
+
+// `text` with every byte but printable ASCII written \xHH (a backslash
+// too), cut at `max` bytes: a client's text fit for a terminal or a log.
+std::string escapeText(std::string_view text, std::size_t max = 200);
 
 // Whether a trace's clock is the one user events carry (rdtsc): the TSC,
 // the same on every CPU (LTT_TRACE_F_TSC_RELIABLE), or the TSC of a

@@ -154,4 +154,64 @@ TEST_F(ControlFifoPath, ExistingOtherFileIsRefused) {
     }
 }
 
+// Another user's FIFO, one others may write to, or a symbolic link (to a
+// FIFO of ours, or to anything) is refused before it is read from: whoever
+// can write to the FIFO reconfigures the trace.
+TEST_F(ControlFifoPath, ForeignOrOpenFifoOrSymlinkIsRefused) {
+    auto refused = [&](const std::string& p, const std::string& why) {
+        try {
+            ControlFifo f(p);
+            ADD_FAILURE() << p << " accepted";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(std::filesystem::exists(std::filesystem::symlink_status(p)));
+    };
+    const auto open = (dir / "open").string();
+    ASSERT_EQ(::mkfifo(open.c_str(), 0600), 0);
+    ASSERT_EQ(::chmod(open.c_str(), 0666), 0);
+    refused(open, "the FIFO has mode 0666, not 0600");
+    const auto group = (dir / "group").string();
+    ASSERT_EQ(::mkfifo(group.c_str(), 0600), 0);
+    ASSERT_EQ(::chmod(group.c_str(), 0620), 0);
+    refused(group, "not 0600");
+    const auto mine = (dir / "mine").string();
+    ASSERT_EQ(::mkfifo(mine.c_str(), 0600), 0);
+    const auto link = (dir / "link").string();
+    ASSERT_EQ(::symlink(mine.c_str(), link.c_str()), 0);
+    refused(link, "is a symbolic link");
+    const auto dangling = (dir / "dangling").string();
+    ASSERT_EQ(::symlink((dir / "nothing").c_str(), dangling.c_str()), 0);
+    refused(dangling, "is a symbolic link");
+    if (::geteuid() == 0) {
+        const auto other = (dir / "other").string();
+        ASSERT_EQ(::mkfifo(other.c_str(), 0600), 0);
+        ASSERT_EQ(::chown(other.c_str(), 1000, 1000), 0);
+        refused(other, "the FIFO belongs to uid 1000, not to 0");
+    }
+}
+
+// A line with no end is cut, not kept growing without bound.
+TEST_F(ControlFifoPath, AnEndlessLineIsBounded) {
+    const auto p = (dir / "ctl").string();
+    ControlFifo f(p);
+    int w = ::open(p.c_str(), O_WRONLY | O_NONBLOCK);
+    ASSERT_GE(w, 0);
+    std::string junk(4096, 'x');
+    std::size_t total = 0;
+    for (int round = 0; round < 64; ++round) {
+        for (int i = 0; i < 8; ++i)
+            if (::write(w, junk.data(), junk.size()) > 0)
+                total += junk.size();
+        EXPECT_TRUE(f.readLines().empty());
+    }
+    ASSERT_EQ(::write(w, "\npid 3\n", 8), 8);
+    ::close(w);
+    auto lines = f.readLines();
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_GT(total, 1024u * 1024);
+    EXPECT_LE(lines[0].size(), 64u * 1024);
+    EXPECT_EQ(lines[1], "pid 3");
+}
+
 } // namespace

@@ -320,6 +320,32 @@ TEST(Options, TriggerEvents) {
     EXPECT_NE(usageText().find("--trigger-event NAME"), std::string::npos);
 }
 
+TEST(Options, SnapshotLimits) {
+    Options d = ok({"--flight-recorder", "a", "b"});
+    EXPECT_EQ(d.maxSnapshots, 16u);
+    EXPECT_EQ(d.snapshotBudget, 1ull << 30);
+    EXPECT_FALSE(d.snapshotGid);
+    Options o = ok({"--flight-recorder", "--max-snapshots", "3", "--snapshot-budget", "64M",
+                    "--snapshot-gid=27", "a", "b"});
+    EXPECT_EQ(o.maxSnapshots, 3u);
+    EXPECT_EQ(o.snapshotBudget, 64ull << 20);
+    EXPECT_EQ(o.snapshotGid, 27u);
+    EXPECT_EQ(ok({"--flight-recorder", "--max-snapshots", "0", "a", "b"}).maxSnapshots, 0u);
+    EXPECT_NE(
+        err({"--max-snapshots", "3", "a", "b"}).find("--max-snapshots needs --flight-recorder"),
+        std::string::npos);
+    EXPECT_NE(err({"--snapshot-gid", "3", "a", "b"}).find("--snapshot-gid needs --flight-recorder"),
+              std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--max-snapshots", "x", "a", "b"})
+                  .find("invalid snapshot count 'x' for --max-snapshots"),
+              std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--snapshot-budget", "100K", "a", "b"})
+                  .find("expected at least 1M"),
+              std::string::npos);
+    EXPECT_NE(err({"--flight-recorder", "--snapshot-gid", "-1", "a", "b"}).find("invalid GID"),
+              std::string::npos);
+}
+
 TEST(Options, SnapshotPaths) {
     EXPECT_EQ(snapshotPath("out.trace", 1), "out-1.trace");
     EXPECT_EQ(snapshotPath("/var/tmp/out.proc", 12), "/var/tmp/out-12.proc");

@@ -12,10 +12,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <libltt/block_codec.hpp>
 #include <libltt/proc_file.hpp>
+#include <libltt/symbolize.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <libltt/user_events.hpp>
@@ -889,3 +891,157 @@ TEST(UserBlockStore, NamesTheTriggerEvents) {
             0, 0, {{LTT_USER_DECLARE, decl(0, 9, "ltt_mark")}, {LTT_USER_EVENT, event(0, 9)}})),
         "");
 }
+
+// What requests from other users can do to the flight recorder, and what
+// they are held to.
+namespace {
+
+// smallProc() and a kallsyms of a few symbols.
+const std::string& procWithKallsyms() {
+    static const std::string root = [] {
+        std::string r = ::testing::TempDir() + "/daemon-proc-kallsyms";
+        std::string cmd = "rm -rf " + r + " && cp -r " + smallProc() + " " + r;
+        if (std::system(cmd.c_str()) != 0)
+            return smallProc();
+        std::ofstream(r + "/kallsyms") << "ffffffff81000000 T _stext\nffffffff81000100 T start\n";
+        return r;
+    }();
+    return root;
+}
+
+// Runs a flight recorder on the fake module while `drive` (its own thread,
+// after START) does what the test asks; SIGTERM ends it when drive
+// returns. The messages and the result come back.
+struct Recorder {
+    std::ostringstream msg;
+    SessionSummary r;
+    std::shared_ptr<FakeState> s = std::make_shared<FakeState>();
+    Recorder(const Files& f, std::initializer_list<std::string_view> extra,
+             const std::function<void(FakeState&)>& drive) {
+        BlockedSignals blocked;
+        sigset_t usr1, old;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &usr1, &old);
+        std::vector<std::string_view> args{"--flight-recorder", "-b", "16k"};
+        args.insert(args.end(), extra);
+        args.push_back(f.trace);
+        args.push_back(f.proc);
+        auto parsed = parseCommandLine(args);
+        EXPECT_TRUE(parsed.options) << parsed.error;
+        SessionEnv env = fakeEnv(s);
+        env.procRoot = procWithKallsyms();
+        std::thread module([&] {
+            while (!s->started)
+                std::this_thread::sleep_for(1ms);
+            std::this_thread::sleep_for(20ms);
+            drive(*s);
+            ::kill(::getpid(), SIGTERM);
+        });
+        r = runTraceSession(parsed.options.value_or(Options{}), msg, env);
+        module.join();
+        timespec zero{0, 0};
+        while (sigtimedwait(&usr1, nullptr, &zero) > 0) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
+};
+
+void removeSnapshots(const Files& f, unsigned upTo) {
+    for (unsigned n = 1; n <= upTo; ++n)
+        for (const auto& p : {snapshotPath(f.trace, n), snapshotPath(f.proc, n),
+                              kallsymsPathFor(snapshotPath(f.trace, n))})
+            std::filesystem::remove(p);
+}
+
+bool waitForFile(const std::string& p, int ms = 5000) {
+    for (int k = 0; k < ms && !std::filesystem::exists(p); ++k)
+        std::this_thread::sleep_for(1ms);
+    return std::filesystem::exists(p);
+}
+
+// 200 requests at once (what 200 `ltt-mark --snapshot` of an admitted
+// process would send) make one snapshot and then one more that names the
+// others, not 200; the kernel symbols are saved once and linked.
+TEST(FlightRecorder, AFloodOfRequestsIsCoalescedAndRateLimited) {
+    Files f("flood");
+    removeSnapshots(f, 200);
+    std::chrono::steady_clock::time_point first, second;
+    Recorder rec(f, {}, [&](FakeState&) {
+        requestSnapshot("flood 0");
+        waitForFile(snapshotPath(f.proc, 1));
+        first = std::chrono::steady_clock::now();
+        for (int i = 1; i < 200; ++i)
+            requestSnapshot("flood " + std::to_string(i));
+        waitForFile(snapshotPath(f.proc, 2));
+        second = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(1500ms);
+    });
+    EXPECT_EQ(rec.r.exitCode, 0) << rec.msg.str();
+    const std::string out = rec.msg.str();
+    EXPECT_TRUE(std::filesystem::exists(snapshotPath(f.trace, 1))) << out;
+    EXPECT_TRUE(std::filesystem::exists(snapshotPath(f.trace, 2))) << out;
+    EXPECT_FALSE(std::filesystem::exists(snapshotPath(f.trace, 3))) << out;
+    EXPECT_EQ(rec.s->count(LTT_IOC_SNAPSHOT), 2u);
+    // The second waited for the interval since the first.
+    EXPECT_GE(second - first, 800ms) << out;
+    EXPECT_NE(out.find("snapshot 2 (flood 1; flood 2; flood 3; flood 4 (and 195 more requests)): "),
+              std::string::npos)
+        << out;
+    struct stat k1 {
+    }, k2{};
+    ASSERT_EQ(::stat(kallsymsPathFor(snapshotPath(f.trace, 1)).c_str(), &k1), 0) << out;
+    ASSERT_EQ(::stat(kallsymsPathFor(snapshotPath(f.trace, 2)).c_str(), &k2), 0) << out;
+    EXPECT_EQ(k1.st_ino, k2.st_ino) << "kallsyms copied twice";
+    removeSnapshots(f, 200);
+}
+
+// A name already taken (planted by another user in a shared directory)
+// fails that snapshot, which is reported; the recorder goes on, and the
+// next snapshot takes the next number.
+TEST(FlightRecorder, AFailedSnapshotIsReportedAndRecordingGoesOn) {
+    Files f("taken");
+    removeSnapshots(f, 3);
+    ASSERT_EQ(::symlink("/dev/null", snapshotPath(f.trace, 1).c_str()), 0);
+    Recorder rec(f, {}, [&](FakeState&) {
+        requestSnapshot("first");
+        std::this_thread::sleep_for(1200ms);
+        requestSnapshot("second");
+        waitForFile(snapshotPath(f.proc, 2));
+    });
+    const std::string out = rec.msg.str();
+    EXPECT_EQ(rec.r.exitCode, 0) << out;
+    EXPECT_NE(out.find("snapshot 1 (first) failed: "), std::string::npos) << out;
+    EXPECT_NE(out.find("still recording"), std::string::npos) << out;
+    EXPECT_NE(out.find("snapshot 2 (second): "), std::string::npos) << out;
+    EXPECT_NE(out.find("1 snapshots written, 1 failed"), std::string::npos) << out;
+    struct stat st {};
+    ASSERT_EQ(::lstat(snapshotPath(f.trace, 1).c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    removeSnapshots(f, 3);
+}
+
+// --max-snapshots N keeps the newest N snapshot sets: the oldest one's
+// files are removed when a new one is written.
+TEST(FlightRecorder, MaxSnapshotsKeepsARingOfTheNewest) {
+    Files f("ring");
+    removeSnapshots(f, 5);
+    Recorder rec(f, {"--max-snapshots", "2"}, [&](FakeState&) {
+        for (unsigned n = 1; n <= 4; ++n) {
+            ::kill(::getpid(), SIGUSR1);
+            waitForFile(snapshotPath(f.proc, n));
+        }
+    });
+    const std::string out = rec.msg.str();
+    EXPECT_EQ(rec.r.exitCode, 0) << out;
+    for (unsigned n = 1; n <= 4; ++n) {
+        EXPECT_EQ(std::filesystem::exists(snapshotPath(f.trace, n)), n > 2) << n << "\n" << out;
+        EXPECT_EQ(std::filesystem::exists(snapshotPath(f.proc, n)), n > 2) << n;
+        EXPECT_EQ(std::filesystem::exists(kallsymsPathFor(snapshotPath(f.trace, n))), n > 2) << n;
+    }
+    EXPECT_NE(out.find("snapshot 2 removed (--max-snapshots 2)"), std::string::npos) << out;
+    EXPECT_NE(out.find("4 snapshots written"), std::string::npos) << out;
+    removeSnapshots(f, 5);
+}
+
+} // namespace

@@ -14,19 +14,25 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <libltt/block_codec.hpp>
+#include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <ltt/user.hpp>
 #include <ltt/user_shm.h>
 #include <mutex>
+#include <netinet/in.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <x86intrin.h>
 
 extern char** environ;
 
@@ -341,6 +347,24 @@ public:
         }
         ASSERT_EQ(::sendmsg(fd_m.get(), &mh, 0), static_cast<ssize_t>(sizeof m));
     }
+    // A SNAPSHOT message with `text`.
+    void snapshot(std::string_view text) {
+        ltt_user_msg m{};
+        m.magic = LTT_USER_MSG_MAGIC;
+        m.version = LTT_USER_SHM_VERSION;
+        m.kind = LTT_USER_MSG_SNAPSHOT;
+        std::memcpy(m.text, text.data(), std::min(text.size(), sizeof m.text - 1));
+        ASSERT_EQ(::send(fd_m.get(), &m, sizeof m, 0), static_cast<ssize_t>(sizeof m));
+    }
+    // Whether the server closed this connection within `ms`.
+    bool closedWithin(int ms) {
+        pollfd p{fd_m.get(), POLLIN, 0};
+        if (::poll(&p, 1, ms) != 1)
+            return false;
+        char c;
+        return ::recv(fd_m.get(), &c, 1, MSG_DONTWAIT) == 0;
+    }
+    int fd() const { return fd_m.get(); }
     // Waits for ENABLE (or gives up after 2 s).
     bool enabled() {
         pollfd p{fd_m.get(), POLLIN, 0};
@@ -357,22 +381,24 @@ private:
 // A protocol-conformant shared memory that the test then damages.
 struct Shm {
     static constexpr std::uint32_t kRing = 65536;
-    static constexpr std::size_t kSize = LTT_USER_SHM_SIZE(kRing);
+    std::uint32_t rb = kRing;
+    std::size_t size = LTT_USER_SHM_SIZE(kRing);
     UniqueFd fd;
     std::byte* p = nullptr;
-    explicit Shm(bool seal = true) {
+    explicit Shm(bool seal = true, std::uint32_t ringBytes = kRing)
+        : rb(ringBytes), size(LTT_USER_SHM_SIZE(ringBytes)) {
         fd.reset(::memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-        EXPECT_EQ(::ftruncate(fd.get(), kSize), 0);
+        EXPECT_EQ(::ftruncate(fd.get(), static_cast<off_t>(size)), 0);
         if (seal) {
             EXPECT_EQ(::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
         }
         p = static_cast<std::byte*>(
-            ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0));
+            ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0));
         auto* h = header();
         h->magic = LTT_USER_SHM_MAGIC;
         h->version = LTT_USER_SHM_VERSION;
-        h->size = kSize;
-        h->ring_bytes = kRing;
+        h->size = static_cast<std::uint32_t>(size);
+        h->ring_bytes = rb;
         auto* t = reinterpret_cast<ltt_user_shm_type*>(p + LTT_USER_SHM_TYPES_OFF);
         t->nfields = 1;
         t->field[0] = LTT_USER_I64;
@@ -381,19 +407,22 @@ struct Shm {
         t->ready = 1;
         h->ntypes = 1;
     }
-    ~Shm() { ::munmap(p, kSize); }
+    ~Shm() { ::munmap(p, size); }
     ltt_user_shm_header* header() { return reinterpret_cast<ltt_user_shm_header*>(p); }
     ltt_user_shm_ring* ring(unsigned i) {
-        return reinterpret_cast<ltt_user_shm_ring*>(p + LTT_USER_SHM_RING_OFF(i, kRing));
+        return reinterpret_cast<ltt_user_shm_ring*>(p + LTT_USER_SHM_RING_OFF(i, rb));
     }
     std::uint8_t* data(unsigned i) { return reinterpret_cast<std::uint8_t*>(ring(i) + 1); }
     // Appends a record of `size` bytes (header included) of `type`.
-    void put(unsigned ring_, std::uint16_t size, std::uint32_t type, std::int64_t v) {
+    // The ring's thread is the calling one (the server checks that a
+    // ring's tid is a thread of the process).
+    void put(unsigned ring_, std::uint16_t size, std::uint32_t type, std::int64_t v,
+             std::uint64_t tsc = 0) {
         auto* r = ring(ring_);
-        r->tid = 4242 + ring_;
-        ltt_user_rec h{size, 0, type, 1000 + r->head};
-        std::memcpy(data(ring_) + r->head, &h, sizeof h);
-        std::memcpy(data(ring_) + r->head + sizeof h, &v, sizeof v);
+        r->tid = static_cast<std::uint32_t>(::gettid());
+        ltt_user_rec h{size, 0, type, tsc ? tsc : 1000 + r->head};
+        std::memcpy(data(ring_) + (r->head & (rb - 1)), &h, sizeof h);
+        std::memcpy(data(ring_) + (r->head & (rb - 1)) + sizeof h, &v, sizeof v);
         __atomic_store_n(&r->head, r->head + (size < 8 ? 8 : size), __ATOMIC_RELEASE);
     }
 };
@@ -577,6 +606,429 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
                                                "than sixty-three bytes",
                                                {"x"}}),
                  std::invalid_argument);
+}
+
+} // namespace
+
+// What one local user can do to the root daemon's user-event server, and
+// what it is held to.
+namespace {
+
+std::string allWarnings(const UserServer& s) {
+    std::string all;
+    for (const auto& w : s.warnings())
+        all += w + "\n";
+    return all;
+}
+
+// CPU time of this whole process (the server's thread included), in ms.
+double processCpuMs() {
+    timespec t{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+template <class Pred> bool waitUntil(Pred pred, int ms = 3000) {
+    for (int i = 0; i < ms / 10; ++i) {
+        if (pred())
+            return true;
+        std::this_thread::sleep_for(10ms);
+    }
+    return pred();
+}
+
+// Only registered, admitted processes of uid 0, of the daemon's uid or of
+// the configured group may ask for a snapshot: another user's ltt-mark
+// --snapshot, or a message sent before registering, is refused and counted.
+TEST(UserServerLimits, SnapshotRequestsOnlyFromRootOrTheGroup) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "needs root (runs ltt-mark as uid 1000)";
+    Fixture f("snapuid");
+    ::chmod(f.dir.c_str(), 0755);
+    Ran other = runWith(f.socket, {"/usr/bin/setpriv", "--reuid=1000", "--regid=1000",
+                                   "--clear-groups", LTT_MARK_BIN, "--snapshot"});
+    EXPECT_EQ(exitCode(other), 0) << other.output;
+    {
+        RawClient early(f.socket); // root, but never registered
+        early.snapshot("unregistered");
+        std::this_thread::sleep_for(100ms);
+    }
+    std::this_thread::sleep_for(100ms);
+    Ran root = runWith(f.socket, {LTT_MARK_BIN, "--snapshot"});
+    EXPECT_EQ(exitCode(root), 0) << root.output;
+    waitUntil([&] {
+        std::lock_guard lock(f.snapMutex);
+        return !f.snapshots.empty();
+    });
+    f.finish();
+    ASSERT_EQ(f.snapshots.size(), 1u);
+    EXPECT_EQ(f.snapshots[0].rfind("requested by ltt-mark (pid ", 0), 0u) << f.snapshots[0];
+    EXPECT_EQ(f.server->stats().snapshotsRefused, 2u);
+    EXPECT_NE(allWarnings(*f.server).find("(uid 1000) may not ask for snapshots"),
+              std::string::npos)
+        << allWarnings(*f.server);
+
+    UserServerConfig c;
+    c.snapshotGid = 1000;
+    Fixture g("snapgid", c);
+    ::chmod(g.dir.c_str(), 0755);
+    Ran member = runWith(g.socket, {"/usr/bin/setpriv", "--reuid=1000", "--regid=1000",
+                                    "--clear-groups", LTT_MARK_BIN, "--snapshot"});
+    EXPECT_EQ(exitCode(member), 0) << member.output;
+    waitUntil([&] {
+        std::lock_guard lock(g.snapMutex);
+        return !g.snapshots.empty();
+    });
+    g.finish();
+    EXPECT_EQ(g.snapshots.size(), 1u);
+}
+
+// A snapshot's reason is a client's text: escaped and bounded before it
+// reaches root's terminal or log.
+TEST(UserServerLimits, SnapshotReasonsAreEscaped) {
+    Fixture f("escape");
+    Shm shm;
+    RawClient c(f.socket);
+    c.send(shm.fd.get());
+    ASSERT_TRUE(c.enabled());
+    c.snapshot("\x1b[2J\x1b]0;owned\x07 line\nforged \\ end");
+    waitUntil([&] {
+        std::lock_guard lock(f.snapMutex);
+        return !f.snapshots.empty();
+    });
+    f.finish();
+    ASSERT_EQ(f.snapshots.size(), 1u);
+    EXPECT_EQ(f.snapshots[0], "\\x1b[2J\\x1b]0;owned\\x07 line\\x0aforged \\x5c end");
+    EXPECT_EQ(escapeText(std::string(300, '\x01')).size(), 200u);
+}
+
+// An eventfd in semaphore mode stays readable for up to 2^64 reads: it is
+// refused, and the server does not spin on it.
+TEST(UserServerLimits, ASemaphoreEventfdIsRefused) {
+    Fixture f("semaphore");
+    Shm shm;
+    UniqueFd sem(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
+    RawClient c(f.socket);
+    c.send(shm.fd.get(), sem.get());
+    std::this_thread::sleep_for(100ms);
+    // Readable for 2^40 reads (the server's probe left its count at 1).
+    const std::uint64_t lots = 1ull << 40;
+    EXPECT_EQ(::write(sem.get(), &lots, sizeof lots), static_cast<ssize_t>(sizeof lots));
+    const double cpu0 = processCpuMs();
+    std::this_thread::sleep_for(500ms);
+    const double used = processCpuMs() - cpu0;
+    f.finish();
+    EXPECT_LT(used, 50.0) << "the server spun on a semaphore eventfd";
+    EXPECT_NE(allWarnings(*f.server).find("its wakeup eventfd is a semaphore"), std::string::npos)
+        << allWarnings(*f.server);
+}
+
+// A sparse memfd whose rings all claim to be full: the server reads
+// records one header at a time and drops the process at the first bad
+// one, so it faults in next to nothing of the client's memory (which would
+// be charged to the daemon).
+TEST(UserServerLimits, ASparseMemfdIsNotFaultedIn) {
+    Fixture f("sparse");
+    Shm shm(true, LTT_USER_RING_MAX);
+    struct stat before {};
+    ASSERT_EQ(::fstat(shm.fd.get(), &before), 0);
+    RawClient c(f.socket);
+    c.send(shm.fd.get());
+    ASSERT_TRUE(c.enabled());
+    for (unsigned i = 0; i < LTT_USER_SHM_RINGS; ++i) {
+        shm.ring(i)->tid = static_cast<std::uint32_t>(::gettid());
+        shm.ring(i)->tail = 0;
+        __atomic_store_n(&shm.ring(i)->head, std::uint64_t{LTT_USER_RING_MAX}, __ATOMIC_RELEASE);
+    }
+    waitUntil([&] { return allWarnings(*f.server).find("dropped") != std::string::npos; });
+    struct stat after {};
+    ASSERT_EQ(::fstat(shm.fd.get(), &after), 0);
+    f.finish();
+    const long long faulted = (after.st_blocks - before.st_blocks) * 512;
+    EXPECT_LT(faulted, 1 << 20) << "the server faulted in " << faulted << " bytes";
+    EXPECT_NE(allWarnings(*f.server).find("a record of bad size 0"), std::string::npos)
+        << allWarnings(*f.server);
+}
+
+// A ring may claim only a thread of its process (or one gone): not a
+// thread of another process, whose timeline it would join.
+TEST(UserServerLimits, AForgedThreadIsRefusedAndTimesAreClamped) {
+    const std::uint64_t t0 = __rdtsc();
+    Fixture f("forged");
+    Shm forged;
+    RawClient c(f.socket);
+    c.send(forged.fd.get());
+    ASSERT_TRUE(c.enabled());
+    forged.put(0, 24, 0, 1);
+    forged.ring(0)->tid = 1; // init's
+    Shm future;
+    RawClient d(f.socket);
+    d.send(future.fd.get());
+    ASSERT_TRUE(d.enabled());
+    future.put(0, 24, 0, 2, 0x7fffffffffffffffull); // far in the future
+    future.put(0, 24, 0, 3, 1);                     // before the trace
+    std::this_thread::sleep_for(150ms);
+    auto t = f.finish();
+    const std::uint64_t t1 = __rdtsc();
+    ASSERT_EQ(t.error, "");
+    EXPECT_NE(allWarnings(*f.server).find("a ring claims thread 1, which is not one of its"),
+              std::string::npos)
+        << allWarnings(*f.server);
+    ASSERT_EQ(t.events.size(), 2u);
+    for (const auto& e : t.events) {
+        EXPECT_NE(e.tid, 1);
+        EXPECT_GE(e.tsc, t0);
+        EXPECT_LE(e.tsc, t1);
+    }
+}
+
+// One user's connections are capped far below the daemon's descriptors:
+// past the cap, a connection is closed at once, and others are served.
+TEST(UserServerLimits, ConnectionsPerUserAreCapped) {
+    Fixture f("perUid");
+    std::vector<std::unique_ptr<RawClient>> clients;
+    for (int i = 0; i < 300; ++i)
+        clients.push_back(std::make_unique<RawClient>(f.socket));
+    std::this_thread::sleep_for(1000ms);
+    std::size_t closed = 0;
+    for (auto& c : clients)
+        closed += c->closedWithin(0);
+    EXPECT_GE(closed, 100u);
+    EXPECT_LE(closed, 300u - 8u);
+    clients.clear();
+    std::this_thread::sleep_for(100ms);
+    Ran m = runWith(f.socket, {LTT_MARK_BIN, "still served"});
+    EXPECT_EQ(exitCode(m), 0) << m.output;
+    f.finish();
+    EXPECT_GE(f.server->stats().connectionsRefused, closed);
+}
+
+// With every descriptor taken, a pending connection is taken with the
+// spare descriptor and closed, so accept() does not spin on EMFILE.
+TEST(UserServerLimits, NoSpinWhenDescriptorsRunOut) {
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+    Fixture f("emfile");
+    rlimit low{512, saved.rlim_max};
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+    std::vector<int> filler;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
+        filler.push_back(fd);
+    // The child's exit status: how many of its connections the server
+    // closed (they leave the backlog) within 2 s.
+    const pid_t child = ::fork();
+    if (child == 0) {
+        for (int fd : filler)
+            ::close(fd);
+        std::vector<int> socks;
+        for (int i = 0; i < 20; ++i) {
+            int s = ::socket(AF_UNIX, SOCK_SEQPACKET, 0);
+            sockaddr_un a{};
+            a.sun_family = AF_UNIX;
+            std::strcpy(a.sun_path, f.socket.c_str());
+            if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0)
+                socks.push_back(s);
+        }
+        ::sleep(2);
+        int closed = 0;
+        for (int s : socks) {
+            char c;
+            const ssize_t r = ::recv(s, &c, 1, MSG_DONTWAIT);
+            closed += r == 0 || (r < 0 && errno != EAGAIN);
+        }
+        ::_exit(closed);
+    }
+    std::this_thread::sleep_for(200ms);
+    const double cpu0 = processCpuMs();
+    std::this_thread::sleep_for(700ms);
+    const double used = processCpuMs() - cpu0;
+    for (int fd : filler)
+        ::close(fd);
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    f.finish();
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 20)
+        << "connections left in the backlog while descriptors ran out";
+    EXPECT_LT(used, 100.0) << "the server spun on EMFILE";
+    EXPECT_GT(f.server->stats().connectionsRefused, 0u);
+}
+
+// A descriptor whose close waits (here a TCP socket lingering on data its
+// peer never reads; a FUSE file whose flush is never answered does the
+// same) is closed off the server's thread: others are served meanwhile and
+// stop() does not wait for it.
+TEST(UserServerLimits, AClosingDescriptorStallsNothing) {
+    UniqueFd lst(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(lst.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::listen(lst.get(), 1), 0);
+    socklen_t al = sizeof a;
+    ASSERT_EQ(::getsockname(lst.get(), reinterpret_cast<sockaddr*>(&a), &al), 0);
+    UniqueFd out(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const int small = 4096;
+    ::setsockopt(out.get(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    ASSERT_EQ(::connect(out.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    UniqueFd in(::accept(lst.get(), nullptr, nullptr)); // never read
+    ::fcntl(out.get(), F_SETFL, O_NONBLOCK);
+    char junk[4096] = {};
+    while (::send(out.get(), junk, sizeof junk, MSG_NOSIGNAL) > 0) {
+    }
+    linger lg{1, 6};
+    ASSERT_EQ(::setsockopt(out.get(), SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
+
+    // The socket travels inside a socket pair's queue: the server's close
+    // of that pair's end is then the last reference of both, and the
+    // lingering close runs in the server, whoever closed first here.
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair), 0);
+    UniqueFd carrier(pair[0]), inbox(pair[1]);
+    {
+        const int fd = out.get();
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+        char byte = 0;
+        iovec iov{&byte, 1};
+        msghdr mh{};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cbuf;
+        mh.msg_controllen = sizeof cbuf;
+        cmsghdr* c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+        ASSERT_EQ(::sendmsg(carrier.get(), &mh, 0), 1);
+    }
+    out.reset(); // in flight: not the last reference
+    carrier.reset();
+    Fixture f("linger");
+    {
+        RawClient bad(f.socket);
+        bad.send(inbox.get()); // as its "memfd"
+        inbox.reset();
+        std::this_thread::sleep_for(200ms);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    Shm shm;
+    RawClient good(f.socket);
+    good.send(shm.fd.get());
+    EXPECT_TRUE(good.enabled());
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1500ms) << "the server waited for a close";
+    const auto s0 = std::chrono::steady_clock::now();
+    f.server->stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - s0, 2000ms) << "stop() waited for a close";
+    EXPECT_NE(allWarnings(*f.server).find("not a memfd"), std::string::npos);
+}
+
+// The socket's directory: another user's, or one others may write to (and
+// not sticky), is refused; the socket gets its mode from its descriptor,
+// whatever the umask.
+TEST(UserServerLimits, TheSocketDirectoryIsChecked) {
+    const std::string base = ::testing::TempDir() + "/user_dir_" + std::to_string(::getpid());
+    std::filesystem::remove_all(base);
+    std::filesystem::create_directories(base + "/open");
+    ::chmod((base + "/open").c_str(), 0777);
+    auto refused = [&](const std::string& dir, const std::string& why) {
+        UserServerConfig c;
+        c.socketPath = dir + "/user.sock";
+        try {
+            UserServer s(c, [](std::span<const std::byte>) {});
+            ADD_FAILURE() << "served at " << c.socketPath;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused(base + "/open", "may be written by others");
+    if (::geteuid() == 0) {
+        std::filesystem::create_directories(base + "/theirs");
+        ASSERT_EQ(::chown((base + "/theirs").c_str(), 1000, 1000), 0);
+        refused(base + "/theirs", "belongs to uid 1000");
+    }
+    ::symlink((base + "/open").c_str(), (base + "/link").c_str());
+    refused(base + "/link", "cannot open the directory");
+    {
+        const mode_t old = ::umask(077);
+        UserServerConfig c;
+        c.socketPath = base + "/mine/user.sock";
+        UserServer s(c, [](std::span<const std::byte>) {});
+        ::umask(old);
+        struct stat st {};
+        ASSERT_EQ(::stat(c.socketPath.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, ::geteuid() == 0 ? 0666u : 0600u);
+    }
+    std::filesystem::remove_all(base);
+}
+
+// The streams the daemon writes are ones a reader takes: threads past the
+// trace's (or their user's) cap get no stream, their events are counted,
+// and the whole trace still opens.
+TEST(UserServerLimits, StreamsStayWithinWhatAReaderTakes) {
+    Fixture f("streams");
+    constexpr int kClients = 64;
+    std::vector<std::unique_ptr<Shm>> shms;
+    std::vector<std::unique_ptr<RawClient>> clients;
+    for (int i = 0; i < kClients; ++i) {
+        shms.push_back(std::make_unique<Shm>(true, LTT_USER_RING_MIN));
+        clients.push_back(std::make_unique<RawClient>(f.socket));
+        clients.back()->send(shms.back()->fd.get());
+        ASSERT_TRUE(clients.back()->enabled());
+    }
+    // Each ring: a thread logs one event and exits, 65 540 times in all.
+    int threads = 0;
+    while (threads < 65540) {
+        for (auto& s : shms)
+            for (unsigned r = 0; r < LTT_USER_SHM_RINGS && threads < 65540; ++r) {
+                if (__atomic_load_n(&s->ring(r)->tid, __ATOMIC_ACQUIRE) != 0)
+                    continue;
+                s->put(r, 24, 0, threads);
+                __atomic_store_n(&s->ring(r)->closing, 1u, __ATOMIC_RELEASE);
+                ++threads;
+            }
+        std::this_thread::sleep_for(5ms);
+    }
+    for (auto& s : shms)
+        for (unsigned r = 0; r < LTT_USER_SHM_RINGS; ++r)
+            waitUntil([&] { return __atomic_load_n(&s->ring(r)->tid, __ATOMIC_ACQUIRE) == 0; });
+    f.server->stop();
+    f.writer->close();
+    const auto st = f.server->stats();
+    EXPECT_EQ(st.events + st.lostNoStream, 65540u);
+    EXPECT_GT(st.lostNoStream, 0u);
+    TraceError err;
+    auto reader = TraceReader::open(f.trace, &err);
+    ASSERT_TRUE(reader) << "the trace of " << st.streams
+                        << " user streams does not open: " << err.str();
+    EXPECT_NE(allWarnings(*f.server).find("no stream for its new threads"), std::string::npos);
+}
+
+// The reader takes a trace of more user streams than it can number: the
+// streams past its limit are skipped and their records counted lost.
+TEST(UserServerLimits, AReaderSkipsUserStreamsPastItsLimit) {
+    const std::string path =
+        ::testing::TempDir() + "/many_streams_" + std::to_string(::getpid()) + ".trace";
+    ltt_trace_info info{};
+    info.abi_version = LTT_ABI_VERSION;
+    info.ncpus = 1;
+    info.tsc_khz = 1000000;
+    info.flags = LTT_TRACE_F_TSC_RELIABLE;
+    info.max_block = 4096;
+    {
+        TraceWriter w(path, makeFileHeader(info, "test"));
+        BlockBuilder b;
+        for (std::uint32_t n = 0; n <= 0xffff; ++n) {
+            b.start(static_cast<std::uint16_t>(n), 0, 1000 + n, 100);
+            w.append(b.finish(1000 + n, LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL));
+        }
+        w.close();
+    }
+    TraceError err;
+    auto reader = TraceReader::open(path, &err);
+    ASSERT_TRUE(reader) << "a trace of 65 536 user streams does not open: " << err.str();
+    EXPECT_GT(reader->userLostEvents(), 0u);
+    std::filesystem::remove(path);
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tracedaemon on the host: the GoogleTest unit tests (options, configuration
 # mapping, /proc snapshot, block accounting, whole sessions against a fake
-# module), also under ASan+UBSan and the sessions under TSan, then the real
-# binary's command-line errors and the wrappers'.
+# module), also under ASan+UBSan and the sessions under TSan, the libFuzzer
+# targets for a short while, then the real binary's command-line errors and
+# the wrappers'.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
@@ -33,6 +34,17 @@ if sanitizer_build "$build-tsan" thread tracedaemon_test; then
 	TSAN_OPTIONS=second_deadlock_stack=1 t_gtest "$build-tsan/bin/tracedaemon_test" \
 		--gtest_filter='TraceSession.*'
 fi
+
+# libFuzzer (clang, ASan+UBSan, $BUILD-fuzz): the user-event records as the
+# server reads them and the control lines, LTT_DAEMON_FUZZ_SECONDS each
+# (default 20); `make fuzz` runs them longer.
+fuzz_log=$tmp/fuzz.log
+"$root/tests/daemon/fuzz/run-fuzz.sh" "$build-fuzz" "${LTT_DAEMON_FUZZ_SECONDS:-20}" >"$fuzz_log" 2>&1
+case $? in
+0) t_pass "fuzz the user-event records and the control lines ($(grep -c '^Done' "$fuzz_log") targets)" ;;
+77) t_skip "fuzz the user-event records and the control lines" "clang++ not installed" ;;
+*) t_fail "fuzz the user-event records and the control lines" "$(tail -n 20 "$fuzz_log")" ;;
+esac
 
 if [[ ! -x $td ]]; then
 	t_fail "tracedaemon built" "missing $td"
