@@ -3,6 +3,8 @@
 
 #include <cerrno>
 #include <exception>
+#include <mutex>
+#include <unordered_map>
 
 namespace ltt::arrow {
 
@@ -53,15 +55,69 @@ std::size_t widthOf(Type t) {
     return 8;
 }
 
-void Buffer::allocate(std::size_t bytes) {
-    std::free(data);
-    size = bytes;
-    // aligned_alloc wants a multiple of the alignment; never 0 bytes, so
-    // that a buffer pointer is never null (some consumers test it).
-    const std::size_t rounded = ((bytes ? bytes : 1) + 63) & ~std::size_t{63};
-    data = std::aligned_alloc(64, rounded);
-    if (!data)
+namespace {
+
+// The kept buffers, by rounded size.
+struct BufferPool {
+    static constexpr std::size_t kMaxKept = 64u << 20; // bytes kept at most
+    static constexpr std::size_t kMinKept = 4096;      // smaller ones: malloc's business
+    std::mutex lock;
+    std::unordered_map<std::size_t, std::vector<void*>> free;
+    std::size_t kept = 0;
+    static BufferPool& get() {
+        static BufferPool* p = new BufferPool; // never destroyed: freed at exit
+        return *p;
+    }
+};
+
+// aligned_alloc wants a multiple of the alignment; never 0 bytes, so that a
+// buffer pointer is never null (some consumers test it).
+std::size_t rounded(std::size_t bytes) {
+    return ((bytes ? bytes : 1) + 63) & ~std::size_t{63};
+}
+
+} // namespace
+
+void* allocateBuffer(std::size_t bytes) {
+    const std::size_t n = rounded(bytes);
+    if (n >= BufferPool::kMinKept) {
+        BufferPool& p = BufferPool::get();
+        std::lock_guard g(p.lock);
+        auto it = p.free.find(n);
+        if (it != p.free.end() && !it->second.empty()) {
+            void* d = it->second.back();
+            it->second.pop_back();
+            p.kept -= n;
+            return d;
+        }
+    }
+    void* d = std::aligned_alloc(64, n);
+    if (!d)
         throw std::bad_alloc();
+    return d;
+}
+
+void freeBuffer(void* data, std::size_t bytes) {
+    if (!data)
+        return;
+    const std::size_t n = rounded(bytes);
+    if (n >= BufferPool::kMinKept) {
+        BufferPool& p = BufferPool::get();
+        std::lock_guard g(p.lock);
+        if (p.kept + n <= BufferPool::kMaxKept) {
+            p.free[n].push_back(data);
+            p.kept += n;
+            return;
+        }
+    }
+    std::free(data);
+}
+
+void Buffer::allocate(std::size_t bytes) {
+    freeBuffer(data, size);
+    data = nullptr;
+    data = allocateBuffer(bytes);
+    size = bytes;
 }
 
 void Buffer::reserve(std::size_t bytes) {
@@ -311,9 +367,8 @@ int streamNext(ArrowArrayStream* s, ArrowArray* out) {
     auto* st = static_cast<StreamState*>(s->private_data);
     try {
         if (!st->done) {
-            Batch b(st->source->spec(), st->source->batchRows);
-            if (st->source->next(b) && b.length > 0) {
-                b.exportTo(st->source->spec(), out);
+            if (auto b = st->source->nextBatch()) {
+                b->exportTo(st->source->spec(), out);
                 return 0;
             }
             st->done = true;

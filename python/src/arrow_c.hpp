@@ -108,7 +108,15 @@ struct TableSpec {
 // owns copies of everything it points to.
 void exportSchema(const TableSpec& spec, ArrowSchema* out);
 
-// A buffer aligned to 64 bytes (as Arrow recommends), uninitialized.
+// Memory for buffers: 64-byte aligned (as Arrow recommends), uninitialized.
+// Freed buffers of the sizes batches use are kept (up to a bound) and
+// handed out again: a stream's batches all have the same sizes, and taking
+// fresh pages from the kernel for every batch would cost a page fault per
+// 4 KiB written, as much as filling them. Thread-safe: consumers release
+// batches on their own threads.
+void* allocateBuffer(std::size_t bytes);
+void freeBuffer(void* data, std::size_t bytes);
+
 struct Buffer {
     void* data = nullptr;
     std::size_t size = 0;
@@ -117,7 +125,7 @@ struct Buffer {
     Buffer(Buffer&& o) noexcept : data(o.data), size(o.size) { o.data = nullptr, o.size = 0; }
     Buffer& operator=(Buffer&& o) noexcept {
         if (this != &o) {
-            std::free(data);
+            freeBuffer(data, size);
             data = o.data, size = o.size;
             o.data = nullptr, o.size = 0;
         }
@@ -125,7 +133,7 @@ struct Buffer {
     }
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
-    ~Buffer() { std::free(data); }
+    ~Buffer() { freeBuffer(data, size); }
     void allocate(std::size_t bytes);
     // Grows to at least `bytes`, keeping the contents.
     void reserve(std::size_t bytes);
@@ -192,6 +200,14 @@ public:
     virtual const TableSpec& spec() const = 0;
     // Fills up to batch.capacity() rows; returns false when no rows are left.
     virtual bool next(Batch& batch) = 0;
+    // The next batch (null at the end): a Batch of batchRows filled by
+    // next(), unless the source makes its batches itself.
+    virtual std::unique_ptr<Batch> nextBatch() {
+        auto b = std::make_unique<Batch>(spec(), batchRows);
+        if (next(*b) && b->length > 0)
+            return b;
+        return nullptr;
+    }
     // Set when the source stopped early on damage: the message the stream's
     // get_last_error() gives. A source may also stop quietly (a truncated
     // trace: warned about when opened).

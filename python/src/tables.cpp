@@ -11,13 +11,16 @@
 
 #include <algorithm>
 #include <array>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <libltt/event_format.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/syscall_args.hpp>
 #include <ltt/module_events.h>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 namespace ltt::pyext {
@@ -122,6 +125,222 @@ enum EventCol : std::size_t {
     EvCount
 };
 
+// Where one batch's event rows go: its column buffers.
+struct EventRows {
+    Batch* b = nullptr;
+    std::int64_t* time;
+    std::int16_t *cpu, *stream, *subtype;
+    std::int32_t *pid, *sys, *target, *state, *fd, *nameOff;
+    std::int8_t* event;
+    std::int64_t *ret, *number, *value, *address;
+    std::int32_t chars = 0;
+    const EventDictionary* dict = &EventDictionary::get();
+    // Validity bitmaps of the nullable columns and the rows marked valid
+    // (the column's `present` at finish()), kept here so that marking a row
+    // is two plain stores.
+    std::array<std::uint8_t*, EvCount> valid{};
+    std::array<std::int64_t, EvCount> present{};
+    // The rows of application events (whose cpu is null): few.
+    std::int64_t userRows = 0;
+
+    [[gnu::always_inline]] void setValid(std::size_t c, std::size_t n) {
+        valid[c][n >> 3] |= static_cast<std::uint8_t>(1u << (n & 7));
+        ++present[c];
+    }
+
+    void start(Batch& batch) {
+        b = &batch;
+        for (std::size_t c = EvSubtype; c < EvCount; ++c)
+            b->startAllNull(c);
+        b->startAllNull(EvStream);
+        for (std::size_t c = 0; c < EvCount; ++c) {
+            valid[c] = b->validity(c);
+            present[c] = 0;
+        }
+        userRows = 0;
+        time = b->values<std::int64_t>(EvTime);
+        cpu = b->values<std::int16_t>(EvCpu);
+        stream = b->values<std::int16_t>(EvStream);
+        pid = b->values<std::int32_t>(EvPid);
+        event = b->values<std::int8_t>(EvEvent);
+        subtype = b->values<std::int16_t>(EvSubtype);
+        sys = b->values<std::int32_t>(EvSyscall);
+        ret = b->values<std::int64_t>(EvRet);
+        number = b->values<std::int64_t>(EvNumber);
+        target = b->values<std::int32_t>(EvTargetPid);
+        state = b->values<std::int32_t>(EvState);
+        fd = b->values<std::int32_t>(EvFd);
+        value = b->values<std::int64_t>(EvValue);
+        address = b->values<std::int64_t>(EvAddress);
+        nameOff = b->values<std::int32_t>(EvName);
+        chars = 0;
+    }
+    // Closes the batch at `n` rows.
+    void finish(std::size_t n) {
+        b->length = n;
+        b->column(EvName).charsUsed = static_cast<std::size_t>(chars);
+        for (std::size_t c = EvStream; c < EvCount; ++c)
+            if (c != EvPid && c != EvEvent)
+                b->column(c).present = present[c];
+        b->column(EvCpu).nullCount = userRows; // cpu: valid but for these
+    }
+
+    // Row n: event e (an Event, or the walk's EventOf<V>) at time ns.
+    template <class E> [[gnu::always_inline]] void add(const E& e, std::size_t n, std::int64_t ns) {
+        time[n] = ns;
+        cpu[n] = static_cast<std::int16_t>(e.cpu);
+        if (e.isUser()) [[unlikely]] {
+            stream[n] = static_cast<std::int16_t>(e.stream);
+            setValid(EvStream, n);
+            valid[EvCpu][n >> 3] &= static_cast<std::uint8_t>(~(1u << (n & 7)));
+            ++userRows;
+        }
+        pid[n] = e.pid;
+        event[n] = dict->index[e.id];
+        nameOff[n + 1] = chars;
+        if (e.id < LTT_EV_COUNT && e.subtype < 32) {
+            if (const std::int16_t s = dict->subtype[e.id][e.subtype]; s >= 0) {
+                subtype[n] = s;
+                setValid(EvSubtype, n);
+            }
+        }
+        switch (e.id) {
+        case LTT_EV_SYSCALL_ENTRY: {
+            ltt_ev_syscall_entry d;
+            const std::size_t have = e.copyDetails(d);
+            if (have >= 12) {
+                sys[n] = static_cast<std::int32_t>(d.nr);
+                setValid(EvSyscall, n);
+            }
+            if (have >= 8) {
+                address[n] = static_cast<std::int64_t>(d.ip);
+                setValid(EvAddress, n);
+            }
+            break;
+        }
+        case LTT_EV_SYSCALL_EXIT: {
+            ltt_ev_syscall_exit d;
+            if (e.detailsAs(d)) {
+                ret[n] = d.ret;
+                setValid(EvRet, n);
+            }
+            break;
+        }
+        case LTT_EV_TRAP_ENTRY: {
+            ltt_ev_trap_entry d;
+            if (e.detailsAs(d)) {
+                number[n] = d.trap;
+                address[n] = static_cast<std::int64_t>(d.address);
+                setValid(EvNumber, n);
+                setValid(EvAddress, n);
+            }
+            break;
+        }
+        case LTT_EV_IRQ_ENTRY: {
+            ltt_ev_irq_entry d;
+            if (e.detailsAs(d)) {
+                number[n] = d.irq;
+                setValid(EvNumber, n);
+            }
+            break;
+        }
+        case LTT_EV_SOFT_IRQ: {
+            ltt_ev_soft_irq d;
+            if (e.detailsAs(d)) {
+                number[n] = static_cast<std::int64_t>(d.id);
+                setValid(EvNumber, n);
+            }
+            break;
+        }
+        case LTT_EV_SCHEDCHANGE: {
+            ltt_ev_schedchange d;
+            if (e.detailsAs(d)) {
+                target[n] = d.out;
+                state[n] = static_cast<std::int32_t>(d.out_state);
+                setValid(EvTargetPid, n);
+                setValid(EvState, n);
+            }
+            break;
+        }
+        case LTT_EV_PROCESS: {
+            ltt_ev_process d;
+            if (e.detailsAs(d)) {
+                target[n] = d.pid;
+                value[n] = static_cast<std::int64_t>(d.arg);
+                setValid(EvTargetPid, n);
+                setValid(EvValue, n);
+            }
+            break;
+        }
+        case LTT_EV_FILE_SYSTEM:
+            fileSystem(e, n);
+            break;
+        case LTT_EV_MEMORY: {
+            ltt_ev_memory d;
+            if (e.detailsAs(d)) {
+                address[n] = static_cast<std::int64_t>(d.address);
+                value[n] = static_cast<std::int64_t>(d.arg);
+                setValid(EvAddress, n);
+                setValid(EvValue, n);
+            }
+            break;
+        }
+        case LTT_EV_TIMER: {
+            ltt_ev_timer d;
+            if (e.detailsAs(d)) {
+                value[n] = d.arg;
+                setValid(EvValue, n);
+            }
+            break;
+        }
+        case LTT_EV_SOCKET: {
+            ltt_ev_socket d;
+            if (e.detailsAs(d)) {
+                fd[n] = d.id;
+                value[n] = d.size;
+                setValid(EvFd, n);
+                setValid(EvValue, n);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+
+    // FILE_SYSTEM: the fixed part always, the name of EXEC and OPEN.
+    template <class E> void fileSystem(const E& e, std::size_t n) {
+        struct {
+            std::int32_t fd;
+            std::uint32_t aux;
+            std::int64_t arg;
+        } d;
+        static_assert(sizeof d == LTT_EV_FS_FIXED);
+        if (e.copyDetails(d) < LTT_EV_FS_FIXED)
+            return;
+        fd[n] = d.fd;
+        value[n] = d.arg;
+        setValid(EvFd, n);
+        setValid(EvValue, n);
+        if (e.subtype != LTT_FS_EXEC && e.subtype != LTT_FS_OPEN)
+            return;
+        ltt_ev_file_system full;
+        const std::size_t have = e.copyDetails(full);
+        if (have <= LTT_EV_FS_FIXED)
+            return;
+        const std::size_t len = strnlen(full.name, have - LTT_EV_FS_FIXED);
+        b->appendString(EvName, n, full.name, len);
+        chars += static_cast<std::int32_t>(len);
+        setValid(EvName, n);
+    }
+};
+
+// The events table. The merged walk is libltt's TraceCursor::forEach (the
+// merge inlined with the row filling: much faster than a loop over next()),
+// which cannot pause between batches, so it runs on a thread of its own and
+// hands full batches over through a queue of two: the walk waits while the
+// consumer has not taken them, so memory stays bounded, and stops when the
+// stream is released early.
 class EventsSource : public arrow::BatchSource {
 public:
     explicit EventsSource(std::shared_ptr<TraceHandle> t)
@@ -148,184 +367,101 @@ public:
         spec_m.metadata = traceMetadata(*trace_m->reader);
         trace_m->reader->adviseSequential();
     }
-    const TableSpec& spec() const override { return spec_m; }
-
-    bool next(Batch& b) override {
-        const auto& dict = EventDictionary::get();
-        for (std::size_t c = EvSubtype; c < EvCount; ++c)
-            b.startAllNull(c);
-        b.startAllNull(EvCpu);
-        b.startAllNull(EvStream);
-        auto* time = b.values<std::int64_t>(EvTime);
-        auto* cpu = b.values<std::int16_t>(EvCpu);
-        auto* stream = b.values<std::int16_t>(EvStream);
-        auto* pid = b.values<std::int32_t>(EvPid);
-        auto* event = b.values<std::int8_t>(EvEvent);
-        auto* subtype = b.values<std::int16_t>(EvSubtype);
-        auto* sys = b.values<std::int32_t>(EvSyscall);
-        auto* ret = b.values<std::int64_t>(EvRet);
-        auto* number = b.values<std::int64_t>(EvNumber);
-        auto* target = b.values<std::int32_t>(EvTargetPid);
-        auto* state = b.values<std::int32_t>(EvState);
-        auto* fd = b.values<std::int32_t>(EvFd);
-        auto* value = b.values<std::int64_t>(EvValue);
-        auto* address = b.values<std::int64_t>(EvAddress);
-        auto* nameOff = b.values<std::int32_t>(EvName);
-        std::int32_t chars = 0;
-        const std::size_t cap = b.capacity();
-        std::size_t n = 0;
-        TraceCursor& c = cursor_m;
-        for (; n < cap && c.valid(); c.next(), ++n) {
-            const Event& e = c.event();
-            time[n] = static_cast<std::int64_t>(tsc_m.ns(e.tsc));
-            if (e.isUser()) [[unlikely]] {
-                stream[n] = static_cast<std::int16_t>(e.stream);
-                b.setValid(EvStream, n);
-            } else {
-                cpu[n] = static_cast<std::int16_t>(e.cpu);
-                b.setValid(EvCpu, n);
-            }
-            pid[n] = e.pid;
-            event[n] = dict.index[e.id];
-            nameOff[n + 1] = chars;
-            if (e.id < LTT_EV_COUNT && e.subtype < 32) {
-                if (const std::int16_t s = dict.subtype[e.id][e.subtype]; s >= 0) {
-                    subtype[n] = s;
-                    b.setValid(EvSubtype, n);
-                }
-            }
-            switch (e.id) {
-            case LTT_EV_SYSCALL_ENTRY: {
-                ltt_ev_syscall_entry d;
-                const std::size_t have = e.copyDetails(d);
-                if (have >= 12) {
-                    sys[n] = static_cast<std::int32_t>(d.nr);
-                    b.setValid(EvSyscall, n);
-                }
-                if (have >= 8) {
-                    address[n] = static_cast<std::int64_t>(d.ip);
-                    b.setValid(EvAddress, n);
-                }
-                break;
-            }
-            case LTT_EV_SYSCALL_EXIT: {
-                ltt_ev_syscall_exit d;
-                if (e.detailsAs(d)) {
-                    ret[n] = d.ret;
-                    b.setValid(EvRet, n);
-                }
-                break;
-            }
-            case LTT_EV_TRAP_ENTRY: {
-                ltt_ev_trap_entry d;
-                if (e.detailsAs(d)) {
-                    number[n] = d.trap;
-                    address[n] = static_cast<std::int64_t>(d.address);
-                    b.setValid(EvNumber, n);
-                    b.setValid(EvAddress, n);
-                }
-                break;
-            }
-            case LTT_EV_IRQ_ENTRY: {
-                ltt_ev_irq_entry d;
-                if (e.detailsAs(d)) {
-                    number[n] = d.irq;
-                    b.setValid(EvNumber, n);
-                }
-                break;
-            }
-            case LTT_EV_SOFT_IRQ: {
-                ltt_ev_soft_irq d;
-                if (e.detailsAs(d)) {
-                    number[n] = static_cast<std::int64_t>(d.id);
-                    b.setValid(EvNumber, n);
-                }
-                break;
-            }
-            case LTT_EV_SCHEDCHANGE: {
-                ltt_ev_schedchange d;
-                if (e.detailsAs(d)) {
-                    target[n] = d.out;
-                    state[n] = static_cast<std::int32_t>(d.out_state);
-                    b.setValid(EvTargetPid, n);
-                    b.setValid(EvState, n);
-                }
-                break;
-            }
-            case LTT_EV_PROCESS: {
-                ltt_ev_process d;
-                if (e.detailsAs(d)) {
-                    target[n] = d.pid;
-                    value[n] = static_cast<std::int64_t>(d.arg);
-                    b.setValid(EvTargetPid, n);
-                    b.setValid(EvValue, n);
-                }
-                break;
-            }
-            case LTT_EV_FILE_SYSTEM: {
-                ltt_ev_file_system d;
-                const std::size_t have = e.copyDetails(d);
-                if (have >= LTT_EV_FS_FIXED) {
-                    fd[n] = d.fd;
-                    value[n] = d.arg;
-                    b.setValid(EvFd, n);
-                    b.setValid(EvValue, n);
-                    if ((e.subtype == LTT_FS_EXEC || e.subtype == LTT_FS_OPEN) &&
-                        have > LTT_EV_FS_FIXED) {
-                        const std::size_t room = have - LTT_EV_FS_FIXED;
-                        const std::size_t len = strnlen(d.name, room);
-                        b.appendString(EvName, n, d.name, len);
-                        chars += static_cast<std::int32_t>(len);
-                        b.setValid(EvName, n);
-                    }
-                }
-                break;
-            }
-            case LTT_EV_MEMORY: {
-                ltt_ev_memory d;
-                if (e.detailsAs(d)) {
-                    address[n] = static_cast<std::int64_t>(d.address);
-                    value[n] = static_cast<std::int64_t>(d.arg);
-                    b.setValid(EvAddress, n);
-                    b.setValid(EvValue, n);
-                }
-                break;
-            }
-            case LTT_EV_TIMER: {
-                ltt_ev_timer d;
-                if (e.detailsAs(d)) {
-                    value[n] = d.arg;
-                    b.setValid(EvValue, n);
-                }
-                break;
-            }
-            case LTT_EV_SOCKET: {
-                ltt_ev_socket d;
-                if (e.detailsAs(d)) {
-                    fd[n] = d.id;
-                    value[n] = d.size;
-                    b.setValid(EvFd, n);
-                    b.setValid(EvValue, n);
-                }
-                break;
-            }
-            default:
-                break;
-            }
+    ~EventsSource() override {
+        {
+            std::lock_guard g(lock_m);
+            stop_m = true;
         }
-        b.length = n;
-        b.column(EvName).charsUsed = static_cast<std::size_t>(chars);
-        if (!c.valid() && c.error())
-            error = c.error()->str();
-        trace_m->reader->releaseBefore(c.lowestOffset());
-        return n > 0;
+        cv_m.notify_all();
+        if (walker_m.joinable())
+            walker_m.join();
+    }
+    const TableSpec& spec() const override { return spec_m; }
+    bool next(Batch&) override { return false; } // nextBatch() does the work
+
+    std::unique_ptr<Batch> nextBatch() override {
+        if (!walker_m.joinable() && !started_m) {
+            started_m = true;
+            walker_m = std::thread([this] { walk(); });
+        }
+        std::unique_lock g(lock_m);
+        cv_m.wait(g, [&] { return !ready_m.empty() || done_m; });
+        if (ready_m.empty()) {
+            error = walkError_m;
+            return nullptr;
+        }
+        auto b = std::move(ready_m.front());
+        ready_m.pop_front();
+        g.unlock();
+        cv_m.notify_all();
+        return b;
     }
 
 private:
+    struct Stopped {}; // thrown through the walk when the stream is released
+
+    void walk() {
+        try {
+            walkBatches();
+        } catch (const Stopped&) {
+            return;
+        } catch (const std::exception& e) {
+            std::lock_guard g(lock_m);
+            walkError_m = e.what();
+        }
+        std::lock_guard g(lock_m);
+        done_m = true;
+        cv_m.notify_all();
+    }
+
+    void walkBatches() {
+        auto batch = std::make_unique<Batch>(spec_m, batchRows);
+        EventRows rows;
+        rows.start(*batch);
+        std::size_t n = 0;
+        const std::size_t cap = batch->capacity();
+        const TscConverter tsc = tsc_m;
+        auto hand = [&](std::size_t rowsIn) {
+            rows.finish(rowsIn);
+            std::unique_lock g(lock_m);
+            cv_m.wait(g, [&] { return ready_m.size() < 2 || stop_m; });
+            if (stop_m)
+                throw Stopped{};
+            ready_m.push_back(std::move(batch));
+            g.unlock();
+            cv_m.notify_all();
+        };
+        TraceCursor& c = cursor_m;
+        c.forEach(
+            [&](const auto& e) {
+                rows.add(e, n, static_cast<std::int64_t>(tsc.ns(e.tsc)));
+                if (++n == cap) [[unlikely]] {
+                    hand(n);
+                    batch = std::make_unique<Batch>(spec_m, batchRows);
+                    rows.start(*batch);
+                    n = 0;
+                }
+            },
+            0xffff, [&] { trace_m->reader->releaseBefore(c.lowestOffset()); });
+        if (n > 0)
+            hand(n);
+        if (c.error()) {
+            std::lock_guard g(lock_m);
+            walkError_m = c.error()->str();
+        }
+    }
+
     std::shared_ptr<TraceHandle> trace_m;
     TableSpec spec_m;
     TraceCursor cursor_m;
     TscConverter tsc_m;
+    std::thread walker_m;
+    bool started_m = false;
+    std::mutex lock_m;
+    std::condition_variable cv_m;
+    std::deque<std::unique_ptr<Batch>> ready_m;
+    bool done_m = false, stop_m = false;
+    std::string walkError_m;
 };
 
 // ------------------------------------------------------- the task tracker

@@ -170,3 +170,20 @@ def test_duckdb_reads_the_streams(small):
     assert n == expect["trace"]["events"]
     rows = con.sql("SELECT CAST(event AS VARCHAR), count(*) FROM events GROUP BY ALL").fetchall()
     assert dict(rows) == expect["event_counts"]
+
+
+def test_stream_released_early(synth):
+    """A consumer that stops after one batch releases the stream: the walk
+    stops (it does not read on, nor hang the release)."""
+    import time
+    trace, _, _ = synth.make("bigger", events=300000)
+    t = ltt.open(trace)
+    start = time.monotonic()
+    for _ in range(20):
+        reader = pa.RecordBatchReader.from_stream(t.table("events"))
+        first = reader.read_next_batch()
+        assert first.num_rows == 65536
+        reader.close()
+        del reader
+    t.table("events").__arrow_c_stream__()  # a capsule never consumed
+    assert time.monotonic() - start < 60
