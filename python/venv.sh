@@ -25,7 +25,7 @@ if [[ ! -x $venv/bin/python || "$(cat "$venv/.ltt-requirements" 2>/dev/null)" !=
 	echo "python/venv.sh: packages installed in $((SECONDS - start)) s" >&2
 fi
 
-wheel=$(ls "$build"/python/dist/ltt-*.whl 2>/dev/null | head -n 1 || true)
+wheel=$(find "$build/python/dist" -maxdepth 1 -name "ltt-*.whl" 2>/dev/null | head -n 1 || true)
 if [[ -z $wheel ]]; then
 	echo "python/venv.sh: no wheel in $build/python/dist: run make (needs pybind11-dev, python3-dev)" >&2
 	exit 1
