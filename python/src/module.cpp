@@ -152,7 +152,13 @@ public:
     // The report model as traceanalyze --json renders it (docs/json.md):
     // the same keys, masked-out figures None.
     py::dict report() const {
-        const TraceAnalysis& a = handle_m->analyzed();
+        const TraceAnalysis* analysis = nullptr;
+        {
+            // A whole pass over the trace: other Python threads may run.
+            py::gil_scoped_release unlocked;
+            analysis = &handle_m->analyzed();
+        }
+        const TraceAnalysis& a = *analysis;
         if (a.error())
             throw failure(*a.error());
         const TraceReader& r = a.reader();

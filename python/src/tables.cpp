@@ -31,6 +31,7 @@ using arrow::TableSpec;
 using arrow::Type;
 
 const TraceAnalysis& TraceHandle::analyzed() {
+    std::lock_guard g(analysisLock);
     if (!analysis) {
         auto a = std::make_unique<TraceAnalysis>(*reader, proc());
         a->run();
@@ -479,6 +480,7 @@ struct SyscallRow {
     bool haveRet = false;
     std::int64_t ret = 0;
     unsigned nargs = 0; // arguments recorded (VARS record after the entry)
+    bool haveArgs = false;
     std::array<std::uint64_t, LTT_VAR_ARGS_MAX> args{};
 };
 
@@ -585,6 +587,7 @@ public:
             if (auto v = decodeVars(e); v && (v->changed & LTT_VAR_BIT(LTT_VAR_ARGS)) &&
                                         static_cast<std::int32_t>(v->nr) == it->second.call.nr) {
                 it->second.call.nargs = v->nargs;
+                it->second.call.haveArgs = true;
                 it->second.call.args = v->args;
             }
             break;
@@ -893,7 +896,7 @@ public:
             {"nr", Type::Int32, true},
             {"syscall", Type::Int16, false, syscallNames()},
             {"ret", Type::Int64, true},
-            {"nargs", Type::Int8},
+            {"nargs", Type::Int8, true},
             {"arg0", Type::Int64, true},
             {"arg1", Type::Int64, true},
             {"arg2", Type::Int64, true},
@@ -907,7 +910,7 @@ public:
     bool next(Batch& b) override {
         auto& rows = tracker_m.calls;
         fill(rows, b.capacity());
-        for (std::size_t c : {3, 4, 5, 7, 9, 10, 11, 12, 13, 14})
+        for (std::size_t c : {3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14})
             b.startAllNull(c);
         const std::size_t n = std::min(rows.size(), b.capacity());
         auto* pid = b.values<std::int32_t>(0);
@@ -935,7 +938,10 @@ public:
                 ret[i] = r.ret;
                 b.setValid(7, i);
             }
-            nargs[i] = static_cast<std::int8_t>(r.nargs);
+            if (r.haveArgs) {
+                nargs[i] = static_cast<std::int8_t>(r.nargs);
+                b.setValid(8, i);
+            }
             for (unsigned a = 0; a < r.nargs && a < LTT_VAR_ARGS_MAX; ++a) {
                 b.values<std::int64_t>(9 + a)[i] = static_cast<std::int64_t>(r.args[a]);
                 b.setValid(9 + a, i);

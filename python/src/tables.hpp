@@ -10,6 +10,7 @@
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -21,8 +22,10 @@ struct TraceHandle {
     std::unique_ptr<TraceReader> reader;
     std::optional<ProcSnapshot> snapshot;
     std::string procPath;
-    // The analysis, run once on first use (the processes table, the report).
+    // The analysis, run once on first use (the processes table, the report;
+    // engines may scan two streams of one trace on two threads at once).
     std::unique_ptr<TraceAnalysis> analysis;
+    std::mutex analysisLock;
 
     const ProcSnapshot* proc() const { return snapshot ? &*snapshot : nullptr; }
     // Runs the analysis if it has not run yet.

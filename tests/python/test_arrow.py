@@ -1,11 +1,12 @@
 """The tables as Arrow C streams: pyarrow, Polars and DuckDB read them, and
 their rows give traceanalyze's figures."""
 import collections
+import os
 
 import pytest
 
 import ltt
-from conftest import analyze, by_pid
+from conftest import ROOT, analyze, by_pid
 
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
@@ -187,3 +188,48 @@ def test_stream_released_early(synth):
         del reader
     t.table("events").__arrow_c_stream__()  # a capsule never consumed
     assert time.monotonic() - start < 60
+
+
+DATA = os.path.join(ROOT, "tests", "data")
+COMMITTED = sorted(f[:-6] for f in os.listdir(DATA) if f.endswith(".trace"))
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_committed_traces(name):
+    """The committed traces (a real one recorded in the VM, application
+    events, masked events, variables with system-call arguments, lost
+    events): the report, the event count and the interval tables against
+    traceanalyze."""
+    trace = os.path.join(DATA, name + ".trace")
+    proc = os.path.join(DATA, name + ".proc")
+    proc = proc if os.path.exists(proc) else None
+    want = analyze(trace, proc)
+    t = ltt.open(trace, proc)
+    assert t.report() == want
+    assert pa.table(t.table("events")).num_rows == want["trace"]["events"]
+    assert len(pa.table(t.table("processes"))) == len(want["processes"])
+    if want["processes"] and want["processes"][0]["syscall_table"] is not None:
+        assert syscall_figures_from_table(pa.table(t.table("syscalls"))) \
+            == syscall_figures_from_report(want)
+    got = sched_figures_from_table(pa.table(t.table("sched")))
+    for pid, procs in by_pid(want).items():
+        if procs[0]["max_delay_ns"] is None:
+            continue  # scheduling masked out
+        assert got.get(pid, {}).get("max_delay", 0) == max(p["max_delay_ns"] for p in procs)
+        assert got.get(pid, {}).get("preempted", 0) == sum(p["time_preempted_ns"] for p in procs)
+        assert got.get(pid, {}).get("sched_delay", 0) == \
+            sum(p["time_sched_delay_ns"] for p in procs)
+
+
+def test_syscall_arguments_when_recorded():
+    """vars.trace recorded the arguments (VARS after each entry): the rows
+    carry them, read(3, 0x7ffc0000, 4096) = 451 among them; calls whose
+    arguments were not recorded have nargs null."""
+    trace = os.path.join(DATA, "vars.trace")
+    rows = pa.table(ltt.open(trace).table("syscalls")).to_pylist()
+    reads = [r for r in rows if r["syscall"] == "read" and r["ret"] == 451]
+    assert reads and reads[0]["nargs"] == 3
+    assert (reads[0]["arg0"], reads[0]["arg1"], reads[0]["arg2"]) == (3, 0x7ffc0000, 4096)
+    assert reads[0]["arg3"] is None
+    small = pa.table(ltt.open(os.path.join(DATA, "small.trace")).table("syscalls"))
+    assert small.column("nargs").null_count == small.num_rows

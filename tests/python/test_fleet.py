@@ -1,6 +1,6 @@
-"""ltt export --parquet: a dataset of 16 hosts; DuckDB over a directory glob
-and the PySpark job (local mode) answer fleet questions with traceanalyze's
-figures."""
+"""ltt export --parquet: a dataset of 16 synthetic hosts and a real guest
+trace; DuckDB over a directory glob and the PySpark job (local mode) answer
+fleet questions with traceanalyze's figures."""
 import collections
 import json
 import os
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import ltt
-from conftest import analyze
+from conftest import ROOT, analyze
 
 HOSTS = 16
 LTT = os.path.join(os.path.dirname(sys.executable), "ltt")
@@ -19,7 +19,9 @@ LTT = os.path.join(os.path.dirname(sys.executable), "ltt")
 @pytest.fixture(scope="module")
 def fleet(synth, tmp_path_factory):
     """16 hosts' traces (distinct seeds and host names) exported with the
-    ltt command; returns (dataset dir, {host: (trace, proc)})."""
+    ltt command, and the real trace recorded in the VM under the host name
+    its header has ("(none)": a partition value made safe, "_none_");
+    returns (dataset dir, {host: (trace, proc)})."""
     out = str(tmp_path_factory.mktemp("fleet") / "dataset")
     hosts = {}
     for i in range(HOSTS):
@@ -29,6 +31,9 @@ def fleet(synth, tmp_path_factory):
         subprocess.run([LTT, "export", "-q", "--parquet", out, "--host", host, trace],
                        check=True)
         hosts[host] = (trace, proc)
+    vm = os.path.join(ROOT, "tests", "data", "vm-sh")
+    subprocess.run([LTT, "export", "-q", "--parquet", out, vm + ".trace"], check=True)
+    hosts["_none_"] = (vm + ".trace", vm + ".proc")
     return out, hosts
 
 
@@ -64,10 +69,11 @@ def test_duckdb_glob(fleet):
     assert {(h, pid): (n, t) for h, pid, n, t in got} == syscalls_per_process(hosts)
     stamps = con.sql(f"""SELECT host, hostname, kernel, backend, anchor_realtime_ns, events
         FROM read_parquet('{out}/*/*/trace.parquet', hive_partitioning = true)""").fetchall()
-    assert len(stamps) == HOSTS
+    assert len(stamps) == len(hosts) == HOSTS + 1
     for host, hostname, kernel, backend, anchor, events in stamps:
         report = analyze(*hosts[host])
-        assert (hostname, kernel, backend) == ("synth", "6.1.0-synthetic", "facility")
+        t = report["trace"]
+        assert (hostname, kernel, backend) == (t["hostname"], t["kernel"], t["backend"])
         assert anchor + report["trace"]["start_ns"] == report["trace"]["start_realtime_ns"]
         assert events == report["trace"]["events"]
 
@@ -108,7 +114,7 @@ def test_spark_job(fleet, tmp_path):
     with open(os.path.join(answers, "hosts_by_p99_latency.jsonl")) as f:
         ranked = [json.loads(line) for line in f]
     want = p99_per_host(hosts)
-    assert len(ranked) == HOSTS
+    assert len(ranked) == len(hosts)
     for g in ranked:
         p99, mx, n = want[g["host"]]
         assert (g["p99_delay_ns"], g["max_delay_ns"], g["waits"]) == (p99, mx, n), g["host"]
