@@ -10,6 +10,8 @@ packages=(
 	build-essential cmake ninja-build pkg-config ccache clang clang-format
 	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libelf-dev libdw-dev jq python3 babeltrace2 protobuf-compiler time
+	# the Python package (python/): its extension, its venv, PySpark's JVM
+	python3-dev python3-venv pybind11-dev openjdk-17-jre-headless
 	# GUI and its headless tests
 	libgtkmm-4.0-dev xvfb xauth
 	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test
