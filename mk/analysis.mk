@@ -1,6 +1,7 @@
 # Analysis targets (libltt, traceanalyze, ltt-synth): benchmark and fuzzing.
 #   make bench        events/s and peak memory of traceanalyze -a -s on a
-#                     10-million-event ltt-synth trace
+#                     10-million-event ltt-synth trace; the speed of
+#                     --latency and --critical-path on it
 #   make fuzz         fuzz the trace reader for FUZZ_SECONDS (default 600)
 #   make fuzz-build   build the libFuzzer target only (clang, ASan+UBSan)
 .PHONY: bench fuzz fuzz-build

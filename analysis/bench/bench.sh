@@ -83,3 +83,31 @@ awk -v ev="$ev" -v wall="$cwall" -v cpu="$ccpu" -v rss="$crss" -v rss1="$crss1" 
 	printf "  peak memory: %.1f MB RSS; %.1f MB on a %d-event trace\n", rss / 1024, rss1 / 1024, ev1
 	printf "  target: >= 20 M events/s; memory not growing with events\n"
 }'
+
+# traceanalyze --latency and --critical-path on the same 10M-event trace:
+# each a pass of its own (no -a -s), best of 3 (wall and CPU seconds).
+measure_ta() { # ARGS... -> prints "wall cpu"
+	local line wall user sys bw=999999 bc=999999
+	for _ in 1 2 3; do
+		line=$({ TIMEFORMAT='%3R %3U %3S'; time "$bin/traceanalyze" --no-progress "$@" >/dev/null; } 2>&1)
+		read -r wall user sys <<<"$line"
+		read -r bw bc < <(awk -v w="$wall" -v u="$user" -v s="$sys" -v bw="$bw" -v bc="$bc" 'BEGIN {
+			c = u + s; printf "%.3f %.3f\n", (w < bw ? w : bw), (c < bc ? c : bc) }')
+	done
+	echo "$bw $bc"
+}
+read -r lwall lcpu < <(measure_ta --latency "$dir/synth10m.trace" "$dir/synth10m.proc")
+# The critical path of the task with the most context switches.
+cpid=$("$bin/traceanalyze" --json --no-progress "$dir/synth10m.trace" "$dir/synth10m.proc" |
+	jq '[.processes[] | select(.pid > 0)] | max_by(.sched_in) | .pid')
+read -r pwall pcpu < <(measure_ta --critical-path "$cpid" "$dir/synth10m.trace" "$dir/synth10m.proc")
+awk -v ev="$ev" -v lwall="$lwall" -v lcpu="$lcpu" -v pwall="$pwall" -v pcpu="$pcpu" \
+	-v pid="$cpid" 'BEGIN {
+	printf "traceanalyze --latency on the same %d events:\n", ev
+	printf "  events/s:    %.1f M/s (wall %.3f s)   %.1f M/s per CPU second (%.3f s)\n",
+		ev / lwall / 1e6, lwall, ev / (lcpu > 0 ? lcpu : 0.01) / 1e6, lcpu
+	printf "  target: >= 30 M events per CPU second\n"
+	printf "traceanalyze --critical-path %d (the busiest task) on the same trace:\n", pid
+	printf "  time:        %.3f s wall, %.3f s CPU\n", pwall, pcpu
+	printf "  target: under one second\n"
+}'

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstring>
 #include <libltt/callsite_report.hpp>
+#include <libltt/critical_path.hpp>
 #include <libltt/event_format.hpp>
+#include <libltt/latency.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
 #include <libltt/syscall_args.hpp>
@@ -313,6 +315,10 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     std::fprintf(f, "\n  ]}");
     if (o.callsites)
         writeJsonCallSites(f, *o.callsites, num);
+    if (o.latency)
+        writeLatencyJson(f, *o.latency);
+    if (o.criticalPath)
+        writeCriticalPathJson(f, *o.criticalPath);
     if (o.events)
         writeJsonEvents(f, r, o);
     std::fprintf(f, "\n}\n");

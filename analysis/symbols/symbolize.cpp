@@ -54,6 +54,12 @@ struct Symbolizer::ElfFile {
 Symbolizer::Symbolizer() = default;
 Symbolizer::~Symbolizer() = default;
 
+void Symbolizer::setSymfs(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    symfs_m = dir == "/" ? std::string() : std::move(dir);
+}
+
 std::string Symbolizer::hex(std::uint64_t v) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
@@ -72,7 +78,9 @@ Symbolizer::ElfFile& Symbolizer::file(const std::string& path) {
         return f;
     dwfl_report_begin(f.dwfl.get());
     // dwfl opens the file itself (its own descriptor, closed by dwfl_end).
-    f.module = dwfl_report_offline(f.dwfl.get(), path.c_str(), path.c_str(), -1);
+    const std::string where =
+        symfs_m.empty() ? path : symfs_m + (path.starts_with("/") ? "" : "/") + path;
+    f.module = dwfl_report_offline(f.dwfl.get(), path.c_str(), where.c_str(), -1);
     dwfl_report_end(f.dwfl.get(), nullptr, nullptr);
     if (!f.module)
         return f;

@@ -18,10 +18,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <getopt.h>
 #include <libltt/callsites.hpp>
+#include <libltt/critical_path.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
+#include <libltt/latency.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>
@@ -48,6 +51,14 @@ struct Options {
     bool callsites = false;
     bool progress = true;
     std::int64_t pid = -1;
+    std::vector<std::int32_t> pids; // every -p (several only with --latency)
+    // --latency, --worst; --critical-path PID with --from/--to (seconds
+    // since the trace's first event); --symfs DIR.
+    bool latency = false;
+    std::size_t worst = 5;
+    std::int64_t criticalPid = -1;
+    double fromS = 0, toS = -1;
+    std::string symfs;
     int cpu = -1;
     std::bitset<LTT_EV_COUNT + 1> types; // events shown in dumps and counts
     std::string trace, proc, out;
@@ -67,7 +78,10 @@ void usage(std::FILE* f) {
                  "  -s, --summarize      trace header, event counts, system-wide summary\n"
                  "  -d, --dump           list every event (LTT's raw trace), application\n"
                  "                       events by name with their fields\n"
-                 "  -p, --pid PID        only this process (analysis and dump)\n"
+                 "  -p, --pid PID        only this process (analysis and dump); with --latency\n"
+                 "                       it may be given several times (a thread group's\n"
+                 "                       leader selects its threads; the other reports\n"
+                 "                       then cover every process)\n"
                  "  -c, --cpu CPU        only this CPU (dump and per-CPU summary)\n"
                  "  -o, --omit TYPES     leave these event types out of dump and counts\n"
                  "  -t, --trace TYPES    keep only these event types in dump and counts\n"
@@ -77,6 +91,18 @@ void usage(std::FILE* f) {
                  "                       or ids\n"
                  "      --callsites      per process, each system call's call sites\n"
                  "                       (binary!function+offset) with counts and time\n"
+                 "      --latency        latency distributions: wakeup and preemption to\n"
+                 "                       running, system calls, IRQ and soft-IRQ handlers,\n"
+                 "                       I/O waits (count, percentiles, histogram, worst)\n"
+                 "      --worst N        worst instances listed per latency (--latency; 5)\n"
+                 "      --critical-path PID  what the thread's time went to, following its\n"
+                 "                       wakeups back through the tasks, interrupts and\n"
+                 "                       timers that woke it\n"
+                 "      --from SECONDS   start of the --critical-path interval, since the\n"
+                 "                       trace's first event (0)\n"
+                 "      --to SECONDS     end of that interval (the trace's end)\n"
+                 "      --symfs DIR      read the binaries of call sites under DIR (a copy\n"
+                 "                       of the traced machine's root)\n"
                  "      --json           the analysis as one JSON document (docs/json.md);\n"
                  "                       with -d also every event (\"events\")\n"
                  "      --no-progress    no progress line even on a terminal\n"
@@ -89,7 +115,7 @@ void usage(std::FILE* f) {
                  "                       this long (--follow; 30; 0: never)\n"
                  "  -h, --help           this text\n"
                  "  -V, --version        version\n"
-                 "Without -a, -s, -d or --callsites: -a -s.\n");
+                 "Without -a, -s, -d, --callsites, --latency or --critical-path: -a -s.\n");
 }
 
 // -o/-t TYPES: libltt's event-name vocabulary (the one tracedaemon -e reads).
@@ -197,7 +223,9 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
 
 // The report the options select, as text or JSON.
 void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
-                 const ltt::CallSiteReport* sites = nullptr) {
+                 const ltt::CallSiteReport* sites = nullptr,
+                 const ltt::LatencyAnalysis* latency = nullptr,
+                 const ltt::CriticalPath* path = nullptr) {
     ltt::ReportOptions ro;
     ro.summarize = o.summarize;
     ro.analyze = o.analyze;
@@ -206,6 +234,8 @@ void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
     ro.types = o.types;
     ro.callsites = sites;
     ro.events = o.dump;
+    ro.latency = latency;
+    ro.criticalPath = path;
     if (o.json)
         ltt::writeJsonReport(f, a, ro);
     else
@@ -342,6 +372,7 @@ int followTrace(const Options& o) {
 std::optional<ltt::CallSiteReport> callSites(const Options& o, const ltt::TraceReader& r,
                                              const ltt::ProcSnapshot* snap) {
     ltt::Symbolizer sym;
+    sym.setSymfs(o.symfs);
     loadTraceKallsyms(o, sym);
     auto rep = ltt::analyzeCallSites(r, snap, sym, o.pid);
     if (rep.error) {
@@ -359,6 +390,7 @@ int main(int argc, char** argv) {
     bool typesGiven = false;
     enum { kJson = 1000, kNoProgress, kCallSites };
     enum { kFollow = 1100, kInterval, kFollowTimeout };
+    enum { kLatency = 1200, kWorst, kCriticalPath, kFrom, kTo, kSymfs };
     static const option longopts[] = {{"analyze", no_argument, nullptr, 'a'},
                                       {"summarize", no_argument, nullptr, 's'},
                                       {"dump", no_argument, nullptr, 'd'},
@@ -370,6 +402,12 @@ int main(int argc, char** argv) {
                                       {"callsites", no_argument, nullptr, kCallSites},
                                       {"no-progress", no_argument, nullptr, kNoProgress},
                                       {"follow", no_argument, nullptr, kFollow},
+                                      {"latency", no_argument, nullptr, kLatency},
+                                      {"worst", required_argument, nullptr, kWorst},
+                                      {"critical-path", required_argument, nullptr, kCriticalPath},
+                                      {"from", required_argument, nullptr, kFrom},
+                                      {"to", required_argument, nullptr, kTo},
+                                      {"symfs", required_argument, nullptr, kSymfs},
                                       {"interval", required_argument, nullptr, kInterval},
                                       {"timeout", required_argument, nullptr, kFollowTimeout},
                                       {"help", no_argument, nullptr, 'h'},
@@ -391,13 +429,60 @@ int main(int argc, char** argv) {
         case 'p': {
             char* end = nullptr;
             long v = std::strtol(optarg, &end, 10);
-            if (*end || v < 0 || !*optarg) {
+            if (*end || v < 0 || v > INT32_MAX || !*optarg) {
                 std::fprintf(stderr, "traceanalyze: bad PID \"%s\"\n", optarg);
                 return 2;
             }
             o.pid = v;
+            o.pids.push_back(static_cast<std::int32_t>(v));
             break;
         }
+        case kLatency:
+            o.latency = true;
+            break;
+        case kWorst: {
+            char* end = nullptr;
+            long v = std::strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 1000 || !*optarg) {
+                std::fprintf(stderr, "traceanalyze: bad --worst \"%s\" (0 to 1000)\n", optarg);
+                return 2;
+            }
+            o.worst = static_cast<std::size_t>(v);
+            break;
+        }
+        case kCriticalPath: {
+            char* end = nullptr;
+            long v = std::strtol(optarg, &end, 10);
+            if (*end || v <= 0 || v > INT32_MAX || !*optarg) {
+                std::fprintf(stderr,
+                             "traceanalyze: bad --critical-path PID \"%s\" (a task's pid, not 0)\n",
+                             optarg);
+                return 2;
+            }
+            o.criticalPid = v;
+            break;
+        }
+        case kFrom:
+        case kTo: {
+            char* end = nullptr;
+            const double v = std::strtod(optarg, &end);
+            if (!*optarg || *end || !(v >= 0) || v > 1e9) {
+                std::fprintf(stderr,
+                             "traceanalyze: bad %s \"%s\" (seconds since the trace's "
+                             "first event, 0 or more)\n",
+                             ch == kFrom ? "--from" : "--to", optarg);
+                return 2;
+            }
+            (ch == kFrom ? o.fromS : o.toS) = v;
+            break;
+        }
+        case kSymfs:
+            if (!*optarg || !std::filesystem::is_directory(optarg)) {
+                std::fprintf(stderr, "traceanalyze: --symfs %s: not a directory\n", optarg);
+                return 2;
+            }
+            o.symfs = optarg;
+            break;
         case 'c': {
             char* end = nullptr;
             long v = std::strtol(optarg, &end, 10);
@@ -469,12 +554,32 @@ int main(int argc, char** argv) {
         o.proc = argv[optind + 1];
     if (npos >= 3)
         o.out = argv[optind + 2];
-    if (!o.analyze && !o.summarize && !o.dump && !o.callsites)
+    if (o.pids.size() > 1) {
+        if (!o.latency) {
+            std::fprintf(stderr, "traceanalyze: several -p PIDs only with --latency\n");
+            return 2;
+        }
+        o.pid = -1; // the other reports then cover every process
+    }
+    if (o.criticalPid < 0 && (o.fromS != 0 || o.toS >= 0)) {
+        std::fprintf(stderr, "traceanalyze: --from and --to need --critical-path\n");
+        return 2;
+    }
+    if (o.toS >= 0 && o.toS <= o.fromS) {
+        std::fprintf(stderr, "traceanalyze: --to must be after --from\n");
+        return 2;
+    }
+    if (!o.symfs.empty() && !o.callsites) {
+        std::fprintf(stderr, "traceanalyze: --symfs needs --callsites (the only addresses it "
+                             "symbolizes)\n");
+        return 2;
+    }
+    if (!o.analyze && !o.summarize && !o.dump && !o.callsites && !o.latency && o.criticalPid < 0)
         o.analyze = o.summarize = true;
     if (o.follow) {
-        if (o.dump || o.callsites) {
-            std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump or "
-                                 "--callsites\n");
+        if (o.dump || o.callsites || o.latency || o.criticalPid >= 0) {
+            std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump, "
+                                 "--callsites, --latency or --critical-path\n");
             return 2;
         }
         return followTrace(o);
@@ -527,6 +632,42 @@ int main(int argc, char** argv) {
         else if (!o.json)
             ltt::writeCallSitesText(out, *sites);
     }
+    // --latency and --critical-path: passes of their own, before the
+    // analysis (their text comes first; their JSON goes into its document).
+    std::unique_ptr<ltt::LatencyAnalysis> latency;
+    if (rc == 0 && o.latency) {
+        ltt::LatencyOptions lo;
+        lo.pids = o.pids;
+        lo.worst = o.worst;
+        latency = std::make_unique<ltt::LatencyAnalysis>(*reader, snap ? &*snap : nullptr, lo);
+        if (!latency->run()) {
+            std::fprintf(stderr, "traceanalyze: %s\n", latency->error()->str().c_str());
+            rc = 1;
+        } else if (!o.json) {
+            ltt::writeLatencyText(out, *latency);
+        }
+    }
+    std::unique_ptr<ltt::CriticalPath> path;
+    if (rc == 0 && o.criticalPid >= 0) {
+        ltt::CriticalPathOptions co;
+        co.pid = static_cast<std::int32_t>(o.criticalPid);
+        co.fromNs = static_cast<std::uint64_t>(std::llround(o.fromS * 1e9));
+        if (o.toS >= 0)
+            co.toNs = static_cast<std::uint64_t>(std::llround(o.toS * 1e9));
+        path = std::make_unique<ltt::CriticalPath>(*reader, snap ? &*snap : nullptr, co);
+        if (!path->run()) {
+            std::fprintf(stderr, "traceanalyze: %s\n", path->error()->str().c_str());
+            rc = 1;
+        } else if (!path->found()) {
+            std::fprintf(stderr, "traceanalyze: --critical-path: PID %d is not in the trace%s\n",
+                         co.pid, o.fromS != 0 || o.toS >= 0 ? " in that interval" : "");
+            rc = 1;
+        } else if (!o.json) {
+            if (latency)
+                std::fputc('\n', out);
+            ltt::writeCriticalPathText(out, *path);
+        }
+    }
     if (rc == 0 && (o.analyze || o.summarize || o.json)) {
         TraceAnalysis a(*reader, snap ? &*snap : nullptr);
         const bool tty = o.progress && isatty(STDERR_FILENO) && reader->claimedEvents() > 4000000;
@@ -543,7 +684,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
             rc = 1;
         } else {
-            writeReport(out, o, a, sites ? &*sites : nullptr);
+            writeReport(out, o, a, sites ? &*sites : nullptr, latency.get(), path.get());
         }
     }
     if (out != stdout && std::fclose(out) != 0) {

@@ -14,6 +14,8 @@
 namespace ltt {
 
 struct CallSiteReport; // libltt/callsite_report.hpp
+class LatencyAnalysis; // libltt/latency.hpp
+class CriticalPath;    // libltt/critical_path.hpp
 
 struct ReportOptions {
     bool summarize = false; // trace header, event counts, system summary
@@ -30,6 +32,10 @@ struct ReportOptions {
     // `pid`, `cpu`) with its description and decoded call (traceanalyze
     // --json -d).
     bool events = false;
+    // JSON only: the "latency" and "critical_path" sections, when given
+    // (traceanalyze --latency, --critical-path).
+    const LatencyAnalysis* latency = nullptr;
+    const CriticalPath* criticalPath = nullptr;
 };
 
 // The text report of a finished analysis: the lost-events banner, then the

@@ -11,8 +11,8 @@
 // saves NAME.kallsyms beside the trace).
 //
 // The files are read by path on the machine doing the analysis: that must
-// be the traced machine, with the binaries the trace ran (docs/analysis.md,
-// "Call sites").
+// be the traced machine, with the binaries the trace ran, or a copy of its
+// root given with setSymfs() (docs/analysis.md, "Call sites").
 #pragma once
 
 #include <cstdint>
@@ -72,6 +72,13 @@ public:
     // when no symbol precedes it (describeEvent's KernelSymbols).
     std::string kernelSymbol(std::uint64_t addr) const;
 
+    // Look binaries up under `dir` (perf's --symfs): the file mapped at
+    // /usr/bin/prog on the traced machine is read from DIR/usr/bin/prog,
+    // and nowhere else (the analysing machine's own /usr/bin/prog may be
+    // another build). Empty: by their own paths. Set before resolving.
+    void setSymfs(std::string dir);
+    const std::string& symfs() const { return symfs_m; }
+
     // Files opened so far (each at most once), for tests.
     std::size_t filesOpened() const { return filesOpened_m; }
 
@@ -90,6 +97,7 @@ private:
     std::unordered_map<std::string, ResolvedAddress> cache_m; // path '\0' offset
     std::vector<KernelSymbol> kernel_m;                       // sorted by address
     std::size_t filesOpened_m = 0;
+    std::string symfs_m;
 };
 
 // A process's executable mappings over time: the .proc snapshot's, then
