@@ -16,7 +16,7 @@
 #include <libltt/block_codec.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
-#include <libltt/symbolize.hpp>
+#include <libltt/trace_files.hpp>
 #include <libltt/trace_writer.hpp>
 #include <libltt/unique_fd.hpp>
 #include <ltt/module_events.h>
