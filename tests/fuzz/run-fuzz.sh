@@ -7,7 +7,7 @@
 # into tests/data. Crashing inputs are saved there as crash-* files.
 set -euo pipefail
 fuzzer=$1 seconds=$2
-root=$(cd "$(dirname "$0")/../../.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(dirname "$fuzzer")/work
 mkdir -p "$work/corpus" "$work/artifacts"
 # tests/fuzz/corpus holds crafted inputs (tests/tools/craft-trace.py:
