@@ -17,7 +17,7 @@
 #include <iterator>
 #include <libltt/block_codec.hpp>
 #include <libltt/proc_file.hpp>
-#include <libltt/symbolize.hpp>
+#include <libltt/trace_files.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <libltt/user_events.hpp>
