@@ -15,7 +15,7 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/lib/sh-test.sh"
-cd "$repo"
+cd "$repo" || exit 1
 
 # C++: one check per top-level directory.
 if ! command -v clang-format >/dev/null; then

@@ -10,6 +10,8 @@ packages=(
 	build-essential cmake ninja-build pkg-config ccache clang clang-format
 	libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libelf-dev libdw-dev jq python3 babeltrace2 protobuf-compiler time
+	# the checks suite 05 runs (make tidy, make shellcheck, make sparse)
+	clang-tidy shellcheck sparse
 	# GUI and its headless tests
 	libgtkmm-4.0-dev xvfb xauth
 	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Habits that are checked: the sources' formatting (scripts/format-check.sh:
-# clang-format on the C++, checkpatch.pl on the kernel-style C), and that the
+# clang-format on the C++, checkpatch.pl on the kernel-style C), shellcheck
+# on every shell script (scripts/shellcheck.sh), and that the
 # warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
 # -DLTT_WERROR=ON) to an already configured build directory. (That the
 # module builds with W=1 and, with CI set, fails on a warning needs a built
@@ -22,6 +23,9 @@ if [[ -n $line ]]; then
 else
 	t_fail "scripts/format-check.sh ran" "$(tail -n 5 <<<"$out")"
 fi
+
+# Every shell script through shellcheck (settings in .shellcheckrc).
+t_include "$root/scripts/shellcheck.sh"
 
 # CMAKE_FLAGS reach a build directory configured before, without them.
 b=$tmp/build

@@ -23,6 +23,7 @@ series_applies() {
 	local dst=$work/apply paths p
 	mkdir -p "$dst"
 	# Only the files the series touches and does not create itself.
+	# shellcheck disable=SC2016 # an awk program
 	paths=$(sed -e 's/#.*//' -e '/^$/d' kernel-patches/series |
 		(cd kernel-patches && xargs awk '
 			/^--- a\// { old = substr($2, 3) }
