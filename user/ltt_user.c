@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT
 /*
- * libltt-user: the process side of include/ltt/user_shm.h.
+ * libltt-user: the process side of user/protocol/user_shm.h.
  *
  * Call sequence (the daemon side is daemon/src/user_server.cpp):
  *
@@ -51,7 +51,7 @@
 #include <x86intrin.h>
 
 #include <ltt/user.h>
-#include <ltt/user_shm.h>
+#include "user_shm.h"
 
 struct ltt_user_type {
 	uint32_t id;

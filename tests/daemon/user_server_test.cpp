@@ -7,6 +7,7 @@
 #include "../user/user_trace.hpp"
 #include "options.hpp"
 #include "user_server.hpp"
+#include "user_shm.h"
 
 #include <atomic>
 #include <cstdio>
@@ -16,7 +17,6 @@
 #include <gtest/gtest.h>
 #include <libltt/trace_writer.hpp>
 #include <ltt/user.hpp>
-#include <ltt/user_shm.h>
 #include <mutex>
 #include <poll.h>
 #include <spawn.h>

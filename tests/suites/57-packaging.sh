@@ -89,6 +89,28 @@ fi
 [[ -f ${pkg[libltt-user0]} ]] && has libltt-user0 /usr/lib/libltt-user.so.0
 [[ -f ${pkg[libltt-user-dev]} ]] && has libltt-user-dev /usr/include/ltt/user.h /usr/include/ltt/user.hpp \
 	/usr/lib/libltt-user.so /usr/lib/libltt-user.a /usr/share/man/man3/libltt-user.3.gz
+# libltt-user's public surface: the -dev package installs its two public
+# headers and no other (not the daemon protocol user_shm.h, not the ABI
+# headers), and the shared library exports exactly what user.h declares
+# (user/libltt-user.map).
+if [[ -f ${pkg[libltt-user-dev]} ]]; then
+	t_run_expect "libltt-user-dev: its only headers are <ltt/user.h> and <ltt/user.hpp>" 0 \
+		'^/usr/include/ltt/user\.h /usr/include/ltt/user\.hpp $' \
+		eval "grep -E '^/usr/include/.*[^/]\$' '$tmp/libltt-user-dev.files' | sort | tr '\n' ' '"
+fi
+if [[ -f ${pkg[libltt-user0]} ]]; then
+	dpkg-deb -x "${pkg[libltt-user0]}" "$tmp/user-root"
+	declared=$(grep -E '^(extern |[a-z])' user/include/ltt/user.h | grep -vE '^struct [a-z_]+;' |
+		grep -oE '\bltt_user_[a-z_]+ *[(;]' | grep -oE 'ltt_user_[a-z_]+' | sort -u | tr '\n' ' ')
+	exported=$(nm -D --defined-only "$tmp/user-root/usr/lib/libltt-user.so.0" 2>&1 |
+		awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u | tr '\n' ' ')
+	if [[ -n $declared && $exported == "$declared" ]]; then
+		t_pass "libltt-user0: libltt-user.so.0 exports what user.h declares (${declared% })"
+	else
+		t_fail "libltt-user0: libltt-user.so.0 exports what user.h declares" \
+			"exported: ${exported:-none}; declared: ${declared:-none}"
+	fi
+fi
 # Every program has its manual page, in the same package.
 for p in ltt-tools traceview; do
 	[[ -f $tmp/$p.files ]] || continue
