@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Habits that are checked: the sources' formatting (scripts/format-check.sh:
 # clang-format on the C++, checkpatch.pl on the kernel-style C), shellcheck
-# on every shell script (scripts/shellcheck.sh), and that the
+# on every shell script (scripts/shellcheck.sh), clang-tidy on the C and C++
+# (scripts/tidy.sh, over $BUILD's compile_commands.json), and that the
 # warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
 # -DLTT_WERROR=ON) to an already configured build directory. (That the
 # module builds with W=1 and, with CI set, fails on a warning needs a built
@@ -26,6 +27,9 @@ fi
 
 # Every shell script through shellcheck (settings in .shellcheckrc).
 t_include "$root/scripts/shellcheck.sh"
+
+# clang-tidy over the build's compile_commands.json (settings in .clang-tidy).
+t_include "$root/scripts/tidy.sh"
 
 # CMAKE_FLAGS reach a build directory configured before, without them.
 b=$tmp/build
