@@ -292,7 +292,8 @@ static void set_state(int fd, int active)
 		free_closing_rings(); /* the daemon that would have is gone */
 	sock = fd;
 	tried = 1;
-	ltt_user_active = active;
+	/* Read without the lock by ltt_user_log() in every thread. */
+	__atomic_store_n(&ltt_user_active, active, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
 }
@@ -665,7 +666,7 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 	uint64_t head, used;
 	size_t size;
 
-	if (!t || !ltt_user_active)
+	if (!t || !__atomic_load_n(&ltt_user_active, __ATOMIC_ACQUIRE))
 		return -EAGAIN;
 	r = thread_ring();
 	if (!r) {

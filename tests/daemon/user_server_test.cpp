@@ -570,7 +570,7 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
     EXPECT_EQ(tr.events[3].type, "tick");
     EXPECT_TRUE(tr.events[3].values.empty());
     // The daemon went away: logging is off again, and costs nothing.
-    for (int i = 0; i < 100 && ltt_user_active; ++i)
+    for (int i = 0; i < 100 && ltt::user::active(); ++i)
         std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(ltt::user::active());
     EXPECT_THROW((ltt::user::EventType<double>{"bad name that is far too long for a type, longer "
