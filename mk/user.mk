@@ -1,5 +1,7 @@
 # libltt-user and ltt-mark (user/): the library (shared and static), its
-# headers and ltt-mark, installed with the rest by `make install`.
+# public headers <ltt/user.h> and <ltt/user.hpp> (user/include/; the private
+# protocol user/protocol/user_shm.h is not installed) and ltt-mark,
+# installed with the rest by `make install`.
 .PHONY: install-user user-programs
 
 install: install-user
@@ -16,5 +18,4 @@ install-user: programs
 	install -m 0755 $(BUILD)/bin/ltt-mark $(DESTDIR)$(PREFIX)/bin/ltt-mark
 	cp -P $(BUILD)/user/libltt-user.so* $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(BUILD)/user/libltt-user.a $(DESTDIR)$(LIBDIR)/
-	install -m 0644 include/ltt/user.h include/ltt/user.hpp include/ltt/user_shm.h \
-		include/ltt/module_events.h include/ltt/events.h $(DESTDIR)$(INCLUDEDIR)/ltt/
+	install -m 0644 user/include/ltt/user.h user/include/ltt/user.hpp $(DESTDIR)$(INCLUDEDIR)/ltt/

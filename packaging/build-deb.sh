@@ -16,6 +16,7 @@ die() { echo "build-deb: $*" >&2; exit 1; }
 
 version=$(sed -nE 's/^project\(ltt VERSION ([0-9][0-9.]*)[ )].*/\1/p' "$repo/CMakeLists.txt")
 [[ -n $version ]] || die "no 'project(ltt VERSION x.y.z' line in CMakeLists.txt"
+# shellcheck disable=SC2016 # the CMake text, not a shell expansion
 grep -q 'set(LTT_VERSION_STRING "${PROJECT_VERSION}")' "$repo/CMakeLists.txt" ||
 	die "LTT_VERSION_STRING is no longer PROJECT_VERSION: teach $0 the version"
 

@@ -22,6 +22,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${BENCH_MODE:-icount}
+# shellcheck disable=SC2054 # shift=0,sleep=off is one argument
 case $mode in
 icount) reps=${BENCH_REPS:-3} qemu=(--qemu-arg -icount --qemu-arg shift=0,sleep=off) ;;
 wall) reps=${BENCH_REPS:-5} qemu=() ;;

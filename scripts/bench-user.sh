@@ -74,7 +74,7 @@ echo "bench-user: mode $mode; building (or finding) the kernel, the module, LTTn
 make -s BUILD="$vm_build" >&2 || die "make (user space) failed"
 vm_need "$vm_build/bin/tracedaemon" || exit 1
 lib=$vm_build/user/libltt-user.a
-[[ -f $lib && -f include/ltt/user.h ]] || die "libltt-user is not built ($lib)"
+[[ -f $lib && -f user/include/ltt/user.h ]] || die "libltt-user is not built ($lib)"
 [[ -f /usr/include/x86_64-linux-gnu/lttng/tracepoint.h ]] ||
 	die "the LTTng-UST headers are missing (apt-get install liblttng-ust-dev)"
 vm_kernel peers || exit 1
@@ -89,7 +89,7 @@ mkdir -p "$b/bin" "$b/ust-lib"
 src=tests/bench/user/user-bench.c
 cc=(gcc -O2 -Wall -Wextra -Werror -Itests/bench/user)
 "${cc[@]}" -static -DBENCH_NONE -o "$b/bin/user-bench-none" "$src" || die "building user-bench-none failed"
-"${cc[@]}" -static -DBENCH_LTT -Iinclude -o "$b/bin/user-bench-ltt" "$src" "$lib" -pthread ||
+"${cc[@]}" -static -DBENCH_LTT -Iuser/include -o "$b/bin/user-bench-ltt" "$src" "$lib" -pthread ||
 	die "building user-bench-ltt failed"
 # LTTng-UST is a shared library only (it loads its parts with dlopen):
 # the program and the host's copies of its libraries (Debian's 2.13).

@@ -12,6 +12,8 @@ packages=(
 	libelf-dev libdw-dev jq python3 babeltrace2 protobuf-compiler time
 	# the Python package (python/): its extension, its venv, PySpark's JVM
 	python3-dev python3-venv pybind11-dev openjdk-17-jre-headless
+	# the checks suite 05 runs (make tidy, make shellcheck, make sparse)
+	clang-tidy shellcheck sparse
 	# GUI and its headless tests
 	libgtkmm-4.0-dev xvfb xauth
 	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test

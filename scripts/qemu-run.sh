@@ -193,7 +193,7 @@ case $tsc_khz in
 '') ;;
 host)
 	if [[ " ${qemu_args[*]} " != *" -icount "* ]]; then
-		khz=$(host_tsc_khz) && [[ $khz =~ ^[1-9][0-9]{5,}$ ]] || fail 203 "--tsc-khz host: cannot measure the host's TSC"
+		{ khz=$(host_tsc_khz) && [[ $khz =~ ^[1-9][0-9]{5,}$ ]]; } || fail 203 "--tsc-khz host: cannot measure the host's TSC"
 		append="tsc_early_khz=$khz $append"
 	fi ;;
 *[!0-9]* | 0) fail 203 "--tsc-khz wants a number of kHz or 'host', not '$tsc_khz'" ;;

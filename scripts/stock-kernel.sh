@@ -175,6 +175,7 @@ if [[ ! -f $dir/.ltt-unpacked ]]; then
 	trap - EXIT
 
 	# Keep the LTT_STOCK_KEEP most recently used releases.
+	# shellcheck disable=SC2012 # ls -t: most recently used first
 	mapfile -t old < <(ls -1dt "$stock"/6.1.0-*-amd64 2>/dev/null | tail -n +$((keep + 1)))
 	for d in "${old[@]}"; do
 		[[ $d == "$dir" ]] && continue

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT
 /*
- * libltt-user: the process side of include/ltt/user_shm.h.
+ * libltt-user: the process side of user/protocol/user_shm.h.
  *
  * Call sequence (the daemon side is daemon/src/user_server.cpp):
  *
@@ -51,7 +51,7 @@
 #include <x86intrin.h>
 
 #include <ltt/user.h>
-#include <ltt/user_shm.h>
+#include "user_shm.h"
 
 struct ltt_user_type {
 	uint32_t id;
@@ -296,7 +296,8 @@ static void set_state(int fd, int active)
 		free_closing_rings(); /* the daemon that would have is gone */
 	sock = fd;
 	tried = 1;
-	ltt_user_active = active;
+	/* Read without the lock by ltt_user_log() in every thread. */
+	__atomic_store_n(&ltt_user_active, active, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
 }
@@ -669,7 +670,7 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 	uint64_t head, used;
 	size_t size;
 
-	if (!t || !ltt_user_active)
+	if (!t || !__atomic_load_n(&ltt_user_active, __ATOMIC_ACQUIRE))
 		return -EAGAIN;
 	r = thread_ring();
 	if (!r) {

@@ -42,7 +42,7 @@ measure() { # NAME -> prints "events wall cpu rss_kb": the best of 3 runs each
 make_trace synth10m 10000000
 make_trace synth1m 1000000
 read -r ev wall cpu rss < <(measure synth10m)
-read -r ev1 wall1 cpu1 rss1 < <(measure synth1m)
+read -r ev1 _ _ rss1 < <(measure synth1m)
 size=$(stat -c %s "$dir/synth10m.trace")
 awk -v ev="$ev" -v wall="$wall" -v cpu="$cpu" -v rss="$rss" -v size="$size" \
 	-v ev1="$ev1" -v rss1="$rss1" 'BEGIN {

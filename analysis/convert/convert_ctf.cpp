@@ -963,7 +963,7 @@ bool prepareDirectory(const std::string& dir) {
                     ", not by uid " + std::to_string(::geteuid()));
     if ((st.st_mode & 07777) != 0700 && ::fchmod(fd.get(), 0700) != 0)
         throw systemError("cannot make " + dir + " private (mode 0700)", errno);
-    DIR* d = ::fdopendir(::dup(fd.get()));
+    DIR* d = ::fdopendir(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
     if (!d)
         throw systemError("cannot read " + dir, errno);
     std::vector<std::string> stale;
@@ -987,6 +987,7 @@ bool prepareDirectory(const std::string& dir) {
                     "a stream); choose another directory");
     for (const std::string& n : stale)
         if (::unlinkat(fd.get(), n.c_str(), 0) != 0)
+            // NOLINTNEXTLINE(performance-inefficient-string-concatenation): once, as it throws
             throw systemError("cannot replace " + dir + "/" + n, errno);
     return created;
 }

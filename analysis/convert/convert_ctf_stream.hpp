@@ -33,7 +33,7 @@ public:
     static constexpr std::uint32_t kMagic = 0xC1FC1FC1;
     static constexpr std::size_t kHeaderBytes = 4 + 16 + 4 + 8;             // packet header
     static constexpr std::size_t kContextBytes = 8 + 8 + 8 + 8 + 8 + 8 + 4; // packet context
-    static constexpr std::size_t kPacketBytes = 256 * 1024;
+    static constexpr std::size_t kPacketBytes = std::size_t{256} * 1024;
     // The largest event (a custom event's payload, a file name) fits with room.
     static constexpr std::size_t kMaxEventBytes = 4096;
     static constexpr std::uint16_t kExtendedId = 65535;

@@ -35,7 +35,7 @@ template <class T> T readAt(std::span<const std::byte> bytes, std::uint64_t offs
 // most LTT_BUFFER_MAX bytes long, an offset plus a record size (16 bits)
 // plus the next record's size cannot wrap, so no check can be fooled by a
 // wrapped sum.
-static_assert(std::uint64_t{LTT_BUFFER_MAX} + 2 * 0xffff <
+static_assert(std::uint64_t{LTT_BUFFER_MAX} + std::uint64_t{2} * 0xffff <
               std::numeric_limits<std::uint32_t>::max());
 
 std::string hexOffset(std::uint64_t v) {
@@ -512,7 +512,7 @@ bool TraceReader::scan(TraceError* error) {
     // The module closes every CPU with a FINAL block at STOP; a CPU whose
     // blocks stop without one was cut off (the daemon was killed).
     std::string cpus;
-    for (std::uint16_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
+    for (std::uint32_t cpu = 0; cpu < header_m.ncpus; ++cpu) {
         const auto& list = streamBlocks_m[cpu];
         if (!list.empty() && !(blocks_m[list.back()].flags & LTT_BLOCK_F_FINAL))
             cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu);

@@ -196,7 +196,7 @@ UserEvents::UserEvents(const TraceReader& reader) : path_m(reader.path()) {
                                               "\", was \"" + it->second.name + "\")"});
                     return;
                 }
-                declared_m.try_emplace({u.number, t.tgid, t.id}, at);
+                declared_m.try_emplace({u.number, key.first, key.second}, at);
             });
         }
     }

@@ -54,7 +54,7 @@ public:
         const std::uint64_t lost = std::max(a_m.lostEvents(), r_m.lostEvents());
         line('!');
         std::fprintf(f_m, "!!! WARNING: %llu EVENTS WERE LOST DURING TRACING\n", ull(lost));
-        for (std::uint16_t c = 0; c < r_m.ncpus(); ++c)
+        for (std::uint32_t c = 0; c < r_m.ncpus(); ++c)
             if (r_m.lostEvents(c))
                 std::fprintf(f_m, "!!!   CPU %u: %llu lost\n", c, ull(r_m.lostEvents(c)));
         std::fprintf(f_m,
@@ -189,8 +189,8 @@ public:
                          av.irqs ? cell(c.irqNs).c_str() : "masked out", cell(c.idleNs).c_str(),
                          ull(c.events), ull(c.lost));
         };
-        for (std::uint16_t i = 0; i < a_m.cpus().size(); ++i) {
-            if (o_m.cpu >= 0 && o_m.cpu != i)
+        for (std::size_t i = 0; i < a_m.cpus().size(); ++i) {
+            if (o_m.cpu >= 0 && o_m.cpu != static_cast<int>(i))
                 continue;
             row(std::to_string(i).c_str(), a_m.cpus()[i]);
         }

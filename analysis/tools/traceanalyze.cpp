@@ -614,7 +614,7 @@ int main(int argc, char** argv) {
 
     std::FILE* out = stdout;
     if (!o.out.empty()) {
-        out = std::fopen(o.out.c_str(), "w");
+        out = std::fopen(o.out.c_str(), "we");
         if (!out) {
             std::fprintf(stderr, "traceanalyze: cannot create %s: %s\n", o.out.c_str(),
                          std::strerror(errno));

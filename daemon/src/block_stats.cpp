@@ -172,7 +172,7 @@ std::string LossReport::text() const {
         100.0 * static_cast<double>(totalLost) / static_cast<double>(totalLost + totalRecorded);
     std::snprintf(line, sizeof line, "%llu events lost (%.2f%% of %llu), per CPU:\n",
                   static_cast<unsigned long long>(totalLost), pct,
-                  static_cast<unsigned long long>(totalLost + totalRecorded));
+                  static_cast<unsigned long long>(totalLost) + totalRecorded);
     out += line;
     for (const auto& c : cpus) {
         std::snprintf(line, sizeof line,

@@ -14,6 +14,7 @@ CommandChild::CommandChild(const std::vector<std::string>& argv, bool ownGroup,
     // Everything the child needs is prepared before fork: after it, the
     // child only makes async-signal-safe calls.
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -1,6 +1,7 @@
 #include "user_server.hpp"
 
 #include "commit_buffer.hpp"
+#include "user_shm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +14,6 @@
 #include <fcntl.h>
 #include <libltt/block_codec.hpp>
 #include <libltt/unique_fd.hpp>
-#include <ltt/user_shm.h>
 #include <map>
 #include <mutex>
 #include <poll.h>

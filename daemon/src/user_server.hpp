@@ -1,4 +1,4 @@
-// tracedaemon's side of libltt-user (include/ltt/user_shm.h,
+// tracedaemon's side of libltt-user (user/protocol/user_shm.h,
 // docs/user-events.md): a Unix socket where processes register their
 // shared memory, and a thread that drains their rings into user blocks
 // (include/ltt/module_events.h, USER) handed to a sink.

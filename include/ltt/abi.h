@@ -93,7 +93,8 @@
  * when a task the session sees died of a signal of
  * SET_TRIGGER_SIGNALS's mask (needs LTT_EV_PROCESS in the event mask);
  * SNAPSHOT clears it.
- * ---------------------------------------------------------------------- */
+ * ----------------------------------------------------------------------
+ */
 #define LTT_IOC_MAGIC 0xB7
 
 #define LTT_FILTER_PID 0x1
@@ -124,8 +125,8 @@ struct ltt_config {
 #define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
 #define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
 #define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
-#define LTT_TRACE_F_RESTRICTED 0x8 /* a session without CAP_PERFMON: only
-				    * the opener's own tasks (ABI 2.3) */
+/* A session without CAP_PERFMON: only the opener's own tasks (ABI 2.3). */
+#define LTT_TRACE_F_RESTRICTED 0x8
 /* File header only (ABI 2.4): a flight-recorder snapshot, see above. */
 #define LTT_TRACE_F_SNAPSHOT 0x10
 struct ltt_trace_info {
@@ -245,7 +246,8 @@ struct ltt_user_event {
 
 /* ------------------------------------------------------------------------
  * The .trace file header, written once by the daemon at offset 0.
- * ---------------------------------------------------------------------- */
+ * ----------------------------------------------------------------------
+ */
 #define LTT_FILE_MAGIC "LTTRACE\x01" /* 8 bytes, no NUL */
 #define LTT_FILE_VERSION 2
 #define LTT_ENDIAN_MARK 0x01020304u

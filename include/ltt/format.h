@@ -46,8 +46,10 @@
 
 /* Header word of a long code: delta < 2^27. */
 #define LTT_LONG_WORD(code, delta) ((__u32)(code) | ((__u32)(delta) << 5))
-/* Header word of a short code: arg < 2^9 (two's complement for signed
- * args), delta < 2^18. */
+/*
+ * Header word of a short code: arg < 2^9 (two's complement for signed
+ * args), delta < 2^18.
+ */
 #define LTT_SHORT_WORD(code, arg, delta)                                \
 	((__u32)(code) | (((__u32)(arg) & LTT_SHORT_ARG_MAX) << 5) |    \
 	 ((__u32)(delta) << 14))

@@ -9,6 +9,7 @@
 # daemon reported them; the host (tests/suites/72-flight.sh) reads them.
 # Writes to /out: results.txt, facts.txt (KEY=VALUE), fr.log, fr-N.trace,
 # fr-N.proc, fr-N.kallsyms, dmesg.txt.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 facts=$out/facts.txt
 : >"$facts"

@@ -10,6 +10,7 @@
 # ltt-mark "the trigger" makes write ev-1.trace. The host (tests/suites/73-flight-user.sh) reads the files.
 # Writes to /out: results.txt, facts.txt (KEY=VALUE), fr.log, fr-N.trace,
 # fr-N.proc, fr-N.kallsyms, ev.log, ev-1.trace, ev-1.proc.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 facts=$out/facts.txt
 : >"$facts"

@@ -7,6 +7,7 @@
 #include "../user/user_trace.hpp"
 #include "options.hpp"
 #include "user_server.hpp"
+#include "user_shm.h"
 
 #include <atomic>
 #include <cstdio>
@@ -18,7 +19,6 @@
 #include <libltt/trace_reader.hpp>
 #include <libltt/trace_writer.hpp>
 #include <ltt/user.hpp>
-#include <ltt/user_shm.h>
 #include <mutex>
 #include <netinet/in.h>
 #include <poll.h>
@@ -599,7 +599,7 @@ TEST(UserCxxWrapper, LogsTypedEvents) {
     EXPECT_EQ(tr.events[3].type, "tick");
     EXPECT_TRUE(tr.events[3].values.empty());
     // The daemon went away: logging is off again, and costs nothing.
-    for (int i = 0; i < 100 && ltt_user_active; ++i)
+    for (int i = 0; i < 100 && ltt::user::active(); ++i)
         std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(ltt::user::active());
     EXPECT_THROW((ltt::user::EventType<double>{"bad name that is far too long for a type, longer "

@@ -9,6 +9,7 @@
 #   bench.txt     (mode bench) one line per rate tried
 #   dmesg.txt     the kernel log at the end
 # usage: vm-guest.sh check|bench
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
 facts=$out/facts.txt
@@ -79,6 +80,7 @@ fi
 trace 5 out >trace5.log 2>&1
 rc=$?
 expect "trace 5 out" 0 "tracedaemon: traced [0-9.]+ s \(duration reached\)" trace5.log
+# shellcheck disable=SC2012 # the listing is for a person
 if nonempty out.trace && [ -s out.proc ]; then ok "trace 5 out wrote out.trace and out.proc"; else fail "trace 5 out wrote out.trace and out.proc" "$(ls -l out.* 2>&1 | tr '\n' ' ')"; fi
 
 # 2. The duration is honoured (the daemon's START-to-STOP, and the host
@@ -216,6 +218,7 @@ sleep 1
 "$td" -b 256K -e SYSCALL -ts3 many.trace many.proc >many.log 2>&1
 rc=$?
 kill -TERM -- -$load 2>/dev/null
+# shellcheck disable=SC2086 # a list of pids
 kill $pids 2>/dev/null
 wait 2>/dev/null
 expect "2000 tasks under load: the snapshot does not delay draining (no loss)" 0 "no events lost" many.log

@@ -6,6 +6,7 @@
 # the same files. wl_callsites-dyn-nopie starts before the trace (its
 # mappings come from the .proc snapshot); the others are exec'd during it
 # (their mappings come from MAP records).
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
 WL=$1

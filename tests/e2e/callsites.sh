@@ -57,7 +57,7 @@ callsites_e2e() {
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	set -uo pipefail
-	cd "$(dirname "$0")/../.."
+	cd "$(dirname "$0")/../.." || exit 1
 	source tests/lib/sh-test.sh
 	source tests/lib/vm-host.sh
 	callsites_e2e "${1:?usage: $0 ltt|debug|stock}"

@@ -8,6 +8,7 @@
 # /opt/ltt/workloads). With --stock (tests/suites/95-stock.sh, Debian's
 # unmodified kernel) it also records uname -r in /out/uname.txt and reports
 # the module's load as a result line.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
 W=$LTT/workloads
@@ -70,13 +71,13 @@ ftrace_on
 QUIET=1
 scenario syscalls $W/wl_syscalls 200 512 /tmp
 QUIET=0
-ftrace_off $O/syscalls.ftrace
+ftrace_off "$O/syscalls.ftrace"
 # the same program under strace -c
-/usr/bin/strace -f -c -o $O/syscalls.strace $W/wl_syscalls 200 512 /tmp
+/usr/bin/strace -f -c -o "$O/syscalls.strace" "$W/wl_syscalls" 200 512 /tmp
 # 2. a fork tree of known shape, with exec
 scenario forktree $W/wl_forktree 2 3 $W/wl_leaf
 # 3. CPU-bound: compared with the process's own schedstat and stat
-scenario cpu $W/wl_cpu 2 $O/cpu.json
+scenario cpu "$W/wl_cpu" 2 "$O/cpu.json"
 # 4. sleeping in nanosleep: 20 x 25 ms
 scenario sleep $W/wl_sleep 20 25
 # 5. O_DIRECT reads from the virtio scratch disk: I/O wait
@@ -84,13 +85,12 @@ scenario odirect $W/wl_odirect /dev/vdb 300
 # 6. pipe ping-pong: wakeups and scheduling changes, with ftrace beside
 ftrace_on
 scenario pingpong $W/wl_pingpong 1000
-ftrace_off $O/pingpong.ftrace
+ftrace_off "$O/pingpong.ftrace"
 # 7. traceanalyze --follow beside a running tracedaemon (when the host
 # brought traceanalyze: tests/suites/90-e2e.sh compares its last report
 # with the finished file's). Small module buffers and a short flush
 # interval make the trace grow in many steps.
-if [ -x $LTT/bin/traceanalyze ]; then
-	cd "$O"
+if [ -x $LTT/bin/traceanalyze ] && cd "$O"; then
 	tracedaemon -q -b 16K --flush-interval 200ms follow.trace follow.proc \
 		>follow.daemon.log 2>&1 &
 	daemon=$!

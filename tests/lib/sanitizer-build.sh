@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # root: the repository, set by the suite that sources this
 # Sanitizer builds for the unit-test suites: source this after sh-test.sh.
 #
 # sanitizer_build DIR SANITIZERS TARGET...

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for shell test suites: source this, call the checks, end with
 # t_summary. Every check prints "ok"/"FAIL" with its name; t_summary prints
 # the "N passed, N failed[, N skipped]" line tests/run-suites.sh reads.
@@ -42,6 +43,28 @@ t_gtest() {
 		f=1
 	fi
 	t_passed=$((t_passed + p)) t_failed=$((t_failed + f)) t_skipped=$((t_skipped + s))
+}
+
+# t_include CMD...: run a checker that prints this protocol (scripts/
+# format-check.sh, scripts/shellcheck.sh, ...) and fold its counts into this
+# suite's; its own summary line is left out. A checker that prints no summary
+# counts as one failure.
+t_include() {
+	local out line f
+	out=$("$@" 2>&1)
+	grep -vE '^[0-9]+ passed, [0-9]+ failed' <<<"$out"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$out" | tail -n 1)
+	if [[ -z $line ]]; then
+		t_fail "$* ran" "$(tail -n 5 <<<"$out")"
+		return
+	fi
+	t_passed=$((t_passed + ${line%% passed*}))
+	f=${line#*passed, }
+	t_failed=$((t_failed + ${f%% failed*}))
+	if [[ $line == *skipped ]]; then
+		f=${line##*failed, }
+		t_skipped=$((t_skipped + ${f%% skipped}))
+	fi
 }
 
 t_summary() {

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # The guest side of every run in the QEMU guest: sourced by the guest
 # scripts (busybox sh, as root) as `. /opt/ltt/lib/vm-guest.sh`. Its
 # partner on the host, tests/lib/vm-host.sh, describes the layout:

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The host side of every run in the QEMU guest: source it from bash (the
 # in-guest suites 60, 70 and 90, tests/module/run-vm.sh,
 # tests/daemon/run-vm.sh, scripts/demo.sh; suite 50 takes its skip policy,

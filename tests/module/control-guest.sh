@@ -10,6 +10,7 @@
 # trace goes to /out; the host (tests/module/check_control.py) checks that
 # the system calls of the second run are missing and the others complete,
 # that the trace has the two CONFIG records, and what traceanalyze says.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
 W=$LTT/workloads

@@ -15,6 +15,7 @@
 # A kernel warning anywhere fails the run (scripts/qemu-run.sh exits 200).
 # usage: faults.sh   (ltt_modtest and tracedaemon in /opt/ltt/bin, the
 # layout of tests/lib/vm-guest.sh)
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mt=ltt_modtest
 td=tracedaemon
@@ -27,6 +28,7 @@ emitted() { sed -n 's/.*test mode: \([0-9]*\) events emitted.*/\1/p' "$1" | tail
 exact() {
 	c=$("$mt" count "$1" 2>&1) || { echo "count: $c"; return 1; }
 	e=$(emitted "$2")
+	# shellcheck disable=SC2086 # the counts, one word each
 	set -- $c
 	[ -n "$e" ] && [ $(($2 + $4)) -eq "$e" ] && [ "$8" = 0 ] ||
 		{ echo "recorded $2 + lost $4 != emitted ${e:-?} (tail $8)"; return 1; }
@@ -75,6 +77,7 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	"$td" -b 16K -e NONE --test-emit 50k "$work/k.trace" "$work/k.proc" >"$work/k.log" 2>&1 &
 	pid=$!
 	# 0 to 1.5 s: before START, while draining, or in between.
+	# shellcheck disable=SC3028 # busybox sh has RANDOM
 	usleep $((RANDOM % 1500 * 1000))
 	kill -KILL $pid
 	wait $pid 2>/dev/null
@@ -119,6 +122,7 @@ if mount -t tmpfs -o size=256k tmpfs /mnt/small; then
 		fail "disk full: tracedaemon exits 1 naming the file and the error" "status $rc: $(tail -n 3 "$work/full.log" | tr '\n' ' ')"
 	fi
 	if c=$("$mt" count /mnt/small/full.trace 2>&1); then
+		# shellcheck disable=SC2086 # the counts, one word each
 		set -- $c
 		if [ "$6" -gt 0 ] && [ "$8" = 0 ]; then ok "disk full: the file holds whole blocks only ($6 blocks)"
 		else fail "disk full: the file holds whole blocks only" "$c"; fi

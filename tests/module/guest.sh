@@ -16,6 +16,7 @@
 #           loop before insmod, then loaded and idle, tracing, stopped and
 #           closed (ltt_modtest idle; run the guest with -icount for
 #           reproducible figures); the figures also go to bench.txt
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
 mt=ltt_modtest
@@ -88,14 +89,16 @@ check_untraceable() {
 # CPU runs through them: 300 cycles with a syscall load on every CPU.
 toggle_under_load() {
 	loads=
-	for c in $(seq "$(nproc)"); do
+	for _ in $(seq "$(nproc)"); do
 		"$mt" load 1000000000 &
 		loads="$loads $!"
 	done
 	t0=$(date +%s)
 	LTT_TEST_PREFIX="$(nproc) CPUs loaded: 300 " "$mt" toggle 300 >>"$res" 2>&1
 	note "300 START/STOP cycles under load took $(($(date +%s) - t0)) s"
+	# shellcheck disable=SC2086 # a list of pids
 	kill -KILL $loads
+	# shellcheck disable=SC2086
 	wait $loads 2>/dev/null
 }
 

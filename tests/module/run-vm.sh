@@ -47,7 +47,7 @@ if [[ $mode == faults ]]; then
 fi
 timeout=1500
 [[ $variant == debug ]] && timeout=3000
-vm_qemu=(--timeout $timeout --mem 1G --smp "$smp" "${icount[@]}")
+vm_qemu=(--timeout "$timeout" --mem 1G --smp "$smp" "${icount[@]}")
 rm -rf "$out"
 mkdir -p "$out"
 vm_boot "$out" "$script" "$mode"

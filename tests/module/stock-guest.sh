@@ -11,6 +11,7 @@
 # usage: stock-guest.sh [check|idle]; idle: the getppid() loop before
 # insmod, loaded idle, tracing, after STOP and after close (ltt_modtest
 # idle, 7 runs) into /out/bench.txt, for a guest run with -icount.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mt=$LTT/bin/ltt_modtest
 td=$LTT/bin/tracedaemon
@@ -63,6 +64,7 @@ fi
 LTT_TEST_PREFIX="stock: " "$mt" check >>"$res" 2>&1
 
 # 1. A workload traced by tracedaemon: processes, files, a pipe, signals.
+# shellcheck disable=SC2016 # the inner shell expands these
 "$td" w.trace w.proc -- sh -c '
 	i=0
 	while [ $i -lt 20 ]; do
@@ -86,6 +88,7 @@ n=$(grep -c ^processor /proc/cpuinfo)
 pids=
 for _ in $(seq "$n"); do "$mt" load 1000000000 & pids="$pids $!"; done
 LTT_TEST_PREFIX="$n CPUs loaded: " "$mt" toggle 50 >>"$res" 2>&1
+# shellcheck disable=SC2086 # a list of pids
 kill $pids 2>/dev/null
 wait 2>/dev/null
 

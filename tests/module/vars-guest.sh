@@ -15,6 +15,7 @@
 # bench: the getppid() loop while system calls are traced with 0, 1 and 4
 # variables selected (ltt_modtest vars), in instructions (-icount), into
 # /out/bench.txt.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
 mode=${1:-check}

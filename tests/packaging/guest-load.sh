@@ -1,7 +1,9 @@
+# shellcheck shell=sh
 # In the guest (busybox sh, as root): load the trace module that DKMS built
 # from the ltt-dkms package for this kernel, trace a second with
 # tracedaemon, unload it. Argument: the kernel release the module was built
 # for. Result lines in /out/results.txt (tests/lib/vm-guest.sh).
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 want=$1
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ltt-attack: what a local user can send tracedaemon's user-event socket
- * (include/ltt/user_shm.h), for tests/security/daemon-attacks.sh. Each
+ * (user/protocol/user_shm.h), for tests/security/daemon-attacks.sh. Each
  * attack prints one line KEY=VALUE... saying what it saw; the script
  * decides whether the daemon held.
  *
@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <ltt/user_shm.h>
+#include "user_shm.h"
 
 static const char *sock_path;
 

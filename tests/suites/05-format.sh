@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Habits that are checked: the sources' formatting (scripts/format-check.sh:
 # clang-format on the C++, checkpatch.pl on the kernel-style C), libltt's
-# layers including only downwards (analysis/check-layers.sh), and that the
+# layers including only downwards (analysis/check-layers.sh), shellcheck on
+# every shell script (scripts/shellcheck.sh), clang-tidy on the C and C++
+# (scripts/tidy.sh, over $BUILD's compile_commands.json), and that the
 # warning flags reach the builds: `make` hands CMAKE_FLAGS (with CI set,
 # -DLTT_WERROR=ON) to an already configured build directory. (That the
 # module builds with W=1 and, with CI set, fails on a warning needs a built
@@ -39,6 +41,12 @@ sed -i '0,/^#include </s//#include <libltt\/trace_analysis.hpp>\n#include </' \
 out=$("$tmp/layers/analysis/check-layers.sh" "$tmp/layers" 2>&1)
 t_check "check-layers.sh refuses read/ including analyze's trace_analysis.hpp" \
 	grep -q '^analysis/read/trace_reader.cpp:[0-9]*: read includes libltt/trace_analysis.hpp of analyze' <<<"$out"
+
+# Every shell script through shellcheck (settings in .shellcheckrc).
+t_include "$root/scripts/shellcheck.sh"
+
+# clang-tidy over the build's compile_commands.json (settings in .clang-tidy).
+t_include "$root/scripts/tidy.sh"
 
 # CMAKE_FLAGS reach a build directory configured before, without them.
 b=$tmp/build

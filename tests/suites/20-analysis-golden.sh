@@ -23,7 +23,8 @@ fi
 golden_dir=$data
 golden() {
 	local name=$1 want=$2; shift 2
-	local out="$tmp/$(basename "$want")"
+	local out
+	out="$tmp/$(basename "$want")"
 	if (cd "$golden_dir" && "$ta" "$@" >"$out" 2>"$out.err"); then
 		if cmp -s "$out" "$data/$want"; then
 			t_pass "$name"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tracedaemon on the host: the GoogleTest unit tests (options, configuration
 # mapping, /proc snapshot, block accounting, whole sessions against a fake
-# module), also under ASan+UBSan and the sessions under TSan, the libFuzzer
-# targets for a short while, then the real binary's command-line errors and
-# the wrappers'.
+# module), also under ASan+UBSan and the sessions and the user-event server
+# under TSan, the libFuzzer targets for a short while, then the real binary's
+# command-line errors and the wrappers'.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"
@@ -23,16 +23,18 @@ fi
 
 # The same tests built with ASan+UBSan ($BUILD-asan, shared with suite 10);
 # the whole sessions, where the drain loop and the /proc snapshot thread run
-# together, also with TSan ($BUILD-tsan). Configured once, then incremental.
+# together, and the user-event server, whose drain thread reads memory that
+# libltt-user's threads write, also with TSan ($BUILD-tsan). Configured
+# once, then incremental.
 if sanitizer_build "$build-asan" address,undefined tracedaemon_test; then
 	echo "ASan+UBSan:"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		t_gtest "$build-asan/bin/tracedaemon_test"
 fi
 if sanitizer_build "$build-tsan" thread tracedaemon_test; then
-	echo "TSan (TraceSession: drain loop and snapshot thread):"
+	echo "TSan (TraceSession: drain loop and snapshot thread; UserServer, UserCxxWrapper: drain thread and rings, the library in this process):"
 	TSAN_OPTIONS=second_deadlock_stack=1 t_gtest "$build-tsan/bin/tracedaemon_test" \
-		--gtest_filter='TraceSession.*'
+		--gtest_filter='TraceSession.*:UserServer.*:UserCxxWrapper.*'
 fi
 
 # libFuzzer (clang, ASan+UBSan, $BUILD-fuzz): the user-event records as the

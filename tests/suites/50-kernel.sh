@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Kernel patch series: applies, ABI header in sync, checkpatch-clean, builds
-# with CONFIG_LTT=y and =n, boots in QEMU, every event type fires under a
+# with CONFIG_LTT=y and =n, the module sparse-clean on it and on the stock
+# headers, boots in QEMU, every event type fires under a
 # workload (counting probe module), registration rules, syscall IP policy,
 # and the same on the debug kernel (lockdep, KASAN, ...) with a clean console.
 # Kernel builds are cached (scripts/build-kernel.sh): cold runs take long,
@@ -23,6 +24,7 @@ series_applies() {
 	local dst=$work/apply paths p
 	mkdir -p "$dst"
 	# Only the files the series touches and does not create itself.
+	# shellcheck disable=SC2016 # an awk program
 	paths=$(sed -e 's/#.*//' -e '/^$/d' kernel-patches/series |
 		(cd kernel-patches && xargs awk '
 			/^--- a\// { old = substr($2, 3) }
@@ -93,6 +95,9 @@ if [[ -n $kdir ]]; then
 	t_run_expect "module/build.sh with CI set: the module as committed builds" 0 \
 		"/ltt_tracer.ko$" env CI=true "$repo/module/build.sh" "$kdir" "$work/mod-clean"
 fi
+# sparse (make C=2) on the module: against this kernel and the stock 6.1
+# headers (a skip for either that is not there); any warning fails.
+t_include scripts/sparse-check.sh
 
 # --- the workload and the probe ------------------------------------------
 t_check "workload builds (static)" \

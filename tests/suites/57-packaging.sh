@@ -47,6 +47,7 @@ if [[ -z $version ]]; then
 fi
 declare -A pkg
 for p in ltt-dkms ltt-tools traceview libltt-user0 libltt-user-dev; do
+	# shellcheck disable=SC2012 # package file names have no spaces
 	pkg[$p]=$(ls "$deb/${p}_"*.deb 2>/dev/null | head -n 1)
 	t_check "$p: built" test -f "${pkg[$p]}"
 	[[ -f ${pkg[$p]} ]] || continue
@@ -66,8 +67,10 @@ has() {
 src=/usr/src/ltt-$version
 if [[ -f ${pkg[ltt-dkms]} ]]; then
 	has ltt-dkms "$src/dkms.conf" "$src/module/Kbuild"
-	has ltt-dkms $(cd module && ls *.c *.h | sed "s,^,$src/module/,")
-	has ltt-dkms $(cd include && ls ltt/*.h | sed "s,^,$src/include/,")
+	mapfile -t want < <(cd module && printf '%s\n' ./*.c ./*.h | sed "s,^\./,$src/module/,")
+	has ltt-dkms "${want[@]}"
+	mapfile -t want < <(cd include && printf '%s\n' ltt/*.h | sed "s,^,$src/include/,")
+	has ltt-dkms "${want[@]}"
 	dpkg-deb -x "${pkg[ltt-dkms]}" "$tmp/dkms-root"
 	conf=$tmp/dkms-root$src/dkms.conf
 	for want in "PACKAGE_NAME=\"ltt\"" "PACKAGE_VERSION=\"$version\"" 'BUILT_MODULE_NAME[0]="ltt_tracer"' \
@@ -86,13 +89,35 @@ fi
 [[ -f ${pkg[libltt-user0]} ]] && has libltt-user0 /usr/lib/libltt-user.so.0
 [[ -f ${pkg[libltt-user-dev]} ]] && has libltt-user-dev /usr/include/ltt/user.h /usr/include/ltt/user.hpp \
 	/usr/lib/libltt-user.so /usr/lib/libltt-user.a /usr/share/man/man3/libltt-user.3.gz
+# libltt-user's public surface: the -dev package installs its two public
+# headers and no other (not the daemon protocol user_shm.h, not the ABI
+# headers), and the shared library exports exactly what user.h declares
+# (user/libltt-user.map).
+if [[ -f ${pkg[libltt-user-dev]} ]]; then
+	t_run_expect "libltt-user-dev: its only headers are <ltt/user.h> and <ltt/user.hpp>" 0 \
+		'^/usr/include/ltt/user\.h /usr/include/ltt/user\.hpp $' \
+		eval "grep -E '^/usr/include/.*[^/]\$' '$tmp/libltt-user-dev.files' | sort | tr '\n' ' '"
+fi
+if [[ -f ${pkg[libltt-user0]} ]]; then
+	dpkg-deb -x "${pkg[libltt-user0]}" "$tmp/user-root"
+	declared=$(grep -E '^(extern |[a-z])' user/include/ltt/user.h | grep -vE '^struct [a-z_]+;' |
+		grep -oE '\bltt_user_[a-z_]+ *[(;]' | grep -oE 'ltt_user_[a-z_]+' | sort -u | tr '\n' ' ')
+	exported=$(nm -D --defined-only "$tmp/user-root/usr/lib/libltt-user.so.0" 2>&1 |
+		awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u | tr '\n' ' ')
+	if [[ -n $declared && $exported == "$declared" ]]; then
+		t_pass "libltt-user0: libltt-user.so.0 exports what user.h declares (${declared% })"
+	else
+		t_fail "libltt-user0: libltt-user.so.0 exports what user.h declares" \
+			"exported: ${exported:-none}; declared: ${declared:-none}"
+	fi
+fi
 # Every program has its manual page, in the same package.
 for p in ltt-tools traceview; do
 	[[ -f $tmp/$p.files ]] || continue
 	miss=
-	for b in $(grep '^/usr/bin/.' "$tmp/$p.files"); do
+	while read -r b; do
 		grep -qE "^/usr/share/man/man[1-8]/${b##*/}\.[1-8]\.gz\$" "$tmp/$p.files" || miss+=" ${b##*/}"
-	done
+	done < <(grep '^/usr/bin/.' "$tmp/$p.files")
 	if [[ -z $miss ]]; then t_pass "$p: a manual page for every program"
 	else t_fail "$p: a manual page for every program" "none for:$miss"; fi
 done
@@ -156,6 +181,7 @@ else
 
 	# The newest installed stock Debian 6.1 headers (linux-headers-6.1.0-N-amd64;
 	# vm_kernel stock above installed those of the image the guest boots).
+	# shellcheck disable=SC2012 # sort -V: the newest release last
 	stock=$(ls -d /lib/modules/6.1.0-*-amd64/build 2>/dev/null | sort -V | tail -n 1)
 	if [[ -z $stock ]]; then
 		t_skip "dkms build against stock Debian 6.1 headers" \

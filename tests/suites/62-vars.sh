@@ -45,7 +45,7 @@ for run in ${LTT_VARS_RUNS:-ltt:check:2 debug:check:2 stock:check:2 ltt:bench:1 
 		vm_bins=("$build/bin/tracedaemon" "$build/module/ltt_modtest") vm_workloads=1
 		timeout=900
 		[[ $variant == debug ]] && timeout=1800
-		vm_qemu=(--timeout $timeout --mem 1G --smp "$smp")
+		vm_qemu=(--timeout "$timeout" --mem 1G --smp "$smp")
 		[[ $mode == bench ]] && vm_qemu+=(--qemu-arg -icount --qemu-arg shift=0)
 		guest=tests/module/vars-guest.sh
 		[[ $mode == control ]] && guest=tests/module/control-guest.sh

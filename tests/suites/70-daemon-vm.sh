@@ -143,6 +143,7 @@ done
 pid=$(fact cmd_pid)
 if [[ -n $pid ]] && analyze -d "$out/cmd.trace" "$out/cmd.proc" >"$out/cmd.dump" 2>"$out/cmd.err"; then
 	# The PID column: after the event name (no digits), seconds and nanoseconds.
+	# shellcheck disable=SC2016 # an awk function
 	pidcol='function pidof(i) { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) return $(i + 2); return "" }'
 	awk -v p="$pid" "$pidcol"' pidof() == p' "$out/cmd.dump" >"$out/cmd.pid.dump"
 	if grep -Eq "File system .*EXEC : .*wl_syscalls" "$out/cmd.pid.dump"; then t_pass "-- COMMAND: its exec is traced"
@@ -162,6 +163,7 @@ fi
 # pid 0, the stand-in for other users' tasks, and uid 1000's own).
 load=$(fact user_load_pid)
 if [[ -n $load ]] && analyze -d "$out/user.trace" "$out/user.proc" >"$out/user.dump" 2>"$out/user.err"; then
+	# shellcheck disable=SC2016 # an awk function
 	pidcol='function pidof(i) { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) return $(i + 2); return "" }'
 	n=$(grep -c 'SYSCALL : getpid' "$out/user.dump")
 	if ((n >= 50)); then t_pass "uid 1000: its command's system calls are traced ($n getpid)"

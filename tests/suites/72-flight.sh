@@ -38,7 +38,7 @@ for variant in ${LTT_FLIGHT_RUNS:-ltt debug stock}; do
 		vm_bins=("$build/bin/tracedaemon")
 		timeout=600
 		[[ $variant == debug ]] && timeout=1200
-		vm_qemu=(--timeout $timeout --mem 1G --smp 2)
+		vm_qemu=(--timeout "$timeout" --mem 1G --smp 2)
 		vm_boot "$out" tests/daemon/flight-guest.sh >>"$log" 2>&1
 		rc=$?
 	fi

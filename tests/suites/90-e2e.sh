@@ -7,7 +7,7 @@
 # tests/lib/vm-host.sh. LTT_SKIP_VM=1 skips the suite (no QEMU on the
 # machine).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/sh-test.sh
 source tests/lib/vm-host.sh
 build=$vm_build

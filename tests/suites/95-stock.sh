@@ -8,7 +8,7 @@
 # suite 90, plus explicit checks of the kernel release and of the events
 # each kind of figure needs. LTT_SKIP_VM=1 skips the suite.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/sh-test.sh
 source tests/lib/vm-host.sh
 build=$vm_build
@@ -30,6 +30,7 @@ if ! t_check "stock: kernel image unpacked in the cache" test "$rc" = 0 -a -f "$
 	exit 1
 fi
 release=$(basename "$vm_kmods")
+# shellcheck disable=SC2016 # eval expands it
 t_check "stock: the release is Debian's ($release), not the patched kernel's" \
 	eval '[[ $release =~ ^6\.1\.0-[0-9]+-amd64$ ]]'
 
@@ -38,6 +39,7 @@ if ! t_check "stock: trace module builds against the stock headers" test -f "$vm
 	t_summary
 	exit 1
 fi
+# shellcheck disable=SC2016 # eval expands it
 t_check "stock: the module's vermagic names $release" \
 	eval '[[ $(modinfo -F vermagic "$vm_ko") == "$release "* ]]'
 
@@ -52,6 +54,7 @@ deps_first() { # CPIO MODDIR
 	mapfile -t order < <(mods_of "$1")
 	((${#order[@]})) || { echo "no modules in the initramfs"; return 1; }
 	for n in "${order[@]}"; do
+		# shellcheck disable=SC2013 # a module's dependencies, one word each
 		for d in $(sed -n "s|^[^:]*/${n}\.ko[^:]*:||p" "$2/modules.dep"); do
 			d=$(basename "${d%%.ko*}")
 			[[ $seen == *" ${d//-/_} "* ]] || { echo "$n before its dependency $d: ${order[*]}"; return 1; }

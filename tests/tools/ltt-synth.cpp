@@ -388,7 +388,7 @@ void Synth::closeBlock(CpuSim& c, bool final) {
 }
 
 void Synth::syscall(CpuSim& c, std::uint32_t nr, std::int64_t ret) {
-    ltt_ev_syscall_entry se{0x7f0000001000ull + nr * 16, nr, 0};
+    ltt_ev_syscall_entry se{0x7f0000001000ull + nr * 16ull, nr, 0};
     emitT(c, LTT_EV_SYSCALL_ENTRY, 0, se);
     advance(c, 200, 2000);
     if (nr == 0 || nr == 1) {
@@ -917,7 +917,7 @@ int recodeV2(const std::string& in, const std::string& out) {
         });
         if (f.kind != ltt::RecordFault::None) {
             std::fprintf(stderr, "ltt-synth: %s: offset %llu: %s\n", in.c_str(),
-                         static_cast<unsigned long long>(info.offset + f.at), f.message().c_str());
+                         static_cast<unsigned long long>(info.offset) + f.at, f.message().c_str());
             return 1;
         }
         w.append(b.finish(endTsc, info.flags, endRecordTsc));

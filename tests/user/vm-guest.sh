@@ -8,6 +8,7 @@
 # (exit 1 and its message); tracedaemon with the default user socket;
 # ltt-user-load 10000 (seq:i64 name:str value:f64) and its enabled cost;
 # ltt-mark TEXT; ltt-mark --snapshot; SIGINT; the daemon's report.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 facts=$out/facts.txt
 : >"$facts"

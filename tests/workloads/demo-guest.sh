@@ -4,6 +4,7 @@
 # demo.trace, demo.proc, the workload's log and the ps samples in /out.
 # usage: demo-guest.sh SECONDS   (the layout of tests/lib/vm-guest.sh:
 # tracedaemon and trace in /opt/ltt/bin, workloads in /opt/ltt/workloads)
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 set -u
 secs=${1:-10}

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <libltt/block_codec.hpp>
-#include <ltt/user_shm.h>
+#include "user_shm.h"
 #include <span>
 #include <unistd.h>
 #include <vector>

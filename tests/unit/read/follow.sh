@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # traceanalyze --follow on traces written step by step by follow-writer.py
 # (the header in parts, blocks cut in half then completed, the .proc late):
 # the last report is byte for byte the one a run on the finished file

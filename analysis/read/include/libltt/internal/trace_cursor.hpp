@@ -185,10 +185,12 @@ struct CursorCore {
     template <unsigned V> EventOf<V> take(Stream& s, std::uint16_t cpu, std::uint64_t tsc) const {
         const ltt_record_header h = s.next;
         const std::uint64_t off = s.blockOffset + s.offset;
-        if constexpr (V != LTT_FORMAT_V1)
+        if constexpr (V != LTT_FORMAT_V1) {
             s.base = tsc;
-        else if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
-            s.base = tsc;
+        } else {
+            if (h.event == LTT_EV_HEARTBEAT) [[unlikely]]
+                s.base = tsc;
+        }
         s.offset += h.size;
         ++s.records;
         return makeEvent<V>(data_m + off, off, tsc, h, s.pid, s.lastIp, cpu);

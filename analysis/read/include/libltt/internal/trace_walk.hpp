@@ -242,7 +242,7 @@ template <int N, unsigned V, class F, class R, class B, class D, class T>
         // a few segments on (about what a segment spans), so that the
         // loads of later searches find them there.
         for (std::uint32_t line = 0; line < 4; ++line)
-            __builtin_prefetch(blk + o + 4096 + 64 * line);
+            __builtin_prefetch(blk + o + 4096 + std::size_t{64} * line);
         for (;;) {
             const std::uint64_t o2 = std::uint64_t{o} + h.size;
             ltt_record_header h2;

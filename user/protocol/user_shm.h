@@ -4,7 +4,9 @@
  * (daemon/src/user_server.cpp): the layout of a process's shared memory
  * and the messages on the daemon's Unix socket. Not a public API: both
  * sides are built from this one header and the daemon refuses any other
- * version. docs/user-events.md tells the whole story.
+ * version; it is never installed (the CMake target ltt_user_protocol
+ * gives its folder to the two sides). docs/user-events.md tells the whole
+ * story.
  *
  * Shared memory: one memfd per process, sealed against shrinking and
  * growing (the daemon maps it and must never take a SIGBUS), laid out as
@@ -51,7 +53,7 @@
 
 #include <stdint.h>
 
-#include "module_events.h"
+#include <ltt/module_events.h>
 
 #define LTT_USER_SHM_MAGIC 0x4c54545553484d31ULL /* "LTTUSHM1" */
 #define LTT_USER_SHM_VERSION 2

@@ -58,7 +58,9 @@ template <> struct FieldType<std::string_view> {
 
 inline bool active()
 {
-	return __builtin_expect(ltt_user_active, 0) != 0;
+	return __builtin_expect(
+		       __atomic_load_n(&ltt_user_active, __ATOMIC_RELAXED),
+		       0) != 0;
 }
 
 template <class... Fields> class EventType

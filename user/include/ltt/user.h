@@ -27,6 +27,13 @@ extern "C" {
 struct ltt_user_type;
 
 /*
+ * The most fields an event type has: the trace format's limit
+ * (module_events.h defines the same; the library includes both, so the
+ * compiler catches any difference).
+ */
+#define LTT_USER_FIELDS_MAX 16
+
+/*
  * Declares an event type: `name` (at most 63 bytes) and its fields, a
  * space-separated list of NAME:TYPE, TYPE one of i64, u64, f64, str, at
  * most LTT_USER_FIELDS_MAX (16) of them, names at most 63 bytes. Declaring
@@ -36,7 +43,11 @@ struct ltt_user_type;
  */
 struct ltt_user_type *ltt_user_declare(const char *name, const char *fields);
 
-/* Nonzero while a daemon records this process's events. */
+/*
+ * Nonzero while a daemon records this process's events. The library's
+ * thread sets it; read it with a relaxed atomic load, as ltt_user_log()
+ * does (one plain load on x86).
+ */
 extern volatile int ltt_user_active;
 
 /*
@@ -50,7 +61,9 @@ extern volatile int ltt_user_active;
  */
 #define ltt_user_log(...)                                                      \
 	do {                                                                   \
-		if (__builtin_expect(ltt_user_active, 0))                      \
+		if (__builtin_expect(__atomic_load_n(&ltt_user_active,        \
+						     __ATOMIC_RELAXED),        \
+				     0))                                       \
 			ltt_user_log_event(__VA_ARGS__);                       \
 	} while (0)
 
