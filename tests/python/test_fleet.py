@@ -105,7 +105,7 @@ def test_spark_job(fleet, tmp_path):
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     r = subprocess.run([submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
                         job, out, "--out", answers], capture_output=True, text=True, env=env,
-                       timeout=900)
+                       timeout=1800)
     assert r.returncode == 0, r.stderr[-3000:]
     with open(os.path.join(answers, "syscalls_by_process.jsonl")) as f:
         got = [json.loads(line) for line in f]
