@@ -67,6 +67,7 @@ src=/usr/src/ltt-$version
 if [[ -f ${pkg[ltt-dkms]} ]]; then
 	has ltt-dkms "$src/dkms.conf" "$src/module/Kbuild"
 	has ltt-dkms $(cd module && ls *.c *.h | sed "s,^,$src/module/,")
+	has ltt-dkms $(cd module && ls compat/* | sed "s,^,$src/module/,")
 	has ltt-dkms $(cd include && ls ltt/*.h | sed "s,^,$src/include/,")
 	dpkg-deb -x "${pkg[ltt-dkms]}" "$tmp/dkms-root"
 	conf=$tmp/dkms-root$src/dkms.conf
