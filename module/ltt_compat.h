@@ -50,6 +50,10 @@
  *    trace. The module's probes on sys_enter/sys_exit disable preemption
  *    themselves there (ltt_sys_probe_begin()/end() below), as every writer
  *    must, and cost nothing more where the tracepoint already does it.
+ *  - A task's dumpability moved from its mm's flags (get_dumpable()) to
+ *    task->exec_state (LTT_HAVE_TASK_EXEC_STATE), with
+ *    task_exec_state_get_dumpable() not exported: ltt_current_dumpable()
+ *    below reads whichever holds it.
  *  - PREEMPT_RT (CONFIG_PREEMPT_RT): spinlock_t and seqlock readers may
  *    sleep. The event path takes no lock but RCU read sections, disables
  *    interrupts for the per-CPU writer (local_irq_save(), real on RT as
@@ -69,8 +73,16 @@
 
 #include <linux/hrtimer.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/tracepoint.h>
 #include "ltt_compat_config.h"
+#ifdef LTT_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+#else
+#include <linux/mm_types.h>
+#endif
 
 /* (A quoted name searches the same -I directories as <>.) */
 #if __has_include("linux/unaligned.h")
@@ -96,6 +108,25 @@ static inline void ltt_hrtimer_setup(struct hrtimer *t,
 #else
 	hrtimer_init(t, CLOCK_MONOTONIC, mode);
 	t->function = fn;
+#endif
+}
+
+/*
+ * Is current dumpable as its owner's (SUID_DUMP_USER, ptrace by uid
+ * match)? Preemption disabled (the event path). A task without the state
+ * (past exit_mm(), on its way out) answers yes: its credentials decide.
+ */
+static __always_inline bool ltt_current_dumpable(void)
+{
+#ifdef LTT_HAVE_TASK_EXEC_STATE
+	const struct task_exec_state *es;
+
+	es = rcu_dereference_sched(current->exec_state);
+	return !es || es->dumpable == TASK_DUMPABLE_OWNER;
+#else
+	const struct mm_struct *mm = current->mm;
+
+	return !mm || __get_dumpable(mm->flags) == SUID_DUMP_USER;
 #endif
 }
 

@@ -88,8 +88,9 @@ struct ltt_user_frame {
  */
 static unsigned long notrace ltt_syscall_ip(struct pt_regs *regs)
 {
-	unsigned int depth = ltt_ip_depth;
-	unsigned long lower = ltt_ip_lower, upper = ltt_ip_upper;
+	unsigned int depth = READ_ONCE(ltt_ip_depth);
+	unsigned long lower = READ_ONCE(ltt_ip_lower);
+	unsigned long upper = READ_ONCE(ltt_ip_upper);
 	unsigned long ip = instruction_pointer(regs);
 	unsigned long fp = regs->bp, last = ip;
 	bool range = lower < upper;
@@ -680,7 +681,7 @@ static void ltt_tp_find(struct tracepoint *tp, void *priv)
 			ltt_tps[i].tp = tp;
 }
 
-int ltt_backend_attach(const struct ltt_config *cfg)
+int ltt_backend_attach(const struct ltt_config *cfg, bool policy)
 {
 	unsigned int i;
 	int ret;
@@ -698,15 +699,17 @@ int ltt_backend_attach(const struct ltt_config *cfg)
 	}
 	/*
 	 * Another session's START while attached: only the probes the new
-	 * union adds are registered; the syscall IP policy stays the first
-	 * session's (ltt_main.c).
+	 * union adds are registered; the syscall IP policy changes only when
+	 * ltt_main.c asks (a privileged session's START while no other one
+	 * traces). A probe reads the three values one by one: a walk racing
+	 * the change uses a mix of the two policies, for that one entry.
 	 */
-	if (!ltt_tp_attached) {
-		ltt_ip_depth = min_t(u32, cfg->syscall_depth,
-				     LTT_SYSCALL_DEPTH_MAX);
-		ltt_ip_lower = cfg->syscall_range.lower;
-		ltt_ip_upper = max(cfg->syscall_range.upper,
-				   cfg->syscall_range.lower);
+	if (policy) {
+		WRITE_ONCE(ltt_ip_depth, min_t(u32, cfg->syscall_depth,
+					       LTT_SYSCALL_DEPTH_MAX));
+		WRITE_ONCE(ltt_ip_lower, cfg->syscall_range.lower);
+		WRITE_ONCE(ltt_ip_upper, max(cfg->syscall_range.upper,
+					     cfg->syscall_range.lower));
 	}
 
 	for (i = 0; i < ARRAY_SIZE(ltt_tps); i++) {
@@ -763,4 +766,8 @@ void ltt_backend_detach(void)
 	/* After it no CPU runs a probe: the buffers may be closed. */
 	tracepoint_synchronize_unregister();
 	ltt_tp_attached = false;
+	/* The policy holds until no session traces (ltt_main.c). */
+	ltt_ip_depth = 0;
+	ltt_ip_lower = 0;
+	ltt_ip_upper = 0;
 }
