@@ -106,7 +106,6 @@
 #include <linux/string.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
-#include <asm/unaligned.h>
 
 #include "ltt_tracer.h"
 
@@ -966,6 +965,33 @@ static __always_inline void ltt_dispatch(u8 event, u8 subtype,
 }
 
 /**
+ * ltt_callback_restricted() - an event only restricted sessions may take
+ * @event:   enum ltt_event_id
+ * @subtype: the event's subtype
+ * @details: the detail structure
+ * @size:    valid bytes at @details
+ *
+ * Preemption disabled. As ltt_callback() without the MAP and trigger
+ * tests, for the tracing restricted sessions only: what a user without
+ * privilege logs (USER_EVENT) never lands in a privileged session.
+ */
+void notrace ltt_callback_restricted(u8 event, u8 subtype,
+				     const void *details, u16 size)
+{
+	struct ltt_live *live;
+	unsigned int i;
+
+	if (event >= 64 || !(READ_ONCE(ltt_live_mask) & BIT_ULL(event)))
+		return;
+	live = rcu_dereference_sched(ltt_live);
+	for (i = 0; live && i < live->n; i++)
+		if (live->s[i]->run.filters & LTT_FILTER_OWNER)
+			ltt_session_event(live->s[i], event, subtype, details,
+					  size, NULL, true);
+}
+NOKPROBE_SYMBOL(ltt_callback_restricted);
+
+/**
  * ltt_callback() - the facility's callback: mask, filter, store one event
  * @event:   enum ltt_event_id
  * @subtype: the event's subtype
@@ -1082,7 +1108,7 @@ static void ltt_heartbeat_start_one(void *arg)
 
 	if (c->cpu < ltt_ncpus)
 		hrtimer_start(&c->heartbeat, ns_to_ktime(s->hb_period_ns),
-			      HRTIMER_MODE_REL_PINNED);
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /**
@@ -1488,9 +1514,13 @@ int ltt_buffers_alloc(struct ltt_session *s, u32 size)
 		if (!c)
 			continue;
 		for (i = 0; i < 2; i++) {
-			/* A size the machine cannot afford is -ENOMEM, no splat. */
+			/*
+			 * A size the machine cannot afford is -ENOMEM, no
+			 * splat. Charged to the caller's memory cgroup.
+			 */
 			c->spare[i] = kvzalloc_node(size,
-						    GFP_KERNEL | __GFP_NOWARN,
+						    GFP_KERNEL_ACCOUNT |
+							    __GFP_NOWARN,
 						    cpu_to_node(cpu));
 			if (!c->spare[i])
 				goto err_free_spares;
@@ -1534,7 +1564,7 @@ int ltt_session_buffers_init(struct ltt_session *s)
 {
 	unsigned int cpu;
 
-	s->cpus = alloc_percpu(struct ltt_cpu);
+	s->cpus = alloc_percpu_gfp(struct ltt_cpu, GFP_KERNEL_ACCOUNT);
 	if (!s->cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
@@ -1543,9 +1573,9 @@ int ltt_session_buffers_init(struct ltt_session *s)
 		c->sess = s;
 		c->cpu = cpu;
 		c->wr = -1;
-		hrtimer_init(&c->heartbeat, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED);
-		c->heartbeat.function = ltt_heartbeat_fn;
+		/* Hard: a writer, it expires with interrupts off on RT too. */
+		ltt_hrtimer_setup(&c->heartbeat, ltt_heartbeat_fn,
+				  HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	return 0;
 }

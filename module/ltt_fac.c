@@ -17,15 +17,17 @@
 const u32 ltt_backend = LTT_BACKEND_FACILITY;
 static bool ltt_fac_registered;
 
-int ltt_backend_attach(const struct ltt_config *cfg)
+int ltt_backend_attach(const struct ltt_config *cfg, bool policy)
 {
 	int ret;
 
+	if (policy)
+		ltt_set_syscall_ip_policy(cfg->syscall_depth,
+					  cfg->syscall_range.lower,
+					  cfg->syscall_range.upper);
 	/* Another session's START: the callback already gets everything. */
 	if (ltt_fac_registered)
 		return 0;
-	ltt_set_syscall_ip_policy(cfg->syscall_depth, cfg->syscall_range.lower,
-				  cfg->syscall_range.upper);
 	ret = ltt_register_callback(ltt_callback);
 	if (ret)
 		ltt_set_syscall_ip_policy(0, 0, 0);

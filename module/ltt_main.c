@@ -43,11 +43,16 @@
  * configuration: the last trace's unread blocks are gone, as after any
  * START, and read() returns 0.
  *
- * Who may open: anyone (mode 0666). An opener with CAP_PERFMON (or
- * CAP_SYS_ADMIN) gets a session that sees everything; any other opener a
- * restricted session, which sees only the events of tasks whose real or
- * effective uid is the opener's, with kernel addresses and other users'
- * tasks removed (ltt_restrict() in ltt_buffer.c, module/README.md). The
+ * Who may open: by default only CAP_PERFMON (or CAP_SYS_ADMIN), whose
+ * sessions see everything; the node is mode 0600. With the module
+ * parameter unprivileged=1 (the node 0666) any other opener in the
+ * initial pid and user namespaces gets a restricted session, which sees
+ * only the events of the opener's tasks that ptrace would let it read
+ * (ltt_task_owned(): uid, euid and suid the opener's, dumpable), with
+ * kernel addresses and other users' tasks removed (ltt_restrict() in
+ * ltt_buffer.c, module/README.md), and may not use test mode or LOCK;
+ * its START, STOP, SNAPSHOT and changes while tracing are rate-limited,
+ * its buffers count against its owner's locked-memory budget. The
  * privilege is decided once, at open, from the opener's credentials.
  *
  * Choices the ABI leaves open, made here:
@@ -66,7 +71,8 @@
  *    and leaves the session IDLE. The module cannot be unloaded while
  *    /dev/tracer is open.
  *  - The facility's syscall IP policy is global: the first privileged
- *    session to start while none traces sets it, and it holds until no
+ *    session to start while no other privileged session traces sets it
+ *    (restricted sessions may trace meanwhile), and it holds until no
  *    session traces; restricted sessions never set it.
  *  - Filters: an event passes when the task it happens in (current) is
  *    tracked, or when the task it concerns (the facility's @task: the
@@ -107,6 +113,10 @@
 #include <linux/timekeeping.h>
 #include <linux/kprobes.h>
 #include <linux/capability.h>
+#include <linux/pid_namespace.h>
+#include <linux/user_namespace.h>
+#include <linux/sched/mm.h>
+#include <linux/resource.h>
 #include <asm/tsc.h>
 
 #include "ltt_tracer.h"
@@ -119,6 +129,16 @@ MODULE_PARM_DESC(heartbeat_ms,
 static char *clock = "auto";
 module_param(clock, charp, 0444);
 MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
+
+/*
+ * Restricted sessions are the administrator's choice, as unprivileged
+ * perf is: off by default, /dev/tracer is then mode 0600 and only
+ * CAP_PERFMON or CAP_SYS_ADMIN may open it (module/README.md).
+ */
+static bool unprivileged;
+module_param(unprivileged, bool, 0444);
+MODULE_PARM_DESC(unprivileged,
+		 "Let users without CAP_PERFMON open restricted sessions (default: no)");
 
 unsigned int ltt_ncpus __read_mostly;
 /* The callback's first test: the union of the tracing sessions' masks. */
@@ -133,17 +153,19 @@ struct ltt_session __rcu *ltt_solo;
  *              session's lock
  * @open:       sessions open
  * @restricted: restricted sessions open
- * @users:      the restricted sessions' owners, one entry per session
+ * @rs:         those sessions
  * @next_id:    the next session's id
  * @attached:   the backend delivers events (some session traces)
+ * @priv_tracing: privileged sessions tracing (the syscall IP policy)
  */
 struct ltt_sessions {
 	struct mutex lock;
 	unsigned int open;
 	unsigned int restricted;
-	kuid_t users[LTT_RESTRICTED_SESSIONS];
+	struct ltt_session *rs[LTT_RESTRICTED_SESSIONS];
 	u32 next_id;
 	bool attached;
+	unsigned int priv_tracing;
 };
 
 static struct ltt_sessions ltt_sessions = {
@@ -234,20 +256,35 @@ void notrace ltt_exit_trigger(const void *details, u16 size,
 }
 NOKPROBE_SYMBOL(ltt_exit_trigger);
 
+static __always_inline bool ltt_cred_owned(const struct cred *cred,
+					   kuid_t owner)
+{
+	return uid_eq(cred->uid, owner) && uid_eq(cred->euid, owner) &&
+	       uid_eq(cred->suid, owner);
+}
+
 /*
- * Is @t a task of the restricted session's owner: its real or effective
- * uid the owner's? Kernel threads never are. Part of the event path.
+ * Is @t a task of the restricted session's owner, one ptrace would let
+ * the owner read: its real, effective and saved uids all the owner's,
+ * and, for current, its dumpability the default one (a setuid, setgid or
+ * file-capability exec, a change of credentials, PR_SET_DUMPABLE 0 each
+ * take it away from that moment)? Kernel threads never are. Part of the
+ * event path: no lock, a few loads. The dumpability is read for current
+ * only (ltt_compat.h: where it lives); another task's events (a wakeup,
+ * a fork child, the incoming side of a schedchange) are judged by its
+ * credentials.
  */
 bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
 {
-	const struct cred *cred;
 	bool ok;
 
 	if (t->flags & PF_KTHREAD)
 		return false;
+	if (t == current)
+		return ltt_cred_owned(current_cred(), r->owner) &&
+		       ltt_current_dumpable();
 	rcu_read_lock();
-	cred = __task_cred(t);
-	ok = uid_eq(cred->uid, r->owner) || uid_eq(cred->euid, r->owner);
+	ok = ltt_cred_owned(__task_cred(t), r->owner);
 	rcu_read_unlock();
 	return ok;
 }
@@ -367,27 +404,89 @@ static void ltt_discard(struct ltt_session *s);
  * @mask, what @s is about to take (at its start, or a change of its mask
  * while it traces). Sessions lock held.
  */
-static int ltt_attach_for(struct ltt_session *s, u64 mask)
+static int ltt_attach_for(struct ltt_session *s, u64 mask, bool starting)
 {
 	struct ltt_config want = s->cfg;
+	bool policy;
 	int ret;
 
 	want.event_mask = ltt_live_union() | mask;
-	/* The syscall IP policy is global: see the top of this file. */
-	if (ltt_sessions.attached || s->restricted) {
-		want.syscall_depth = 0;
-		want.syscall_range = (struct ltt_addr_range){};
-	}
+	/*
+	 * The syscall IP policy is global: see the top of this file. A
+	 * privileged session starting while no other privileged one traces
+	 * sets it, restricted sessions tracing or not.
+	 */
+	policy = starting && !s->restricted && !ltt_sessions.priv_tracing;
 	/*
 	 * ltt_extra.c's probes first; their sys_exit probe runs before the
 	 * backend's anyway (its priority, see there).
 	 */
 	ret = ltt_extra_attach(want.event_mask);
 	if (!ret)
-		ret = ltt_backend_attach(&want);
+		ret = ltt_backend_attach(&want, policy);
 	if (!ret)
 		ltt_map_select(want.event_mask);
 	return ret;
+}
+
+/*
+ * Count the buffers a START of the restricted session @s would allocate
+ * against its owner's locked-memory budget, as perf counts its buffers:
+ * the bytes every restricted session of the owner holds, these included,
+ * may not pass RLIMIT_MEMLOCK plus LTT_MLOCK_ALLOWANCE_KB per online CPU,
+ * unless the caller has CAP_IPC_LOCK. Return 0 (s->pinned then holds the
+ * bytes until the buffers are freed) or -EPERM, perf's answer.
+ */
+static int ltt_charge(struct ltt_session *s, u32 size)
+{
+	u64 want = 2ull * size * num_possible_cpus(), held = 0;
+	unsigned long rlim = rlimit(RLIMIT_MEMLOCK);
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&ltt_sessions.lock);
+	for (i = 0; i < ltt_sessions.restricted; i++) {
+		struct ltt_session *o = ltt_sessions.rs[i];
+
+		if (o != s && uid_eq(o->run.owner, s->run.owner))
+			held += o->pinned;
+	}
+	/* The capability is asked (and audited) only past the budget. */
+	if (rlim != RLIM_INFINITY &&
+	    held + want > (u64)rlim + (u64)LTT_MLOCK_ALLOWANCE_KB * 1024 *
+						num_online_cpus() &&
+	    !capable(CAP_IPC_LOCK))
+		ret = -EPERM;
+	else
+		s->pinned = want;
+	mutex_unlock(&ltt_sessions.lock);
+	return ret;
+}
+
+/*
+ * A restricted session's operation that makes system-wide work: taken
+ * from its budget of LTT_RESTRICTED_RATE a second (bursts of
+ * LTT_RESTRICTED_BURST), else -EAGAIN. Session lock held.
+ */
+static int ltt_ratelimit(struct ltt_session *s)
+{
+	unsigned long period = HZ / LTT_RESTRICTED_RATE ?: 1;
+	unsigned long n = (jiffies - s->rl_stamp) / period;
+
+	if (!s->restricted)
+		return 0;
+	if (n >= LTT_RESTRICTED_BURST) {
+		s->rl_tokens = LTT_RESTRICTED_BURST;
+		s->rl_stamp = jiffies;
+	} else if (n) {
+		s->rl_tokens = min_t(unsigned int, s->rl_tokens + n,
+				     LTT_RESTRICTED_BURST);
+		s->rl_stamp += n * period;
+	}
+	if (!s->rl_tokens)
+		return -EAGAIN;
+	s->rl_tokens--;
+	return 0;
 }
 
 static int ltt_start(struct ltt_session *s)
@@ -401,7 +500,9 @@ static int ltt_start(struct ltt_session *s)
 
 	if (s->state == LTT_TRACING)
 		return -EBUSY;
-	ret = ltt_buffers_alloc(s, cfg->buffer_size);
+	ret = s->restricted ? ltt_charge(s, cfg->buffer_size) : 0;
+	if (!ret)
+		ret = ltt_buffers_alloc(s, cfg->buffer_size);
 	if (ret) {
 		/*
 		 * A START discards the last trace's unread blocks; one that
@@ -420,7 +521,7 @@ static int ltt_start(struct ltt_session *s)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	if (s->restricted)
 		info->flags |= LTT_TRACE_F_RESTRICTED;
-	r->event_mask = cfg->event_mask & LTT_MOD_MASK;
+	r->event_mask = cfg->event_mask & LTT_REC_MASK;
 	r->vars_mask = ltt_vars_start(s);
 	r->details_mask = cfg->details_mask;
 	for (i = 0; i < LTT_EV_COUNT; i++)
@@ -473,7 +574,7 @@ static int ltt_start(struct ltt_session *s)
 	 * holds it below.
 	 */
 	mutex_lock(&ltt_sessions.lock);
-	ret = ltt_attach_for(s, r->event_mask);
+	ret = ltt_attach_for(s, r->event_mask, true);
 	if (!ret)
 		ret = ltt_live_update(s, true);
 	if (ret) {
@@ -494,6 +595,8 @@ static int ltt_start(struct ltt_session *s)
 		return ret;
 	}
 	ltt_sessions.attached = true;
+	if (!s->restricted)
+		ltt_sessions.priv_tracing++;
 	mutex_unlock(&ltt_sessions.lock);
 	/* Test mode and the heartbeat: pairs with their acquire. */
 	smp_store_release(&s->active, true);
@@ -505,6 +608,7 @@ static int ltt_start(struct ltt_session *s)
 
 static int ltt_stop(struct ltt_session *s)
 {
+	bool others;
 	u64 stop;
 
 	if (s->state == LTT_IDLE)
@@ -516,26 +620,32 @@ static int ltt_stop(struct ltt_session *s)
 	WRITE_ONCE(s->active, false);
 	mutex_lock(&ltt_sessions.lock);
 	ltt_live_update(s, false);
+	if (!s->restricted)
+		ltt_sessions.priv_tracing--;
 	/*
 	 * The last session out patches the hooks out; unregistering waits
 	 * for an RCU grace period. Otherwise the backend keeps what the
-	 * others want, and a grace period does the same for this session.
-	 * Every writer runs preempt-disabled: after it no CPU is inside the
-	 * callback with this session, and none of the writers that saw it in
-	 * ltt_live or its active flag set (test mode, user events,
-	 * heartbeats) is still writing.
+	 * others want, and a grace period does the same for this session,
+	 * waited for once the sessions lock is dropped (the others' STARTs
+	 * and STOPs need not wait for it). Every writer runs
+	 * preempt-disabled: after it no CPU is inside the callback with this
+	 * session, and none of the writers that saw it in ltt_live or its
+	 * active flag set (test mode, user events, heartbeats) is still
+	 * writing.
 	 */
-	if (!rcu_access_pointer(ltt_live)) {
+	others = rcu_access_pointer(ltt_live);
+	if (!others) {
 		ltt_backend_detach();
 		ltt_extra_detach();
 		ltt_sessions.attached = false;
 	} else {
 		ltt_backend_trim(ltt_live_union());
 		ltt_extra_trim(ltt_live_union());
-		synchronize_rcu();
 	}
 	ltt_map_select(ltt_live_union());
 	mutex_unlock(&ltt_sessions.lock);
+	if (others)
+		synchronize_rcu();
 	ltt_heartbeat_stop(s);
 	ltt_test_quiesce(s);
 	ltt_buffers_finish(s, stop);
@@ -556,6 +666,11 @@ static void ltt_discard(struct ltt_session *s)
 	ltt_buffers_reset(s, 0);
 	ltt_buffers_free(s);
 	s->run.buffer_size = 0;
+	if (s->pinned) {
+		mutex_lock(&ltt_sessions.lock);
+		s->pinned = 0;
+		mutex_unlock(&ltt_sessions.lock);
+	}
 	memset(&s->info, 0, sizeof(s->info));
 	WRITE_ONCE(s->state, LTT_IDLE);
 	wake_up_interruptible(&s->readq);
@@ -567,6 +682,10 @@ static void ltt_reset(struct ltt_session *s)
 		ltt_stop(s);
 	ltt_discard(s);
 	s->cfg = ltt_default_config;
+	/* What an unprivileged user may pin, as at open. */
+	if (s->restricted)
+		s->cfg.buffer_size = min_t(u32, s->cfg.buffer_size,
+					   LTT_RESTRICTED_BUFFER_MAX);
 	s->vars_cfg = 0;
 	s->overwrite_cfg = false;
 	s->trigger_cfg = 0;
@@ -582,9 +701,10 @@ static void ltt_reset(struct ltt_session *s)
  * the union once @s has it and the backend delivers it; one leaving @s
  * leaves the union after (the callback retests the session's own mask).
  * Return 0, or the backend's error (nothing changed); removing bits never
- * fails.
+ * fails. The backend keeps delivering @keep too (bits about to be added,
+ * already attached).
  */
-static int ltt_live_set_mask(struct ltt_session *s, u64 mask)
+static int ltt_live_set_mask(struct ltt_session *s, u64 mask, u64 keep)
 {
 	struct ltt_live *live;
 	u64 all = 0;
@@ -593,7 +713,7 @@ static int ltt_live_set_mask(struct ltt_session *s, u64 mask)
 
 	lockdep_assert_held(&ltt_sessions.lock);
 	if (mask & ~s->run.event_mask) {
-		ret = ltt_attach_for(s, mask);
+		ret = ltt_attach_for(s, mask, false);
 		if (ret) {
 			ltt_extra_trim(ltt_live_union());
 			return ret;
@@ -605,9 +725,9 @@ static int ltt_live_set_mask(struct ltt_session *s, u64 mask)
 	for (i = 0; live && i < live->n; i++)
 		all |= live->s[i]->run.event_mask;
 	WRITE_ONCE(ltt_live_mask, all);
-	ltt_backend_trim(all);
-	ltt_extra_trim(all);
-	ltt_map_select(all);
+	ltt_backend_trim(all | keep);
+	ltt_extra_trim(all | keep);
+	ltt_map_select(all | keep);
 	return 0;
 }
 
@@ -640,7 +760,7 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 {
 	const struct ltt_config *cfg = &s->cfg;
 	struct ltt_run *r = &s->run;
-	u64 mask = cfg->event_mask & LTT_MOD_MASK;
+	u64 mask = cfg->event_mask & LTT_REC_MASK;
 	struct ltt_ev_config ev;
 	unsigned long flags;
 	u32 filters, vars;
@@ -652,11 +772,12 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	 */
 	mutex_lock(&ltt_sessions.lock);
 	if (mask & ~r->event_mask)
-		ret = ltt_attach_for(s, r->event_mask | mask);
+		ret = ltt_attach_for(s, r->event_mask | mask, false);
 	if (ret)
 		ltt_extra_trim(ltt_live_union());
 	else
-		ltt_live_set_mask(s, r->event_mask & mask);
+		/* The added bits' probes stay for the second step. */
+		ltt_live_set_mask(s, r->event_mask & mask, mask);
 	mutex_unlock(&ltt_sessions.lock);
 	if (ret)
 		return ret;
@@ -707,10 +828,17 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	local_irq_restore(flags);
 
 	mutex_lock(&ltt_sessions.lock);
-	ret = ltt_live_set_mask(s, mask);
+	ret = ltt_live_set_mask(s, mask, 0);
 	mutex_unlock(&ltt_sessions.lock);
-	/* Attached above already: nothing left to fail. */
-	WARN_ON_ONCE(ret);
+	/*
+	 * The added bits' probes were attached above and kept: the attach
+	 * inside registers nothing new, unless another session's STOP in
+	 * between trimmed them, and then only a failed allocation stops it.
+	 * Not a kernel bug: said in the log, the session keeps its old mask.
+	 */
+	if (ret)
+		pr_warn_ratelimited("session %u: events not added (%d)\n",
+				    s->id, ret);
 	return 0;
 }
 
@@ -833,6 +961,13 @@ static long ltt_ioc_config(struct ltt_session *s, unsigned int cmd,
 			return -EFAULT;
 		if (v64 & ~(BIT_ULL(LTT_EV_MAX) - 1) & ~LTT_MOD_MASK)
 			return -EINVAL;
+		/*
+		 * LOCK puts a probe on every contended lock of the machine:
+		 * not for a user without privilege.
+		 */
+		if (s->restricted && cmd == LTT_IOC_SET_EVENT_MASK &&
+		    (v64 & LTT_EV_BIT(LTT_EV_LOCK)))
+			return -EPERM;
 		if (cmd == LTT_IOC_SET_EVENT_MASK)
 			cfg->event_mask = v64;
 		else
@@ -963,6 +1098,12 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LTT_IOC_GET_ABI_VERSION:
 		return put_user(LTT_ABI_VERSION, (u32 __user *)uarg);
 	case LTT_IOC_TEST_EMIT:
+		/*
+		 * Test mode runs emitters on every CPU (outside the caller's
+		 * cgroup): privileged sessions only.
+		 */
+		if (s->restricted)
+			return -EPERM;
 		/* Takes the lock itself: it must not hold it while waiting. */
 		return ltt_ioc_test_emit(s, uarg);
 	}
@@ -971,9 +1112,20 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	mutex_lock(&s->lock);
 	if (s->state == LTT_TRACING && ltt_config_sub(cmd)) {
-		ret = ltt_ioc_change(s, cmd, uarg);
+		ret = ltt_ratelimit(s);
+		if (!ret)
+			ret = ltt_ioc_change(s, cmd, uarg);
 		mutex_unlock(&s->lock);
 		return ret;
+	}
+	switch (cmd) {
+	case LTT_IOC_START:
+	case LTT_IOC_STOP:
+	case LTT_IOC_SNAPSHOT:
+		ret = ltt_ratelimit(s);
+		if (ret)
+			goto out;
+		break;
 	}
 	switch (cmd) {
 	case LTT_IOC_START:
@@ -1011,6 +1163,7 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = ltt_ioc_config(s, cmd, uarg);
 		break;
 	}
+out:
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -1033,11 +1186,11 @@ static int ltt_session_count(struct ltt_session *s)
 		if (ltt_sessions.restricted >= LTT_RESTRICTED_SESSIONS)
 			return -EUSERS;
 		for (i = 0; i < ltt_sessions.restricted; i++)
-			if (uid_eq(ltt_sessions.users[i], s->run.owner))
+			if (uid_eq(ltt_sessions.rs[i]->run.owner, s->run.owner))
 				mine++;
 		if (mine >= LTT_USER_SESSIONS)
 			return -EUSERS;
-		ltt_sessions.users[ltt_sessions.restricted++] = s->run.owner;
+		ltt_sessions.rs[ltt_sessions.restricted++] = s;
 	}
 	ltt_sessions.open++;
 	s->id = ltt_sessions.next_id++;
@@ -1051,9 +1204,9 @@ static void ltt_session_uncount(struct ltt_session *s)
 	mutex_lock(&ltt_sessions.lock);
 	ltt_sessions.open--;
 	for (i = 0; s->restricted && i < ltt_sessions.restricted; i++) {
-		if (uid_eq(ltt_sessions.users[i], s->run.owner)) {
-			ltt_sessions.users[i] =
-				ltt_sessions.users[--ltt_sessions.restricted];
+		if (ltt_sessions.rs[i] == s) {
+			ltt_sessions.rs[i] =
+				ltt_sessions.rs[--ltt_sessions.restricted];
 			break;
 		}
 	}
@@ -1068,18 +1221,43 @@ static void ltt_session_free(struct ltt_session *s)
 }
 
 /*
- * Every open is a session. The opener's privilege, decided here once:
- * CAP_PERFMON (or CAP_SYS_ADMIN), the kernel's capability for
- * system-wide observation, gives a session that sees every task; anyone
- * else gets a restricted session that sees only the tasks whose real or
- * effective uid is the opener's real uid (README "Who may open").
+ * May the opener see everything? CAP_PERFMON (or CAP_SYS_ADMIN), the
+ * kernel's capability for system-wide observation, in the initial user
+ * namespace. When restricted sessions are off, a refusal is a real
+ * denial and is audited as one; when they are on, lacking the capability
+ * only means a restricted session, and nothing is audited (else any user
+ * could fill the audit log by opening the device).
+ */
+static bool ltt_privileged(void)
+{
+	if (!unprivileged)
+		return perfmon_capable();
+	return ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+}
+
+/*
+ * Every open is a session. The opener's privilege, decided here once: a
+ * privileged opener (ltt_privileged()) gets a session that sees every
+ * task. Anyone else gets -EPERM, unless the administrator turned
+ * restricted sessions on (unprivileged=1): then a restricted session that
+ * sees only the opener's own tasks as ptrace would let it read them
+ * (ltt_task_owned()), opened from the initial pid and user namespaces
+ * only, since its owner is a global uid and its records carry global
+ * pids (README "Who may open").
  */
 static int ltt_open(struct inode *inode, struct file *file)
 {
 	struct ltt_session *s;
+	bool restricted;
 	int ret;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	restricted = !ltt_privileged();
+	if (restricted &&
+	    (!unprivileged || task_active_pid_ns(current) != &init_pid_ns ||
+	     current_user_ns() != &init_user_ns))
+		return -EPERM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	mutex_init(&s->lock);
@@ -1090,8 +1268,10 @@ static int ltt_open(struct inode *inode, struct file *file)
 	s->cfg = ltt_default_config;
 	s->uid = GLOBAL_ROOT_UID;
 	s->gid = GLOBAL_ROOT_GID;
-	s->restricted = !perfmon_capable();
+	s->restricted = restricted;
 	s->run.owner = current_uid();
+	s->rl_tokens = LTT_RESTRICTED_BURST;
+	s->rl_stamp = jiffies;
 	if (s->restricted)
 		s->cfg.buffer_size = min_t(u32, s->cfg.buffer_size,
 					   LTT_RESTRICTED_BUFFER_MAX);
@@ -1200,15 +1380,19 @@ static const struct file_operations ltt_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.fsync = ltt_fsync,
 	.fasync = ltt_fasync,
-	.llseek = no_llseek,
+	/* No .llseek: stream_open() makes lseek() -ESPIPE (ltt_compat.h). */
 };
 
+/*
+ * Mode 0600 (root's, which the capability check narrows further); 0666
+ * when restricted sessions are on, what an opener sees being decided at
+ * open.
+ */
 static struct miscdevice ltt_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "tracer",
 	.fops = &ltt_fops,
-	/* Anyone may open; what an opener sees is decided at open. */
-	.mode = 0666,
+	.mode = 0600,
 };
 
 static int __init ltt_init(void)
@@ -1218,6 +1402,8 @@ static int __init ltt_init(void)
 	if (strcmp(clock, "auto") && strcmp(clock, "tsc") &&
 	    strcmp(clock, "local"))
 		return -EINVAL;
+	if (unprivileged)
+		ltt_misc.mode = 0666;
 	ltt_ncpus = min_t(unsigned int, nr_cpu_ids, LTT_MAX_CPUS);
 	if (nr_cpu_ids > LTT_MAX_CPUS)
 		pr_warn("only CPUs 0..%u are traced\n", LTT_MAX_CPUS - 1);

@@ -236,7 +236,8 @@ out_unlock:
  *
  * Called with the session lock held. Unlike test-mode events, a user
  * event goes through the callback, so every tracing session whose masks
- * and filters take it records it.
+ * and filters take it records it; one a restricted session logs goes
+ * only to restricted sessions (the owner rules still apply to each).
  *
  * Return: 0, -EINVAL without a running trace or when the payload is too
  * long, -EFAULT, -ENOMEM.
@@ -264,8 +265,12 @@ long ltt_ioc_user_event(struct ltt_session *s,
 		goto out;
 	}
 	preempt_disable();
-	ltt_callback(LTT_EV_CUSTOM, 0, ev, LTT_EV_CUSTOM_FIXED + ue.length,
-		     NULL);
+	if (s->restricted)
+		ltt_callback_restricted(LTT_EV_CUSTOM, 0, ev,
+					LTT_EV_CUSTOM_FIXED + ue.length);
+	else
+		ltt_callback(LTT_EV_CUSTOM, 0, ev,
+			     LTT_EV_CUSTOM_FIXED + ue.length, NULL);
 	preempt_enable();
 out:
 	kfree(ev);

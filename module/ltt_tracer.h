@@ -25,6 +25,8 @@
 #include <ltt/format.h>
 #include <ltt/module_events.h>
 
+#include "ltt_compat.h"
+
 struct task_struct;
 
 /* Sizes of the structure records (EXT records), header included. */
@@ -39,6 +41,15 @@ struct task_struct;
  */
 #define LTT_MOD_MASK                                        \
 	(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP))
+/*
+ * Those it records on this kernel: a mask may select any of LTT_MOD_MASK,
+ * but MAP records nothing on PREEMPT_RT (ltt_compat.h says why).
+ */
+#ifdef CONFIG_PREEMPT_RT
+#define LTT_REC_MASK (LTT_MOD_MASK & ~LTT_EV_BIT(LTT_EV_MAP))
+#else
+#define LTT_REC_MASK LTT_MOD_MASK
+#endif
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
 
@@ -154,7 +165,8 @@ struct ltt_cpu {
  * @uid:          tracked effective UID
  * @gid:          tracked effective GID
  * @owner:        a restricted session's user: it sees only events of
- *                tasks whose real or effective uid this is (ltt_main.c)
+ *                that user's tasks as ptrace would let it read them
+ *                (ltt_task_owned() in ltt_main.c)
  * @buffer_size:  bytes of each buffer
  * @fallback:     timestamps come from local_clock() instead of the TSC
  * @size_max:     detail bytes stored of each event: 0 when its details are
@@ -211,7 +223,8 @@ struct ltt_emitter;
  * @rr:       the CPU read() serves first
  * @stop_time: when STOP was asked: the FINAL blocks' end
  * @hb_period_ns: heartbeat interval of the running trace
- * @restricted: opened without CAP_PERFMON: sees only its owner's tasks
+ * @restricted: opened without CAP_PERFMON (module parameter unprivileged):
+ *            sees only its owner's tasks
  * @id:       session number, unique while the module is loaded
  * @vars_cfg: LTT_VAR_BIT()s for the next START (LTT_IOC_SET_VARS_MASK)
  * @emitters: test mode's per-CPU work items (ltt_test.c), or NULL
@@ -219,6 +232,14 @@ struct ltt_emitter;
  * @emit_pending: emitters not finished
  * @emit_wq:  TEST_EMIT and STOP wait there for the emitters
  * @emit_abort: the TEST_EMIT caller was killed: emitters stop early
+ * @overwrite_cfg: flight-recorder mode for the next START
+ * @trigger_cfg: exit-signal triggers for the next START
+ * @triggered: a trigger fired since the last SNAPSHOT
+ * @pinned:   a restricted session's buffer bytes, counted against its
+ *            owner's locked-memory budget (sessions lock)
+ * @rl_stamp: rate limit of a restricted session's START, STOP, SNAPSHOT
+ *            and changes while tracing: when @rl_tokens was last refilled
+ * @rl_tokens: operations it may still do at once
  */
 struct ltt_session {
 	struct ltt_run run;
@@ -247,6 +268,9 @@ struct ltt_session {
 	bool overwrite_cfg;
 	u64 trigger_cfg;
 	bool triggered;
+	u64 pinned;
+	unsigned long rl_stamp;
+	unsigned int rl_tokens;
 };
 
 /*
@@ -259,6 +283,19 @@ struct ltt_session {
 #define LTT_RESTRICTED_SESSIONS 4
 /* The largest buffer an unprivileged session may ask for. */
 #define LTT_RESTRICTED_BUFFER_MAX LTT_BUFFER_DEFAULT
+/*
+ * A restricted session's START, STOP, SNAPSHOT and changes while tracing
+ * (each patches code, walks every task or interrupts every CPU): this
+ * many a second, in bursts of up to LTT_RESTRICTED_BURST.
+ */
+#define LTT_RESTRICTED_RATE 10
+#define LTT_RESTRICTED_BURST 20
+/*
+ * The locked memory a user's restricted sessions may hold: RLIMIT_MEMLOCK
+ * and, as perf allows by default (perf_event_mlock_kb), 516 KiB per
+ * online CPU.
+ */
+#define LTT_MLOCK_ALLOWANCE_KB 516
 
 /**
  * struct ltt_live - the tracing sessions, as the event path sees them
@@ -309,6 +346,8 @@ void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc);
 void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 		  struct task_struct *task);
 void ltt_log_extra(u8 event, u8 subtype, const void *details, u16 size);
+void ltt_callback_restricted(u8 event, u8 subtype, const void *details,
+			     u16 size);
 
 /*
  * The event source, one of two built by Kbuild: ltt_fac.c, the patched
@@ -316,17 +355,16 @@ void ltt_log_extra(u8 event, u8 subtype, const void *details, u16 size);
  * unmodified kernel. Both hand every event to ltt_callback().
  *
  * ltt_backend_attach() starts delivering the events of @cfg->event_mask,
- * the union of the tracing sessions' masks (and, on the first attach,
- * applies the syscall IP policy); called again while attached, it adds
- * what the new union needs without interrupting the events already
- * delivered. ltt_backend_trim() stops delivering what @mask no longer
+ * the union of the tracing sessions' masks, and with @policy applies
+ * @cfg's syscall IP policy; called again while attached, it adds what the
+ * new union needs without interrupting the events already delivered. ltt_backend_trim() stops delivering what @mask no longer
  * needs, without waiting. ltt_backend_detach() stops everything and
  * returns once no CPU is inside ltt_callback() any more. All sleep and
  * run under the sessions lock. ltt_backend is the LTT_BACKEND_* value the
  * TRACE_START record carries.
  */
 extern const u32 ltt_backend;
-int ltt_backend_attach(const struct ltt_config *cfg);
+int ltt_backend_attach(const struct ltt_config *cfg, bool policy);
 void ltt_backend_detach(void);
 void ltt_backend_trim(u64 mask);
 

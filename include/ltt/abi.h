@@ -58,9 +58,10 @@
  * ioctl interface of /dev/tracer
  *
  * Every open is a session of its own (ABI 2.3; before, a second open got
- * EBUSY): its own configuration, buffers, trace, lost counts. Anyone may
- * open; an opener without CAP_PERFMON gets a restricted session that sees
- * only its own tasks (LTT_TRACE_F_RESTRICTED, module/README.md).
+ * EBUSY): its own configuration, buffers, trace, lost counts. Openers
+ * need CAP_PERFMON; with the module parameter unprivileged=1 any other
+ * gets a restricted session that sees only its own tasks
+ * (LTT_TRACE_F_RESTRICTED, module/README.md).
  *
  * Call sequence of the daemon:
  *   fd = open("/dev/tracer", O_RDONLY);          EUSERS past the session

@@ -25,7 +25,9 @@ mt=ltt_modtest
 case $mode in
 bench | idle) base=$("$mt" syscalls "${BENCH_REPS:-7}") ;;
 esac
-ltt_load_first
+# Restricted sessions on: the checks open sessions as uid 1000 too
+# (tests/security/ checks the default, root only).
+ltt_load_first unprivileged=1
 ok "insmod ltt_tracer.ko"
 chk "/dev/tracer created" test -c /dev/tracer
 

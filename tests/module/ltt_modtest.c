@@ -50,6 +50,9 @@
 #include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -59,6 +62,7 @@
 
 #include <ltt/abi.h>
 #include <ltt/format.h>
+#include <ltt/module_events.h>
 #include <libltt/block_codec.h>
 
 static const char *dev = "/dev/tracer";
@@ -1763,11 +1767,16 @@ out:
 
 /* ------------------------------------------- hardening: who may open */
 
-/* In a forked child: drop to @uid (group @uid), no supplementary groups. */
+/*
+ * In a forked child: drop to @uid (group @uid), no supplementary groups,
+ * and be dumpable again, as the user's own process after an exec is (the
+ * change of credentials made it non-dumpable, and a restricted session
+ * sees only what ptrace would).
+ */
 static int become(uid_t uid)
 {
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
+	    setresuid(uid, uid, uid) || prctl(PR_SET_DUMPABLE, 1))
 		return -errno;
 	return 0;
 }
@@ -1956,7 +1965,8 @@ static int sess_work(int fd, long n, uint32_t id)
  * calls and user events id 1 through its own session, root SESS_N_ROOT
  * calls and user events id 2 through session B. A (system calls and
  * schedchanges) counts every getppid() and no user event; B (user events
- * and process events only) every user event and no system call; U (every
+ * and process events only) root's user events, none of those uid 1000
+ * logged through its restricted session, and no system call; U (every
  * event) exactly its own user's, and no record of U names another task
  * or holds a kernel address.
  */
@@ -2046,9 +2056,8 @@ static void check_sessions_masks(void)
 	      "r %d getppid %llu custom %llu/%llu", r,
 	      (unsigned long long)a.getppid, (unsigned long long)a.custom[1],
 	      (unsigned long long)a.custom[2]);
-	check(!r && !b.getppid && b.custom[1] == SESS_EVENTS &&
-		      b.custom[2] == SESS_EVENTS,
-	      "sessions: B (user events) gets both users' events, no system call",
+	check(!r && !b.getppid && !b.custom[1] && b.custom[2] == SESS_EVENTS,
+	      "sessions: B (user events) gets root's events, none of uid 1000's restricted session, no system call",
 	      "r %d getppid %llu custom %llu/%llu", r,
 	      (unsigned long long)b.getppid, (unsigned long long)b.custom[1],
 	      (unsigned long long)b.custom[2]);
@@ -2895,6 +2904,480 @@ static int mode_count(const char *path)
 }
 
 /* One hardening check on its own, by name (to show it before a fix). */
+/* ------------------------------------------ security: restricted sessions */
+
+/*
+ * The attacks on restricted sessions (tests/security/module-security-
+ * guest.sh runs them): what uid 1000 may open, see and make the kernel
+ * do. "ltt_modtest security default" with the module's default
+ * parameters, "ltt_modtest security attacks HELPER" with unprivileged=1;
+ * HELPER is tests/security/module-suid.c installed setuid root.
+ */
+
+/* What a restricted session recorded of the processes around it. */
+struct sec_seen {
+	pid_t self;      /* the session's owner, its control loop */
+	pid_t target[3]; /* setuid helper, setresuid root, non-dumpable */
+	uint64_t self_getppid;
+	uint64_t getppid[3], records[3];
+	uint64_t maps, shadow, custom;
+};
+
+static void on_sec_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct sec_seen *s = arg;
+	const void *d = r->details;
+	size_t n = r->size - 8;
+	int i;
+
+	if (r->event == LTT_EV_FILE_SYSTEM && r->subtype == LTT_FS_OPEN &&
+	    n > LTT_EV_FS_FIXED &&
+	    memmem((const char *)d + LTT_EV_FS_FIXED, n - LTT_EV_FS_FIXED,
+		   "/etc/shadow", 11))
+		s->shadow++;
+	if (r->event == LTT_EV_CUSTOM)
+		s->custom++;
+	if (r->event == LTT_EV_SYSCALL_ENTRY && n >= 12 &&
+	    ((const struct ltt_ev_syscall_entry *)d)->nr == SYS_getppid &&
+	    r->pid == s->self)
+		s->self_getppid++;
+	for (i = 0; i < 3; i++) {
+		if (!s->target[i] || r->pid != s->target[i])
+			continue;
+		s->records[i]++;
+		if (r->event == LTT_EV_SYSCALL_ENTRY && n >= 12 &&
+		    ((const struct ltt_ev_syscall_entry *)d)->nr == SYS_getppid)
+			s->getppid[i]++;
+		if (r->event == LTT_EV_MAP && i == 0)
+			s->maps++;
+	}
+}
+
+static int sec_collect(int fd, struct trace *t, struct sec_seen *s)
+{
+	struct ltt_blocks_result res;
+	int r = stop_and_collect(fd, t);
+
+	if (!r && ltt_blocks_check(t->buf, t->len, LTT_FORMAT_V2, t->info.ncpus,
+				   t->info.anchor_tsc, 0, on_sec_record, s,
+				   &res)) {
+		note("blocks: %s", res.error);
+		r = -EPROTO;
+	}
+	trace_free(t);
+	return r;
+}
+
+/* Run @fn in a child as uid 1000; return its exit status (-1: no child). */
+static int as_user(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(become(1000) ? 120 : fn(arg));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* The child's errno (0: success) back through @arg, an int in shared memory. */
+static int *shared_ints(int n)
+{
+	void *p = mmap(NULL, n * sizeof(int), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int try_open(void *arg)
+{
+	int *v = arg, fd = open(dev, O_RDONLY);
+
+	*v = fd < 0 ? errno : 0;
+	return 0;
+}
+
+/* Default parameters: only a privileged user may open /dev/tracer. */
+static int mode_security_default(void)
+{
+	int *v = shared_ints(2), fd;
+	struct ltt_trace_info info;
+	struct stat st;
+
+	if (!v)
+		return 1;
+	memset(&st, 0, sizeof(st));
+	v[0] = stat(dev, &st) ? errno : 0;
+	check(!v[0] && (st.st_mode & 0777) == 0600,
+	      "security: /dev/tracer is mode 0600 by default",
+	      "mode %04o, stat: %s", (unsigned int)(st.st_mode & 07777),
+	      strerror(v[0]));
+	v[0] = -1;
+	as_user(try_open, &v[0]);
+	check(v[0] == EACCES, "security: uid 1000 cannot open /dev/tracer by default",
+	      "open: %s", v[0] ? strerror(v[0]) : "succeeded");
+	/* The node's mode is not the only guard. */
+	v[1] = -1;
+	if (!chmod(dev, 0666)) {
+		as_user(try_open, &v[1]);
+		chmod(dev, 0600);
+	}
+	check(v[1] == EPERM,
+	      "security: uid 1000 gets EPERM even when the node is made 0666",
+	      "open: %s", v[1] ? strerror(v[1]) : "succeeded");
+	fd = open(dev, O_RDONLY);
+	check(fd >= 0 && !xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info) &&
+		      !(info.flags & LTT_TRACE_F_RESTRICTED),
+	      "security: root opens a privileged session", "%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/* SEC_UNSET: a result no child wrote. */
+enum { SEC_LOOP = 1000, SEC_UNSET = -100000 };
+
+/*
+ * uid 1000's restricted session, everything selected, traces while the
+ * setuid-root HELPER runs from one of its children, a root process with
+ * its effective uid set to 1000 runs a getppid() loop, and a child of its
+ * own makes itself non-dumpable and does the same. It must record its
+ * own loop and nothing of the three.
+ */
+static void check_sec_owner(const char *helper)
+{
+	struct sec_seen *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int go[2], done[2], rdy[2], st, hst = -1, rc = -1;
+	pid_t u, root;
+	char c;
+
+	if (s == MAP_FAILED || pipe(go) || pipe(done) || pipe(rdy))
+		return;
+	memset(s, 0, sizeof(*s));
+	/* The root process: ruid and suid 0, euid 1000. */
+	root = fork();
+	if (root == 0) {
+		if (read(go[0], &c, 1) != 1 || setresuid(0, 1000, 0))
+			_exit(1);
+		syscall_loop(SEC_LOOP);
+		_exit(0);
+	}
+	s->target[1] = root;
+	u = fork();
+	if (u == 0) {
+		struct trace t = { 0 };
+		pid_t h, d;
+		int fd, e;
+
+		e = become(1000);
+		fd = e ? -1 : open_dev();
+		e = e ? e : fd < 0 ? -errno : configure(fd, LTT_EV_MASK_ALL |
+							  LTT_EV_BIT(LTT_EV_MAP),
+						    LTT_EV_MASK_ALL |
+							  LTT_EV_BIT(LTT_EV_MAP),
+						    1u << 20);
+		e = e ? e : start(fd, &t);
+		s->self = getpid();
+		if (write(rdy[1], "r", 1) != 1)
+			_exit(1);
+		h = fork();
+		if (h == 0) {
+			execl(helper, helper, (char *)NULL);
+			_exit(127);
+		}
+		s->target[0] = h;
+		d = fork();
+		if (d == 0) {
+			if (prctl(PR_SET_DUMPABLE, 0))
+				_exit(1);
+			syscall_loop(SEC_LOOP);
+			_exit(0);
+		}
+		s->target[2] = d;
+		syscall_loop(SEC_LOOP);
+		if (h > 0 && waitpid(h, &st, 0) == h && WIFEXITED(st))
+			hst = WEXITSTATUS(st);
+		if (d > 0)
+			waitpid(d, NULL, 0);
+		/* The root loop has run meanwhile (the parent waited for it). */
+		if (read(done[0], &c, 1) != 1)
+			_exit(1);
+		e = e ? e : sec_collect(fd, &t, s);
+		_exit(e ? 100 : hst < 0 ? 101 : hst);
+	}
+	if (u > 0 && read(rdy[0], &c, 1) == 1) {
+		/* uid 1000 traces: let the root process run, then say so. */
+		if (write(go[1], "g", 1) != 1)
+			note("security: pipe");
+		waitpid(root, NULL, 0);
+		if (write(done[1], "d", 1) != 1)
+			note("security: pipe");
+		if (waitpid(u, &st, 0) == u && WIFEXITED(st))
+			rc = WEXITSTATUS(st);
+	} else {
+		kill(root, SIGKILL);
+		waitpid(root, NULL, 0);
+		if (u > 0)
+			waitpid(u, NULL, 0);
+	}
+	note("security: helper %d, root %d, non-dumpable %d; session status %d",
+	     s->target[0], s->target[1], s->target[2], rc);
+	check(rc == 0, "security: the setuid helper ran (opened /etc/shadow, mapped an executable)",
+	      "status %d (100: no trace, 1..: the helper failed)", rc);
+	check(rc >= 0 && s->self_getppid >= SEC_LOOP,
+	      "security: uid 1000's session records its own loop",
+	      "%llu getppid entries", (unsigned long long)s->self_getppid);
+	/* (Before its exec the helper is uid 1000's own child.) */
+	check(rc >= 0 && !s->getppid[0] && !s->shadow && !s->maps,
+	      "security: nothing of the setuid-root helper after its exec",
+	      "%llu getppid entries, %llu /etc/shadow opens, %llu MAP",
+	      (unsigned long long)s->getppid[0],
+	      (unsigned long long)s->shadow, (unsigned long long)s->maps);
+	check(rc >= 0 && !s->records[1],
+	      "security: nothing of a root process with euid 1000 (setresuid(0, 1000, 0))",
+	      "%llu records (%llu getppid)", (unsigned long long)s->records[1],
+	      (unsigned long long)s->getppid[1]);
+	check(rc >= 0 && !s->getppid[2],
+	      "security: nothing of uid 1000's process after PR_SET_DUMPABLE 0",
+	      "%llu getppid entries", (unsigned long long)s->getppid[2]);
+	munmap(s, sizeof(*s));
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	close(rdy[0]);
+	close(rdy[1]);
+}
+
+/* What uid 1000's session may not do: results in shared ints. */
+static int sec_refusals(void *arg)
+{
+	struct ltt_test_emit te = { .count = 1000, .payload = 16 };
+	struct ltt_trace_info info;
+	struct trace t = { 0 };
+	int *v = arg, fd = open_dev(), i, again = 0, r;
+
+	if (fd < 0)
+		return 1;
+	v[0] = configure(fd, LTT_EV_MASK_ALL, LTT_EV_MASK_ALL, 1u << 20);
+	v[0] = v[0] ? v[0] : start(fd, &t);
+	v[1] = -xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+	te.flags = LTT_TEST_F_HEARTBEAT;
+	te.payload = 0;
+	v[2] = -xioctl(fd, LTT_IOC_TEST_EMIT, &te);
+	v[3] = -set_u64(fd, LTT_IOC_SET_EVENT_MASK,
+			LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_LOCK));
+	xioctl(fd, LTT_IOC_STOP, NULL);
+	/*
+	 * 40 START/STOP pairs, then 100 SNAPSHOTs (refused: no flight
+	 * recorder, but each asked for): the budget runs out, however slow
+	 * each STOP is.
+	 */
+	for (i = 0; i < 80; i++) {
+		r = xioctl(fd, i & 1 ? LTT_IOC_STOP : LTT_IOC_START, NULL);
+		if (r == -EAGAIN)
+			again++;
+	}
+	for (i = 0; i < 100; i++)
+		if (xioctl(fd, LTT_IOC_SNAPSHOT, NULL) == -EAGAIN)
+			again++;
+	v[4] = again;
+	xioctl(fd, LTT_IOC_STOP, NULL);
+	sleep(3);
+	v[5] = -xioctl(fd, LTT_IOC_START, NULL);
+	xioctl(fd, LTT_IOC_STOP, NULL);
+	/* RESET keeps the restricted buffer limit. */
+	v[6] = -1;
+	if (!xioctl(fd, LTT_IOC_RESET, NULL) &&
+	    !xioctl(fd, LTT_IOC_GET_TRACE_INFO, &info))
+		v[6] = info.max_block;
+	close(fd);
+	trace_free(&t);
+	/* No locked memory left: START is refused, as perf refuses. */
+	{
+		struct rlimit rl = { 0, 0 };
+
+		fd = open_dev();
+		v[7] = fd < 0 || setrlimit(RLIMIT_MEMLOCK, &rl) ? -1 :
+			-xioctl(fd, LTT_IOC_START, NULL);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+/* uid 1000 logs user events while root's session takes them. */
+static int sec_user_events(void *arg)
+{
+	struct sec_seen s = { 0 };
+	struct trace t = { 0 };
+	int *v = arg, fd = open_dev(), e, i;
+
+	if (fd < 0)
+		return 1;
+	e = configure(fd, LTT_EV_MASK_ALL, LTT_EV_MASK_ALL, 1u << 20);
+	e = e ? e : start(fd, &t);
+	for (i = 0; i < 5 && !e; i++)
+		e = user_event(fd, 1, "hello", 5);
+	e = e ? e : sec_collect(fd, &t, &s);
+	v[0] = e;
+	v[1] = s.custom;
+	close(fd);
+	return 0;
+}
+
+/* Drop every capability, staying uid 0. */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * Restricted opens from another pid namespace (uid 0 without
+ * capabilities) or user namespace (uid 1000) are refused. @v[0], @v[1]:
+ * the opens' errnos (0: opened), or -errno of an unshare() the kernel
+ * refused (a skip); @v[2]: getppid() entries of a root loop outside that
+ * the pid namespace's session recorded, when it could open.
+ */
+static void sec_namespaces(int *v)
+{
+	pid_t pid, loop;
+	int st;
+
+	v[0] = v[1] = SEC_UNSET;
+	v[2] = 0;
+	loop = fork();
+	if (loop == 0) {
+		for (;;)
+			syscall_loop(SEC_LOOP);
+	}
+	pid = fork();
+	if (pid == 0) {
+		pid_t in;
+
+		if (unshare(CLONE_NEWPID)) {
+			v[0] = -errno;
+			_exit(0);
+		}
+		in = fork();
+		if (in == 0) {
+			struct sec_seen s = { 0 };
+			struct trace t = { 0 };
+			int fd;
+
+			if (drop_caps())
+				_exit(1);
+			fd = open(dev, O_RDONLY);
+			v[0] = fd < 0 ? errno : 0;
+			if (fd >= 0 && !configure(fd, LTT_EV_MASK_ALL,
+						  LTT_EV_MASK_ALL, 1u << 20) &&
+			    !start(fd, &t)) {
+				s.target[0] = loop;
+				usleep(300000);
+				if (!sec_collect(fd, &t, &s))
+					v[2] = s.getppid[0];
+			}
+			_exit(0);
+		}
+		if (in > 0)
+			waitpid(in, NULL, 0);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	kill(loop, SIGKILL);
+	waitpid(loop, NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		if (become(1000) || unshare(CLONE_NEWUSER)) {
+			v[1] = -errno;
+			_exit(0);
+		}
+		try_open(&v[1]);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+}
+
+/* With unprivileged=1: the attacks, each held. */
+static int mode_security_attacks(const char *helper)
+{
+	int *v = shared_ints(16), fd, e;
+	struct sec_seen s = { 0 };
+	struct trace t = { 0 };
+
+	if (!v)
+		return 1;
+	check_sec_owner(helper);
+
+	memset(v, 0xff, 16 * sizeof(int));
+	e = as_user(sec_refusals, v);
+	check(!e && !v[0], "security: uid 1000 opens and starts a restricted session",
+	      "status %d, %s", e, strerror(-v[0]));
+	check(!e && v[1] == EPERM && v[2] == EPERM,
+	      "security: TEST_EMIT (and its test flags) refused to uid 1000",
+	      "errno %d, %d", v[1], v[2]);
+	check(!e && v[3] == EPERM, "security: LOCK refused to uid 1000",
+	      "errno %d", v[3]);
+	check(!e && v[4] > 0 && v[4] < 180,
+	      "security: uid 1000's START/STOP/SNAPSHOT loop is rate-limited (EAGAIN)",
+	      "%d of 180 refused", v[4]);
+	check(!e && v[5] == 0, "security: uid 1000 may START again after a pause",
+	      "errno %d", v[5]);
+	check(!e && v[6] > 0 && v[6] <= (1 << 20),
+	      "security: RESET keeps uid 1000's buffer limit (1 MiB)",
+	      "max_block %d", v[6]);
+	check(!e && v[7] == EPERM,
+	      "security: uid 1000's START past its locked-memory limit gets EPERM",
+	      "errno %d", v[7]);
+
+	/* Root's session with user events, while uid 1000 logs some. */
+	fd = open_dev();
+	e = fd < 0 || configure(fd, LTT_EV_BIT(LTT_EV_CUSTOM),
+				LTT_EV_MASK_ALL, 1u << 20) || start(fd, &t);
+	memset(v, 0xff, 16 * sizeof(int));
+	e = e ? e : as_user(sec_user_events, v);
+	e = e ? e : sec_collect(fd, &t, &s);
+	if (fd >= 0)
+		close(fd);
+	check(!e && !v[0] && v[1] == 5,
+	      "security: uid 1000's session records its 5 user events",
+	      "status %d/%d, %d", e, v[0], v[1]);
+	check(!e && !s.custom,
+	      "security: none of uid 1000's user events land in root's session",
+	      "root's session got %llu", (unsigned long long)s.custom);
+
+	memset(v, 0xff, 16 * sizeof(int));
+	sec_namespaces(v);
+	/* A negative value: unshare()'s errno (the kernel has none). */
+	if (v[0] < 0 && v[0] != SEC_UNSET)
+		printf("skip - %ssecurity: open from a pid namespace: unshare: %s\n",
+		       prefix, strerror(-v[0]));
+	else
+		check(v[0] == EPERM,
+		      "security: uid 0 without capabilities in a pid namespace cannot open",
+		      "open: %s; it saw %d getppid() of a root loop outside",
+		      v[0] > 0 ? strerror(v[0]) : v[0] ? "setup failed" :
+			"succeeded", v[2]);
+	if (v[1] < 0 && v[1] != SEC_UNSET)
+		printf("skip - %ssecurity: open from a user namespace: unshare as uid 1000: %s\n",
+		       prefix, strerror(-v[1]));
+	else
+		check(v[1] == EPERM,
+		      "security: uid 1000 in a user namespace cannot open",
+		      "open: %s", v[1] > 0 ? strerror(v[1]) :
+			v[1] ? "setup failed" : "succeeded");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 static int mode_one(const char *name)
 {
 	int fd = -1;
@@ -2964,7 +3447,11 @@ int main(int argc, char **argv)
 		return mode_count(argv[2]);
 	if (!strcmp(mode, "one") && argc > 2)
 		return mode_one(argv[2]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK\n",
+	if (!strcmp(mode, "security") && argc > 2 && !strcmp(argv[2], "default"))
+		return mode_security_default();
+	if (!strcmp(mode, "security") && argc > 3 && !strcmp(argv[2], "attacks"))
+		return mode_security_attacks(argv[3]);
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK|security default|security attacks HELPER\n",
 		argv[0]);
 	return 2;
 }

@@ -69,6 +69,8 @@ if [[ -f ${pkg[ltt-dkms]} ]]; then
 	has ltt-dkms "$src/dkms.conf" "$src/module/Kbuild"
 	mapfile -t want < <(cd module && printf '%s\n' ./*.c ./*.h | sed "s,^\./,$src/module/,")
 	has ltt-dkms "${want[@]}"
+	mapfile -t want < <(cd module && printf '%s\n' compat/* | sed "s,^,$src/module/,")
+	has ltt-dkms "${want[@]}"
 	mapfile -t want < <(cd include && printf '%s\n' ltt/*.h | sed "s,^,$src/include/,")
 	has ltt-dkms "${want[@]}"
 	dpkg-deb -x "${pkg[ltt-dkms]}" "$tmp/dkms-root"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The trace module against an ordinary user (uid 1000), in the QEMU guest
+# (tests/security/module-security-guest.sh), on the patched kernel and on
+# Debian's stock kernel (the tracepoint backend): with the default
+# parameters uid 1000 cannot open /dev/tracer; with restricted sessions
+# turned on (unprivileged=1) a setuid-root helper, a root process with
+# euid 1000 and a non-dumpable process leave no record in its session,
+# TEST_EMIT and LOCK are refused, START/STOP is rate-limited, buffers
+# count against RLIMIT_MEMLOCK, its user events stay out of root's
+# session, opens from other pid or user namespaces are refused. A kernel
+# console with a warning fails the run. A kernel not in the cache is
+# skipped, not built here. LTT_SKIP_VM=1 skips the suite.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo" || exit 1
+source tests/lib/sh-test.sh
+source tests/lib/vm-host.sh
+vm_suite_skip_if_requested "security suite"
+
+build=$vm_build
+mkdir -p "$build/security"
+make -s BUILD="$build" module-test >&2 || t_fail "security: ltt_modtest builds"
+t_check "security: the setuid helper builds (static)" \
+	gcc -static -O2 -Wall -Wextra -Werror -o "$build/security/module-suid" \
+	tests/security/module-suid.c
+
+for variant in ${LTT_SECURITY_KERNELS:-ltt stock}; do
+	out=$build/test-results/security-$variant
+	log=$out.log
+	rm -rf "$out"
+	mkdir -p "$out"
+	rc=0
+	vm_kernel "$variant" --no-build >"$log" 2>&1 || rc=$?
+	((rc == 0)) && { vm_module "$variant" >>"$log" 2>&1 || rc=$?; }
+	if ((rc == 0)); then
+		vm_bins=("$build/module/ltt_modtest" "$build/security/module-suid")
+		vm_qemu=(--timeout 900 --mem 1G --smp 2)
+		vm_boot "$out" tests/security/module-security-guest.sh >>"$log" 2>&1
+		rc=$?
+	fi
+	vm_report "$rc" "$log" "$out" "[$variant] security run" "[$variant] " || continue
+done
+t_summary
