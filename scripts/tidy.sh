@@ -10,9 +10,7 @@
 # ($BUILD, default build; `make tidy` configures it).
 #
 # Not checked here: the tests (GoogleTest's macros trip the bug patterns by
-# design), and two viewer sources being split into smaller files, which
-# take the checks once split: gui/src/event_graph_view.cpp and
-# gui/src/scripted_run.cpp.
+# design), traceview's self test among them (gui/selftest/).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/lib/sh-test.sh"
@@ -24,7 +22,7 @@ if [[ ${1:-} == -j ]]; then
 	jobs=$2
 	shift 2
 fi
-excluded='^gui/src/(event_graph_view|scripted_run)\.cpp$'
+excluded='^gui/selftest/'
 
 if ! command -v clang-tidy >/dev/null; then
 	t_fail "clang-tidy installed" "clang-tidy not found (scripts/install-deps.sh)"
