@@ -435,7 +435,7 @@ static int start_locked(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 * 1024);
+	pthread_attr_setstacksize(&at, (size_t)64 * 1024);
 	if (pthread_create(&t, &at, listener,
 			   (void *)(uintptr_t)generation) != 0)
 		tried = 1;
@@ -519,7 +519,7 @@ struct ltt_user_type *ltt_user_declare(const char *name, const char *fields)
 			t = &types[i];
 			goto out;
 		}
-	if (n >= LTT_USER_SHM_TYPES - 1 && strcmp(name, "ltt_mark")) {
+	if (n >= LTT_USER_SHM_TYPES - 1 && strcmp(name, "ltt_mark") != 0) {
 		errno = ENOSPC; /* the last id is kept for ltt_mark */
 		goto out;
 	}
@@ -637,7 +637,7 @@ static size_t pack(const struct ltt_user_type *t, va_list ap, uint8_t *out)
 				s = "";
 			/* room for this string and 8 bytes per later field */
 			room = LTT_USER_PAYLOAD_MAX - n - 2 -
-			       8 * (t->nfields - i - 1u);
+			       8ul * (t->nfields - i - 1u);
 			len = strnlen(s, room);
 			l16 = (uint16_t)len;
 			memcpy(out + n, &l16, 2);

@@ -3,6 +3,7 @@
 // that matter, a few stores into the task current on the event's CPU (found
 // through a per-CPU pointer, the pid table only when it changed).
 #include <algorithm>
+#include <cmath>
 #include <cinttypes>
 #include <cstring>
 #include <libltt/event_format.hpp>
@@ -40,7 +41,7 @@ std::uint64_t nearestRank(std::vector<std::uint64_t>& v, double p) {
     // rank = ceil(p/100 * n), 1-based; computed in integers for p with at
     // most three decimals so 99 % of 100 values is exactly rank 99.
     const auto n = static_cast<std::uint64_t>(v.size());
-    const auto milli = static_cast<std::uint64_t>(p * 1000 + 0.5);
+    const auto milli = static_cast<std::uint64_t>(std::llround(p * 1000));
     std::uint64_t rank = (milli * n + 100000 - 1) / 100000;
     rank = std::clamp<std::uint64_t>(rank, 1, n);
     auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank - 1);
@@ -568,6 +569,7 @@ void LatencyAnalysis::finish() {
     // or vector, or per task.
     auto keyed = [](const std::map<std::uint32_t, LatencyDistribution>& m) {
         std::vector<const LatencyDistribution*> parts;
+        parts.reserve(m.size());
         for (const auto& [k, d] : m)
             parts.push_back(&d);
         return parts;

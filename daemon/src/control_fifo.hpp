@@ -69,7 +69,7 @@ public:
 
 private:
     // The longest partial line kept: longer ones are cut.
-    static constexpr std::size_t kMaxLine = 64 * 1024;
+    static constexpr std::size_t kMaxLine = std::size_t{64} * 1024;
     std::string path_m;
     UniqueFd fd_m;
     bool created_m = false;

@@ -18,7 +18,7 @@ SnapshotThread::SnapshotThread(std::function<ProcSnapshot()> take, ReplacementFi
 
 SnapshotThread::~SnapshotThread() = default;
 
-void SnapshotThread::run(std::function<ProcSnapshot()> take, ReplacementFile& file) {
+void SnapshotThread::run(const std::function<ProcSnapshot()>& take, ReplacementFile& file) {
     try {
         ProcSnapshot snap = take();
         writeProcFile(file.fd(), file.tempPath(), snap);

@@ -41,7 +41,7 @@ public:
     double cpuSeconds() const { return cpu_m.load(); }
 
 private:
-    void run(std::function<ProcSnapshot()> take, ReplacementFile& file);
+    void run(const std::function<ProcSnapshot()>& take, ReplacementFile& file);
 
     UniqueFd done_m;
     std::exception_ptr error_m;

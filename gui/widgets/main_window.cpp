@@ -438,7 +438,9 @@ void MainWindow::loadTrace(const std::string& tracePath, const std::string& proc
     const std::string proc =
         procPath.empty() ? procPath : Gio::File::create_for_path(procPath)->get_path();
     job_m.cancel();
-    startJob("Opening " + Glib::path_get_basename(trace), [this, trace, proc, then, shown, keepView,
+    startJob("Opening " + Glib::path_get_basename(trace), [this, trace, proc,
+                                                           then = std::move(then),
+                                                           shown = std::move(shown), keepView,
                                                            rememberIt](Progress& p) {
         auto err = std::make_shared<std::string>();
         std::shared_ptr<TraceDocument> doc(
@@ -542,7 +544,7 @@ void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64
         selected_m ? *selected_m : (forward ? std::uint64_t(-1) : doc_m->eventCount());
     auto doc = doc_m;
     startJob(forward ? "Searching forward" : "Searching backward",
-             [this, doc, q, from, forward, then](Progress& p) {
+             [this, doc, q, from, forward, then = std::move(then)](Progress& p) {
                  auto hit = doc->search(q, from, forward, p);
                  bool cancelled = p.cancelled();
                  return std::function<void()>([this, hit, cancelled, then, doc] {
@@ -563,7 +565,7 @@ void MainWindow::runFilter(const EventFilter& f, std::function<void()> then) {
     if (!doc_m || !doc_m->ready())
         return;
     auto doc = doc_m;
-    startJob("Filtering", [this, doc, f, then](Progress& p) {
+    startJob("Filtering", [this, doc, f, then = std::move(then)](Progress& p) {
         auto result =
             std::make_shared<std::optional<std::vector<std::uint64_t>>>(doc->filter(f, p));
         return std::function<void()>([this, doc, f, result, then] {

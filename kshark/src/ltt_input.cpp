@@ -189,6 +189,8 @@ ssize_t loadEntries(kshark_data_stream* stream, kshark_context*, kshark_entry***
         return -EFAULT;
     const std::uint64_t total = h->reader->claimedEvents();
     std::size_t cap = total ? total : 1024, n = 0;
+    // An array of pointers to entries, as KernelShark's loader takes it.
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     auto* out = static_cast<kshark_entry**>(std::malloc(cap * sizeof(kshark_entry*)));
     if (!out)
         return -ENOMEM;
@@ -205,6 +207,7 @@ ssize_t loadEntries(kshark_data_stream* stream, kshark_context*, kshark_entry***
             continue; // application events have no CPU: not loaded into KernelShark
         if (n == cap) {
             cap *= 2;
+            // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
             auto* grown = static_cast<kshark_entry**>(std::realloc(out, cap * sizeof *out));
             if (!grown) {
                 failed = true;

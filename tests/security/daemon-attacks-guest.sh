@@ -3,6 +3,7 @@
 # clock=tsc so that user events are recorded): tests/security/
 # daemon-attacks.sh against the real tracedaemon and module, its result
 # lines into /out/results.txt, its log into /out/attacks.log.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 ltt_load_first clock=tsc || { fail "/dev/tracer" "not created"; exit 1; }
 mkdir -p /run

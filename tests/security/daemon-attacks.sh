@@ -171,7 +171,7 @@ if start_recorder "$work/flood"; then
 	if [ "$n" = 0 ] && ! ls "$work/flood"/fr-*.trace >/dev/null 2>&1; then
 		ok "snapshot flood from uid 1000: no snapshot"
 	else
-		fail "snapshot flood from uid 1000: no snapshot" "$n snapshots, $(ls "$work/flood" | tr '\n' ' ')"
+		fail "snapshot flood from uid 1000: no snapshot" "$n snapshots, $(cd "$work/flood" && echo *)"
 	fi
 	i=0
 	while [ $i -lt 10 ]; do

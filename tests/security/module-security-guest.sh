@@ -13,6 +13,7 @@
 #     locked-memory limit, uid 1000's user events stay out of root's
 #     session, opens from another pid or user namespace are refused.
 # Writes /out/results.txt and /out/dmesg.txt.
+# shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mt=$LTT/bin/ltt_modtest
 

@@ -55,8 +55,8 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--snapshot") &&
-			  strcmp(argv[1], "--"))) {
+	if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--snapshot") != 0 &&
+			  strcmp(argv[1], "--") != 0)) {
 		fputs(usage, stderr);
 		return 2;
 	}

@@ -7,12 +7,12 @@
 // and walk cleanly with libltt's codec (the file stays valid), and nothing
 // may touch memory out of bounds (ASan).
 #include "user_server.hpp"
+#include "user_shm.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <libltt/block_codec.hpp>
-#include "user_shm.h"
 #include <span>
 #include <unistd.h>
 #include <vector>
