@@ -531,7 +531,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         } else {
             id = kIrqEntry;
             p = put(s.begin(id, ns), std::int32_t(d.irq));
-            const std::string_view name = d.irq < irqNames_m.size()
+            std::string_view name = d.irq < irqNames_m.size()
                                               ? std::string_view(irqNames_m[d.irq])
                                               : std::string_view();
             char buf[32];

@@ -10,7 +10,7 @@ follow_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # follow_tests BUILD_DIR
 follow_tests() {
-	local bin=$1/bin writer=$follow_dir/follow-writer.py
+	local bin=$1/bin writer=$follow_dir/../../tools/follow-writer.py
 	local ta=$bin/traceanalyze tmp
 	tmp=$(mktemp -d)
 	local pids=()
