@@ -531,9 +531,8 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         } else {
             id = kIrqEntry;
             p = put(s.begin(id, ns), std::int32_t(d.irq));
-            std::string_view name = d.irq < irqNames_m.size()
-                                              ? std::string_view(irqNames_m[d.irq])
-                                              : std::string_view();
+            std::string_view name = d.irq < irqNames_m.size() ? std::string_view(irqNames_m[d.irq])
+                                                              : std::string_view();
             char buf[32];
             if (name.empty()) {
                 const int n = std::snprintf(buf, sizeof buf, "%s%u",
