@@ -75,9 +75,9 @@ dyn_offsets = {}  # function -> the offsets the unstripped dyn build's sites hav
 stripped_addrs = {}  # function -> the addresses the stripped build's sites have
 for v in ["static", "static-pie", "dyn", "dyn-nopie", "stripped"]:
     name = f"wl_callsites-{v}"
-    # dyn-nopie is started just before tracing: alive at the start it has
-    # its .proc name, the 15-byte comm; on a slow guest it may start after
-    # the snapshot and be named by its exec, in full. Either is this process.
+    # dyn-nopie is started just before tracing: exec'd by the snapshot it
+    # has its .proc name, the 15-byte comm; on a slow guest it may still be
+    # the shell's fork then, and be named by its exec, in full.
     want = {name[:15], name} if v == "dyn-nopie" else {name}
     procs = [q for q in doc["processes"] if q["name"] in want]
     if len(procs) != 1:
