@@ -113,6 +113,10 @@ dkms_build() {
 	rm -rf "$o/src" "$o/tree"
 	mkdir -p "$src/module" "$src/include/ltt" "$o/tree"
 	install -m 0644 "$repo"/module/Kbuild "$repo"/module/Makefile "$repo"/module/*.c "$repo"/module/*.h "$src/module/"
+	if [[ -d $repo/module/compat ]]; then
+		mkdir -p "$src/module/compat"
+		install -m 0644 "$repo"/module/compat/* "$src/module/compat/"
+	fi
 	install -m 0644 "$repo"/include/ltt/*.h "$src/include/ltt/"
 	sed "s/#MODULE_VERSION#/$version/" "$repo/module/dkms.conf" >"$src/dkms.conf"
 	"$here/debian-root.sh" "$root" --bind "$o:/ltt/dkms" -- \

@@ -278,13 +278,14 @@ if [[ ! -f $dir/.ltt-unpacked ]]; then
 		echo "stock-kernel.sh: unpacking $(basename "$p") into $dir" >&2
 		dpkg-deb -x "$p" "$tmp/root" || die "dpkg-deb -x $p failed"
 	done
-	# Merged /usr: the kernel may come as usr/lib/... or boot/.
-	if [[ ! -f $tmp/root/boot/vmlinuz-$release ]]; then
-		k=$(find "$tmp/root" -name "vmlinuz-$release" -print -quit)
-		[[ -n $k ]] && install -D -m 644 "$k" "$tmp/root/boot/vmlinuz-$release"
-		k=$(find "$tmp/root" -name "config-$release" -print -quit)
-		[[ -n $k && ! -f $tmp/root/boot/config-$release ]] && install -D -m 644 "$k" "$tmp/root/boot/config-$release"
-	fi
+	# Newer packages keep the kernel and its config in the modules
+	# directory under /usr (usr/lib/modules/RELEASE/vmlinuz, .../config):
+	# the harness reads them from boot/ as older ones install them.
+	m=$tmp/root/usr/lib/modules/$release
+	[[ ! -f $tmp/root/boot/vmlinuz-$release && -f $m/vmlinuz ]] &&
+		install -D -m 644 "$m/vmlinuz" "$tmp/root/boot/vmlinuz-$release"
+	[[ ! -f $tmp/root/boot/config-$release && -f $m/config ]] &&
+		install -D -m 644 "$m/config" "$tmp/root/boot/config-$release"
 	[[ -f $tmp/root/boot/vmlinuz-$release ]] || die "the package has no boot/vmlinuz-$release"
 	[[ -d $tmp/root/lib/modules/$release || -d $tmp/root/usr/lib/modules/$release ]] ||
 		die "the package has no lib/modules/$release"
@@ -304,10 +305,17 @@ if [[ ! -f $dir/.ltt-unpacked ]]; then
 	rm -rf "$tmp"
 	trap - EXIT
 
-	# Keep the LTT_STOCK_KEEP most recently used releases of this line.
+	# Keep the LTT_STOCK_KEEP most recently used releases of this line
+	# (DIR/.ltt-line names it; deb12's releases unpacked before lines
+	# existed have no such file and are told by their name).
+	echo "$line" >"$dir/.ltt-line"
 	mapfile -t old < <(find "$stock" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
 		sort -rn | cut -d' ' -f2- | while read -r d; do
-			[[ $(basename "$d") =~ ^$re$ ]] && echo "$d"
+			if [[ -f $d/.ltt-line ]]; then
+				[[ $(cat "$d/.ltt-line") == "$line" ]] && echo "$d"
+			elif [[ $line == deb12 && $(basename "$d") =~ ^$re$ ]]; then
+				echo "$d"
+			fi
 		done | tail -n +$((keep + 1)))
 	for d in "${old[@]}"; do
 		[[ $d == "$dir" ]] && continue
