@@ -76,6 +76,20 @@ fi
 mkdir -p "$roots"
 exec 9>"$dir.lock"
 
+# sources: the root's sources.list: the suite with its updates and
+# security suites, as an installed system of that release has them (a
+# kernel update often comes through the security suite), and for bookworm
+# the backports suite (Debian 12's 6.12 kernels).
+sources() {
+	local sig="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
+	echo "deb $sig $mirror $suite main"
+	[[ $suite == sid ]] && return
+	echo "deb $sig $mirror $suite-updates main"
+	echo "deb $sig ${LTT_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} $suite-security main"
+	[[ $suite == bookworm ]] && echo "deb $sig $mirror bookworm-backports main"
+	return 0
+}
+
 # in_root [BIND...] -- COMMAND: run COMMAND in the root, in a mount
 # namespace of its own (the mounts vanish with it); with overlay=1 on an
 # overlay whose upper layer is a temporary directory.
@@ -136,13 +150,7 @@ if [[ ! -f $dir/.ltt-ready ]]; then
 		mv "$dir.tmp" "$dir"
 	fi
 	if [[ ! -f $dir/.ltt-ready ]]; then
-		# The suites the root's apt knows: its own, and for bookworm the
-		# backports suite (Debian 12's 6.12 kernels).
-		{
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
-			[[ $suite == bookworm ]] &&
-				echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main"
-		} >"$dir/etc/apt/sources.list"
+		sources >"$dir/etc/apt/sources.list"
 		[[ -f $dir/usr/share/keyrings/debian-archive-keyring.gpg ]] ||
 			install -D -m 644 "$keyring" "$dir/usr/share/keyrings/debian-archive-keyring.gpg"
 		# Keep downloaded packages (a rebuilt root reuses nothing, a warm
@@ -161,6 +169,14 @@ if [[ ! -f $dir/.ltt-ready ]]; then
 	flock -u 9
 fi
 
+# A root made with other sources (an older version of this script) gets
+# the current ones and fresh lists.
+if ! cmp -s <(sources) "$dir/etc/apt/sources.list"; then
+	flock 9
+	sources >"$dir/etc/apt/sources.list"
+	update=1
+	flock -u 9
+fi
 if ((update)); then
 	flock 9
 	in_root -- apt-get -qq update >&2 || die "apt-get update in the $suite root failed"

@@ -123,15 +123,20 @@ apt_lists() {
 	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/cache"
 	exec 8>"$apt/.lock"
 	flock 8
-	if [[ ! -f $stamp || -n $(find "$stamp" -mmin +$((age * 60)) 2>/dev/null) ]]; then
+	local want m=${LTT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	local sec=${LTT_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+	local sig="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
+	# trixie's kernel updates come through its security and updates suites
+	# too; bookworm-backports and sid have none.
+	want=$(printf 'deb %s %s main\n' "$sig $m" bookworm-backports "$sig $m" trixie "$sig $m" trixie-updates \
+		"$sig $sec" trixie-security "$sig $m" sid)
+	if [[ ! -f $stamp || -n $(find "$stamp" -mmin +$((age * 60)) 2>/dev/null) ]] ||
+		[[ $want != "$(cat "$apt/sources.list" 2>/dev/null)" ]]; then
 		: >"$apt/status"
-		local s
-		for s in bookworm-backports trixie sid; do
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${LTT_DEBIAN_MIRROR:-http://deb.debian.org/debian} $s main"
-		done >"$apt/sources.list"
+		echo "$want" >"$apt/sources.list"
 		# apt fetches as the user _apt when it runs as root.
 		chown -R _apt "$apt/lists" "$apt/archives" 2>/dev/null || true
-		echo "stock-kernel.sh: refreshing the package lists of bookworm-backports, trixie, sid (private apt in $apt)" >&2
+		echo "stock-kernel.sh: refreshing the package lists of bookworm-backports, trixie (with its updates and security suites) and sid (private apt in $apt)" >&2
 		apt-get -q "${aptopts[@]}" update >&2 || die "apt-get update (private configuration $apt) failed"
 		touch "$stamp"
 	fi
