@@ -14,8 +14,10 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Copy only what changed so incremental builds stay incremental.
-for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h; do
-	cmp -s "$f" "$out/$(basename "$f")" || cp "$f" "$out/"
+mkdir -p "$out/compat"
+for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$repo"/module/compat/*; do
+	rel=${f#"$repo"/module/}
+	cmp -s "$f" "$out/$rel" || cp "$f" "$out/$rel"
 done
 flags=(W=1)
 [[ -n ${CI:-} ]] && flags+=(KCFLAGS=-Werror)

@@ -106,7 +106,6 @@
 #include <linux/string.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
-#include <asm/unaligned.h>
 
 #include "ltt_tracer.h"
 
@@ -1082,7 +1081,7 @@ static void ltt_heartbeat_start_one(void *arg)
 
 	if (c->cpu < ltt_ncpus)
 		hrtimer_start(&c->heartbeat, ns_to_ktime(s->hb_period_ns),
-			      HRTIMER_MODE_REL_PINNED);
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /**
@@ -1543,9 +1542,9 @@ int ltt_session_buffers_init(struct ltt_session *s)
 		c->sess = s;
 		c->cpu = cpu;
 		c->wr = -1;
-		hrtimer_init(&c->heartbeat, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED);
-		c->heartbeat.function = ltt_heartbeat_fn;
+		/* Hard: a writer, it expires with interrupts off on RT too. */
+		ltt_hrtimer_setup(&c->heartbeat, ltt_heartbeat_fn,
+				  HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	return 0;
 }

@@ -104,6 +104,7 @@ static void notrace ltt_extra_sys_exit(void *data, struct pt_regs *regs,
 		sub = LTT_MOUNT_UMOUNT;
 	else
 		return;
+	ltt_sys_probe_begin();
 	syscall_get_arguments(current, regs, args);
 	ev.ret = ret;
 	/* mount(source, target, type, flags, data); umount2(target, flags) */
@@ -114,6 +115,7 @@ static void notrace ltt_extra_sys_exit(void *data, struct pt_regs *regs,
 					 (const char __user *)args[0]);
 	len++;
 	ltt_log_extra(LTT_EV_MOUNT, sub, &ev, LTT_EV_MOUNT_FIXED + len);
+	ltt_sys_probe_end();
 }
 NOKPROBE_SYMBOL(ltt_extra_sys_exit);
 

@@ -420,7 +420,7 @@ static int ltt_start(struct ltt_session *s)
 		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
 	if (s->restricted)
 		info->flags |= LTT_TRACE_F_RESTRICTED;
-	r->event_mask = cfg->event_mask & LTT_MOD_MASK;
+	r->event_mask = cfg->event_mask & LTT_REC_MASK;
 	r->vars_mask = ltt_vars_start(s);
 	r->details_mask = cfg->details_mask;
 	for (i = 0; i < LTT_EV_COUNT; i++)
@@ -640,7 +640,7 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 {
 	const struct ltt_config *cfg = &s->cfg;
 	struct ltt_run *r = &s->run;
-	u64 mask = cfg->event_mask & LTT_MOD_MASK;
+	u64 mask = cfg->event_mask & LTT_REC_MASK;
 	struct ltt_ev_config ev;
 	unsigned long flags;
 	u32 filters, vars;
@@ -1200,7 +1200,7 @@ static const struct file_operations ltt_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.fsync = ltt_fsync,
 	.fasync = ltt_fasync,
-	.llseek = no_llseek,
+	/* No .llseek: stream_open() makes lseek() -ESPIPE (ltt_compat.h). */
 };
 
 static struct miscdevice ltt_misc = {

@@ -43,10 +43,12 @@
 #include <linux/timer.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <asm/ibt.h>
+#include <uapi/linux/wait.h>
 #include <asm/irq_regs.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
+
+#include "ltt_compat.h"
 
 /* The tracepoints' declarations: the probes are checked against them. */
 #include <trace/events/irq.h>
@@ -56,7 +58,11 @@
 #include <trace/events/signal.h>
 #include <trace/events/syscalls.h>
 #include <trace/events/timer.h>
+#ifdef LTT_HAVE_TRACE_EVENTS_EXCEPTIONS_H
+#include <trace/events/exceptions.h>
+#else
 #include <asm/trace/exceptions.h>
+#endif
 #include <asm/trace/irq_vectors.h>
 
 #include "ltt_tracer.h"
@@ -125,14 +131,17 @@ NOKPROBE_SYMBOL(ltt_syscall_ip);
 
 static void notrace ltt_tp_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct ltt_ev_syscall_entry ev = {
+	struct ltt_ev_syscall_entry ev;
+
+	ltt_sys_probe_begin();
+	ev = (struct ltt_ev_syscall_entry){
 		.ip = ltt_syscall_ip(regs),
 		.nr = (u32)id,
 	};
-
 	ltt_callback(LTT_EV_SYSCALL_ENTRY, 0, &ev, sizeof(ev), NULL);
 	if (READ_ONCE(ltt_live_mask) & LTT_TP_SYS_DERIVED)
 		ltt_sys_derive_entry(regs, id);
+	ltt_sys_probe_end();
 }
 NOKPROBE_SYMBOL(ltt_tp_sys_enter);
 
@@ -140,9 +149,11 @@ static void notrace ltt_tp_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct ltt_ev_syscall_exit ev = { .ret = ret };
 
+	ltt_sys_probe_begin();
 	if (READ_ONCE(ltt_live_mask) & LTT_TP_SYS_DERIVED)
 		ltt_sys_derive_exit(regs, ret);
 	ltt_callback(LTT_EV_SYSCALL_EXIT, 0, &ev, sizeof(ev), NULL);
+	ltt_sys_probe_end();
 }
 NOKPROBE_SYMBOL(ltt_tp_sys_exit);
 
@@ -234,7 +245,7 @@ static void notrace ltt_tp_softirq_exit(void *data, unsigned int vec_nr)
 }
 NOKPROBE_SYMBOL(ltt_tp_softirq_exit);
 
-#ifdef LTT_TP_TASKLET
+#ifdef LTT_HAVE_TP_TASKLET
 /* Tasklets are identified by the low 32 bits of their function. */
 static void notrace ltt_tp_tasklet_entry(void *data, struct tasklet_struct *t,
 					 void *func)
@@ -353,7 +364,12 @@ static void notrace ltt_tp_fork(void *data, struct task_struct *parent,
 NOKPROBE_SYMBOL(ltt_tp_fork);
 
 /* do_exit() has stored the exit code in the task before the tracepoint. */
+#ifdef LTT_HAVE_TP_PROCESS_EXIT_GROUP_DEAD
+static void notrace ltt_tp_exit(void *data, struct task_struct *p,
+				bool group_dead)
+#else
 static void notrace ltt_tp_exit(void *data, struct task_struct *p)
+#endif
 {
 	ltt_process(LTT_PROCESS_EXIT, task_pid_nr(p), p->exit_code, NULL);
 }
@@ -467,15 +483,27 @@ static unsigned long ltt_symbol(const char *name)
 	unregister_kprobe(&kp);
 	/*
 	 * With IBT a kprobe skips the function's ENDBR, but a timer holds the
-	 * function's start (is_endbr() is false without IBT).
+	 * function's start. ENDBR32's encoding differs from ENDBR64's in one
+	 * bit, which the kernel's own test ignores too.
 	 */
-	if (addr && is_endbr(*(u32 *)(addr - ENDBR_INSN_SIZE)))
-		addr -= ENDBR_INSN_SIZE;
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && addr) {
+		u32 insn;
+
+		if (!copy_from_kernel_nofault(&insn, (void *)(addr - 4),
+					      sizeof(insn)) &&
+		    (insn & ~0x01000000u) == LTT_ENDBR64)
+			addr -= 4;
+	}
 	return addr;
 }
 
+#ifdef LTT_HAVE_TP_HRTIMER_EXPIRE_NOW_PTR
 static void notrace ltt_tp_hrtimer_expire(void *data, struct hrtimer *timer,
 					  ktime_t *now)
+#else
+static void notrace ltt_tp_hrtimer_expire(void *data, struct hrtimer *timer,
+					  ktime_t now)
+#endif
 {
 	if (ltt_tick_fn &&
 	    (unsigned long)READ_ONCE(timer->function) == ltt_tick_fn)
@@ -483,13 +511,20 @@ static void notrace ltt_tp_hrtimer_expire(void *data, struct hrtimer *timer,
 }
 NOKPROBE_SYMBOL(ltt_tp_hrtimer_expire);
 
+#ifdef LTT_HAVE_TP_TIMER_START_FLAGS
 static void notrace ltt_tp_timer_start(void *data, struct timer_list *timer,
 				       unsigned long expires,
 				       unsigned int flags)
+#else
+/* The expiry is the timer's own; @bucket_expiry is the wheel's rounding. */
+static void notrace ltt_tp_timer_start(void *data, struct timer_list *timer,
+				       unsigned long bucket_expiry)
+#endif
 {
 	if (ltt_timeout_fn &&
 	    (unsigned long)READ_ONCE(timer->function) == ltt_timeout_fn)
-		ltt_timer(LTT_TIMER_SETTIMEOUT, 0, (long)(expires - jiffies));
+		ltt_timer(LTT_TIMER_SETTIMEOUT, 0,
+			  (long)(READ_ONCE(timer->expires) - jiffies));
 }
 NOKPROBE_SYMBOL(ltt_tp_timer_start);
 
@@ -614,7 +649,7 @@ static struct ltt_tp ltt_tps[] = {
 	       LTT_EV(KERNEL_TIMER), NULL),
 	LTT_TP(softirq_entry, ltt_tp_softirq_entry, LTT_EV(SOFT_IRQ), NULL),
 	LTT_TP(softirq_exit, ltt_tp_softirq_exit, LTT_EV(SOFT_IRQ), NULL),
-#ifdef LTT_TP_TASKLET
+#ifdef LTT_HAVE_TP_TASKLET
 	LTT_TP(tasklet_entry, ltt_tp_tasklet_entry, LTT_EV(SOFT_IRQ), NULL),
 	LTT_TP(tasklet_exit, ltt_tp_tasklet_exit, LTT_EV(SOFT_IRQ), NULL),
 #endif

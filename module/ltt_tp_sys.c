@@ -75,7 +75,7 @@ static struct socket *notrace ltt_fd_socket(unsigned long fd)
 	if (fd > INT_MAX)
 		return NULL;
 	rcu_read_lock();
-	file = files_lookup_fd_rcu(current->files, fd);
+	file = files_lookup_fd_raw(current->files, fd);
 	if (file)
 		sock = sock_from_file(file);
 	rcu_read_unlock();

@@ -25,6 +25,8 @@
 #include <ltt/format.h>
 #include <ltt/module_events.h>
 
+#include "ltt_compat.h"
+
 struct task_struct;
 
 /* Sizes of the structure records (EXT records), header included. */
@@ -39,6 +41,15 @@ struct task_struct;
  */
 #define LTT_MOD_MASK                                        \
 	(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP))
+/*
+ * Those it records on this kernel: a mask may select any of LTT_MOD_MASK,
+ * but MAP records nothing on PREEMPT_RT (ltt_compat.h says why).
+ */
+#ifdef CONFIG_PREEMPT_RT
+#define LTT_REC_MASK (LTT_MOD_MASK & ~LTT_EV_BIT(LTT_EV_MAP))
+#else
+#define LTT_REC_MASK LTT_MOD_MASK
+#endif
 /* Largest details the module stores: a custom event with a full payload. */
 #define LTT_DETAILS_MAX (LTT_EV_CUSTOM_FIXED + LTT_CUSTOM_MAX)
 

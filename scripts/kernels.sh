@@ -94,7 +94,8 @@ build_module() {
 }
 
 # dkms_build LINE OUTDIR: the module source in ltt-dkms's layout in the
-# root's /usr/src (the package's files: module/ and include/ltt/ with
+# root's /usr/src (packaging/debian/rules: module/ with module/compat/, and
+# include/ltt/, with
 # module/dkms.conf at the top, PACKAGE_VERSION filled in as dh_dkms -V
 # does), then dkms add and dkms build for the line's kernel in a scratch
 # DKMS tree of the root. deb12 builds in the bookworm root too.
@@ -113,10 +114,9 @@ dkms_build() {
 	rm -rf "$o/src" "$o/tree"
 	mkdir -p "$src/module" "$src/include/ltt" "$o/tree"
 	install -m 0644 "$repo"/module/Kbuild "$repo"/module/Makefile "$repo"/module/*.c "$repo"/module/*.h "$src/module/"
-	if [[ -d $repo/module/compat ]]; then
-		mkdir -p "$src/module/compat"
-		install -m 0644 "$repo"/module/compat/* "$src/module/compat/"
-	fi
+	mkdir -p "$src/module/compat"
+	install -m 0644 "$repo"/module/compat/*.c "$src/module/compat/"
+	install -m 0755 "$repo"/module/compat/probe.sh "$src/module/compat/"
 	install -m 0644 "$repo"/include/ltt/*.h "$src/include/ltt/"
 	sed "s/#MODULE_VERSION#/$version/" "$repo/module/dkms.conf" >"$src/dkms.conf"
 	"$here/debian-root.sh" "$root" --bind "$o:/ltt/dkms" -- \

@@ -81,6 +81,7 @@ if [[ -n $kdir ]]; then
 	copy=$work/src
 	mkdir -p "$copy/module"
 	cp "$repo"/module/build.sh "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$copy/module/"
+	cp -r "$repo"/module/compat "$copy/module/"
 	ln -s "$repo/include" "$copy/include"
 	printf '\nint ltt_w1_unprototyped(void)\n{\n\treturn 0;\n}\n' >>"$copy/module/ltt_buffer.c"
 	t_run_expect "module/build.sh with CI set: a W=1 warning fails the build" 2 \
