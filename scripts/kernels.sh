@@ -42,6 +42,8 @@ Options:
   --out DIR         results (default $BUILD/kernels, BUILD=build)
   --jobs N          guests at once (default LTT_MATRIX_JOBS or 2)
   --no-boot         stop after builds and DKMS (loads, accuracy, ... skip)
+  --reuse           keep the builds and DKMS cells of an earlier run in DIR
+                    (same release) and only boot
   --table           only print the table of the results in DIR
   --markdown        print the table as Markdown as well
   --build-module LINE OUTDIR
@@ -62,7 +64,7 @@ repo=$(cd "$here/.." && pwd)
 build=${BUILD:-build}
 [[ $build == /* ]] || build=$repo/$build
 lines=$("$here/stock-kernel.sh" --lines | tr '\n' ' ')
-out="" jobs=${LTT_MATRIX_JOBS:-2} noboot=0 table_only=0 markdown=0
+out="" jobs=${LTT_MATRIX_JOBS:-2} noboot=0 reuse=0 table_only=0 markdown=0
 columns=(builds loads accuracy restricted flight concurrent dkms)
 die() { echo "kernels.sh: $*" >&2; exit 2; }
 
@@ -141,6 +143,7 @@ while (($#)); do
 	--out) out=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
 	--no-boot) noboot=1 ;;
+	--reuse) reuse=1 ;;
 	--table) table_only=1 ;;
 	--markdown) markdown=1 ;;
 	--build-module)
@@ -260,7 +263,10 @@ boot_line() {
 	# The host's checks of the traces the guest brought back.
 	local ta=$build/bin/traceanalyze
 	dumps() { # NAME TRACE PROC PATTERN
-		if "$ta" -d "$d/run/$2" "$d/run/$3" 2>&1 | grep -Eq -- "$4"; then
+		# (into a file: grep -q would end the pipe early, and pipefail
+		# would count traceanalyze's SIGPIPE against the check)
+		"$ta" -d "$d/run/$2" "$d/run/$3" >"$d/run/$2.dump" 2>&1
+		if grep -Eq -- "$4" "$d/run/$2.dump"; then
 			echo "ok - $1" >>"$r"
 		else
 			echo "FAIL - $1: no '$4' in traceanalyze -d $2" >>"$r"
@@ -326,6 +332,12 @@ print_table() {
 if ((!table_only)); then
 	t0=$SECONDS
 	for l in $lines; do
+		if ((reuse)) && grep -q '^builds ' "$out/$l/cells" 2>/dev/null && grep -q '^dkms ' "$out/$l/cells" &&
+			[[ $(cat "$out/$l/release" 2>/dev/null) == "$("$here/stock-kernel.sh" --line "$l" --release)" ]]; then
+			echo "kernels.sh: $l: reusing the builds and DKMS of $out/$l" >&2
+			sed -i '/^\(builds\|dkms\) /!d' "$out/$l/cells"
+			continue
+		fi
 		echo "kernels.sh: $l: kernel, builds, DKMS" >&2
 		prepare_line "$l"
 	done

@@ -63,7 +63,8 @@ echo "$load" >user.loadpid
 # of a file with a unique name, which the host finds in the snapshot).
 "$td" --flight-recorder -b 64K fr.trace fr.proc >fr.log 2>&1 &
 tdp=$!
-sleep 3
+wait_for fr.log "flight recorder: recording"
+sleep 2
 : >/tmp/ltt-matrix-marker
 cat /tmp/ltt-matrix-marker && kill -USR1 $tdp
 if wait_for fr.log "snapshot 1 ("; then ok "flight: snapshot written on SIGUSR1"
@@ -81,7 +82,9 @@ fi
 # traces; both end normally with their traces.
 "$td" -ts3 c1.trace c1.proc >c1.log 2>&1 &
 pid=$!
-sleep 1
+# (tracing once the .proc is written, which follows START)
+i=0
+while [ ! -s c1.proc ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 "$td" c2.trace c2.proc -- "$wl" 2000 64 /tmp >c2.log 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -Eq "traced [0-9.]+ s" c2.log; then ok "concurrent: second session traces beside the first"
