@@ -342,6 +342,7 @@ if ((!table_only)); then
 			[[ $(cat "$out/$l/release" 2>/dev/null) == "$("$here/stock-kernel.sh" --line "$l" --release)" ]]; then
 			echo "kernels.sh: $l: reusing the builds and DKMS of $out/$l" >&2
 			sed -i '/^\(builds\|dkms\) /!d' "$out/$l/cells"
+			rm -rf "$out/$l/run" "$out/$l/accuracy.txt" "$out/$l/boot-seconds"
 			continue
 		fi
 		echo "kernels.sh: $l: kernel, builds, DKMS" >&2

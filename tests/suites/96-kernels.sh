@@ -53,7 +53,8 @@ readme_row() { # LINE: the statuses of README's row for LINE
 }
 for l in $lines; do
 	want=$(for c in builds loads accuracy restricted flight concurrent dkms; do
-		sed -n "s/^$c \([^ ]*\).*/\1/p" "$res/$l/cells"
+		st=$(sed -n "s/^$c \([^ ]*\).*/\1/p" "$res/$l/cells" 2>/dev/null)
+		echo "${st:-none}"
 	done | tr '\n' ' ' | sed 's/ $//')
 	t_check "README.md's support table shows $l as the matrix did ($want)" \
 		eval '[[ $(readme_row "$l") == "$want" ]]'
