@@ -3,8 +3,8 @@
 // that matter, a few stores into the task current on the event's CPU (found
 // through a per-CPU pointer, the pid table only when it changed).
 #include <algorithm>
-#include <cmath>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <libltt/event_format.hpp>
 #include <libltt/latency.hpp>
