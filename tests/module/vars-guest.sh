@@ -61,14 +61,20 @@ run vars ALL,MOUNT,LOCK args,pid,ppid,uid,minflt
 run nolock ALL,MOUNT pid
 # Two sessions at once with different variables: two tracedaemons trace
 # the whole system for 4 s each, wl_vars runs while both trace.
-for s in a b; do rm -f "$O/two$s.trace"; done
+for s in a b; do rm -f "$O/two$s.trace" "$O/two$s.proc"; done
 tracedaemon -q -ts4 -e syscall,sched -V pid,uid "$O/twoa.trace" "$O/twoa.proc" \
 	>"$O/twoa.out" 2>&1 &
 two_a=$!
 tracedaemon -q -ts4 -e syscall,sched -V args,ppid,minflt "$O/twob.trace" "$O/twob.proc" \
 	>"$O/twob.out" 2>&1 &
 two_b=$!
-sleep 1
+# Each .proc is renamed into place once its session traces (slow on the
+# debug kernel: a fixed sleep is not enough there).
+i=0
+while { [ ! -f "$O/twoa.proc" ] || [ ! -f "$O/twob.proc" ]; } && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 rm -f /tmp/wl_vars.dat
 "$W/wl_vars" /tmp/wlmnt /tmp/wl_vars.dat 3 4000 >"$O/two.out" 2>&1
 wait $two_a
