@@ -656,8 +656,8 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            kept may take (default 1G; the oldest removed,
                            the newest always kept)
       --snapshot-gid GID   with --flight-recorder: processes of group GID
-                           may ask for snapshots (ltt-mark --snapshot,
-                           --trigger-event); uid 0 and the daemon's own
+                           may ask for snapshots (with ltt-mark, or by
+                           a trigger event); uid 0 and the daemon's own
                            uid always may, nobody else
   -q, --quiet              print only warnings and errors
   -h, --help               show this help
