@@ -28,7 +28,10 @@ i=0
 while [ ! -p "$ctl" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 chk "tracedaemon --control creates the FIFO" test -p "$ctl"
 chk "the FIFO is mode 0600" test "$(stat -c %a "$ctl")" = 600
-sleep 1
+# The .proc is renamed into place once tracing runs (slow on the debug
+# kernel: a fixed sleep is not enough there).
+i=0
+while [ ! -f "$O/control.proc" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 # The daemon applies a line as soon as it reads it; one second is ample for
 # the ioctl (a grace period) even under TCG.
 "$W/wl_syscalls" 100 64 /tmp/wlc >"$O/run1.out" 2>&1
