@@ -12,13 +12,13 @@
  *  - compile probes, module/compat/NAME.c, which Kbuild compiles against
  *    the kernel's headers before the module (LTT_HAVE_NAME in the
  *    generated ltt_compat_config.h; each file says what it detects);
- *  - a macro or a header the kernel defines, tested here with #ifdef or
- *    __has_include.
+ *  - a macro the kernel defines, tested here with #ifdef.
+ * A header that moved is a probe as well (sparse has no __has_include).
  *
  * The differences, and how each is met:
  *
  *  - <asm/unaligned.h> became <linux/unaligned.h> (6.12): the one that
- *    exists is included, below.
+ *    exists is included, below (LTT_HAVE_LINUX_UNALIGNED_H).
  *  - The page fault tracepoints' header moved from <asm/trace/exceptions.h>
  *    to <trace/events/exceptions.h> (7.x): ltt_tp.c includes the one that
  *    exists (LTT_HAVE_TRACE_EVENTS_EXCEPTIONS_H).
@@ -84,15 +84,11 @@
 #include <linux/mm_types.h>
 #endif
 
-/* (A quoted name searches the same -I directories as <>.) */
-#if __has_include("linux/unaligned.h")
+/* Headers that moved are probed too (sparse has no __has_include). */
+#ifdef LTT_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
-#endif
-
-#if __has_include("trace/events/exceptions.h")
-#define LTT_HAVE_TRACE_EVENTS_EXCEPTIONS_H 1
 #endif
 
 /* The ENDBR64 instruction, f3 0f 1e fa, as a little-endian u32. */
