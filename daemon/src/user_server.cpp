@@ -834,6 +834,7 @@ private:
     std::optional<std::uint64_t> copyRecords(const Process& p, std::uint32_t i, const Stream& s,
                                              std::size_t n, std::string& bad) {
         bytes_m.clear();
+        bytes_m.reserve(n); // one allocation per drain, not one per growth
         std::uint64_t records = 0;
         for (std::size_t o = 0; o < n; ++records) {
             ltt_user_rec h;
