@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <libltt/critical_path.hpp>
 #include <libltt/event_format.hpp>
+#include <libltt/trace_analysis.hpp>
 #include <map>
 #include <tuple>
 
@@ -20,14 +21,6 @@ constexpr std::size_t kMaxNesting = 64;
 // Soft-IRQ vectors (include/linux/interrupt.h).
 enum : std::uint32_t { kSoftTimer = 1, kSoftNetTx = 2, kSoftNetRx = 3, kSoftBlock = 4 };
 constexpr std::uint32_t kSoftHrtimer = 8;
-
-std::string baseName(const char* path, std::size_t len) {
-    std::string_view p(path, len);
-    auto slash = p.rfind('/');
-    if (slash != std::string_view::npos && slash + 1 < p.size())
-        p.remove_prefix(slash + 1);
-    return std::string(p);
-}
 
 } // namespace
 
@@ -214,7 +207,7 @@ template <class E> [[gnu::always_inline]] inline void CriticalPath::step(const E
             while (len < room && x.name[len])
                 ++len;
             if (len)
-                tl(c.current).name = baseName(x.name, len);
+                tl(c.current).name = execName(x.name, len);
         }
         break;
     case LTT_EV_BLOCK_START: {

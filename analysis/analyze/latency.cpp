@@ -19,14 +19,6 @@ constexpr std::uint32_t kCloneThread = 0x00010000;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 constexpr std::size_t kMaxNesting = 64; // deeper: exits were lost, start over
 
-std::string baseName(const char* path, std::size_t len) {
-    std::string_view p(path, len);
-    auto slash = p.rfind('/');
-    if (slash != std::string_view::npos && slash + 1 < p.size())
-        p.remove_prefix(slash + 1);
-    return std::string(p);
-}
-
 } // namespace
 
 const char* latencyKindKey(LatencyKind kind) {
@@ -506,7 +498,7 @@ template <class E> [[gnu::always_inline]] inline void LatencyAnalysis::step(cons
             while (len < room && x.name[len])
                 ++len;
             if (len)
-                cur->name = baseName(x.name, len);
+                cur->name = execName(x.name, len);
         }
         break;
     }

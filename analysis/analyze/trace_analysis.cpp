@@ -15,15 +15,15 @@ namespace {
 constexpr std::uint32_t kCloneThread = 0x00010000;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 
-std::string baseName(const char* path, std::size_t len) {
+} // namespace
+
+std::string execName(const char* path, std::size_t len) {
     std::string_view p(path, len);
     auto slash = p.rfind('/');
     if (slash != std::string_view::npos && slash + 1 < p.size())
         p.remove_prefix(slash + 1);
     return std::string(p);
 }
-
-} // namespace
 
 std::vector<std::string> Availability::missing() const {
     std::vector<std::string> m;
@@ -492,7 +492,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
     while (len < room && x.name[len])
         ++len;
     if (len)
-        cur.name = baseName(x.name, len);
+        cur.name = execName(x.name, len);
 }
 
 template <bool InRun, class E>

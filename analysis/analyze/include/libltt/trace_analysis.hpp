@@ -360,4 +360,8 @@ private:
     std::vector<TraceError> userProblems_m;
 };
 
+// A process's name after an exec: the last component of the path the EXEC
+// record carries (the path itself when it ends in '/').
+std::string execName(const char* path, std::size_t len);
+
 } // namespace ltt
