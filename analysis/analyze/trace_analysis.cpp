@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::uint32_t kCloneThread = 0x00010000;
 constexpr std::uint32_t kTaskNoload = 0x0400;
+const std::string kUnknownName = "unknown";
 
 } // namespace
 
@@ -42,6 +43,45 @@ std::vector<std::string> Availability::missing() const {
     if (!fileIo)
         m.push_back("file-system events");
     return m;
+}
+
+const char* unattributedReason(Unattributed why, bool restricted) {
+    switch (why) {
+    case Unattributed::NoContext:
+        return "the trace records neither scheduling changes nor context records here: which "
+               "task ran after each block's start is not known";
+    case Unattributed::NoBlockTask:
+        return "a block or context record names no task";
+    case Unattributed::HiddenTask:
+        return restricted ? "system calls or file operations while the trace showed the CPU "
+                            "idle or running a task the session may not see (the task became "
+                            "the owner's without a record saying so)"
+                          : "system calls or file operations while the trace showed the CPU idle";
+    case Unattributed::Count:
+        break;
+    }
+    return "unknown";
+}
+
+const char* unattributedKey(Unattributed why) {
+    switch (why) {
+    case Unattributed::NoContext:
+        return "no_context";
+    case Unattributed::NoBlockTask:
+        return "no_task";
+    case Unattributed::HiddenTask:
+        return "hidden_task";
+    case Unattributed::Count:
+        break;
+    }
+    return "unknown";
+}
+
+std::uint64_t TraceAnalysis::unattributedEvents() const {
+    std::uint64_t n = 0;
+    for (const std::uint64_t v : unattributedEvents_m)
+        n += v;
+    return n;
 }
 
 std::string TraceAnalysis::syscallSlotName(std::uint32_t slot) {
@@ -171,8 +211,20 @@ TraceAnalysis::TraceAnalysis(const TraceReader& reader, const ProcSnapshot* snap
     }
     state_m.resize(reader.ncpus());
     cpus_m.resize(reader.ncpus());
-    for (auto& s : state_m)
+    contextFlag_m = reader.header().flags & LTT_TRACE_F_CONTEXT;
+    context_m = reader.contextRecorded();
+    restricted_m = reader.header().flags & LTT_TRACE_F_RESTRICTED;
+    auto unattributedEntry = [](Process& u) {
+        u.pid = u.ppid = u.tgid = kUnattributedPid;
+        u.name = "unattributed";
+        refreshMode(u);
+    };
+    unattributedEntry(unattributedTotal_m);
+    for (auto& s : state_m) {
         s.current = &processes_m[0];
+        s.unattributed = &unattributedCpu_m.emplace_back();
+        unattributedEntry(*s.unattributed);
+    }
     processes_m[0].currentOn = static_cast<std::uint32_t>(state_m.size());
 }
 
@@ -343,12 +395,11 @@ void TraceAnalysis::flush(CpuState& s) {
     s.slotsUsed = 0;
 }
 
-// A lost-events gap (or the CPU's first block): the CPU's state is unknown
-// until the block's header says which task is current.
-void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
+// The CPU's current task leaves it at a moment the trace does not show.
+void TraceAnalysis::leaveCpu(std::uint16_t cpu) {
     CpuState& s = state_m[cpu];
     Process* old = s.current;
-    if (old->pid != 0 && old->onCpu == cpu) {
+    if ((old->pid > 0 && old->onCpu == cpu) || old == s.unattributed) {
         old->onCpu = -1;
         old->off = Process::OffCpu::None; // when it left is unknown
         old->trapDepth = 0;
@@ -356,11 +407,89 @@ void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
     }
     s.irqDepth = s.softDepth = 0;
     refreshIrq(s);
+}
+
+// A lost-events gap (or the CPU's first block): the CPU's state is unknown
+// until the block's header says which task is current.
+void TraceAnalysis::gap(std::uint16_t cpu, std::int32_t pid) {
+    leaveCpu(cpu);
     Process& in = live(pid);
     in.off = Process::OffCpu::None;
     if (in.pid != 0)
         in.onCpu = cpu;
+    setCurrent(state_m[cpu], in);
+}
+
+std::uint64_t TraceAnalysis::recordsSoFar(const CpuState& s) {
+    std::uint64_t n = 0;
+    for (const std::uint64_t c : s.counts)
+        n += c;
+    return n;
+}
+
+void TraceAnalysis::unattribute(std::uint16_t cpu, Unattributed why, bool trigger) {
+    CpuState& s = state_m[cpu];
+    if (s.current == s.unattributed)
+        return; // the first reason stands
+    leaveCpu(cpu);
+    setCurrent(s, *s.unattributed);
+    s.why = why;
+    s.unattributedFrom = recordsSoFar(s) - (trigger ? 1 : 0);
+}
+
+// The CPU's current task is known again, from its latest record, which is
+// not one of the unattributed events.
+void TraceAnalysis::endUnattributed(CpuState& s) {
+    const std::uint64_t n = recordsSoFar(s) - 1;
+    unattributedClosed_m[static_cast<std::size_t>(s.why)] += n - std::min(n, s.unattributedFrom);
+}
+
+[[gnu::noinline]] Process& TraceAnalysis::taskWhileIdle(std::uint16_t cpu) {
+    unattribute(cpu, Unattributed::HiddenTask, true);
+    return *state_m[cpu].current;
+}
+
+// A CONTEXT record: the task it names is current from now on. Not a
+// schedchange (no out state: what the task left does not count as a wait),
+// but a switch, unless it says a restricted session's task became (or
+// stopped being) the owner's where it was running.
+[[gnu::noinline]] void TraceAnalysis::contextSwitch(std::uint16_t cpu, std::uint8_t sub,
+                                                    const ltt_ev_context& d) {
+    if (d.pid < 0)
+        return unattribute(cpu, Unattributed::NoBlockTask, false);
+    CpuState& s = state_m[cpu];
+    Process& in = live(d.pid);
+    if (&in == s.current)
+        return;
+    Process* old = s.current;
+    if (old->pid > 0 && old->onCpu == cpu) {
+        old->onCpu = -1;
+        old->off = Process::OffCpu::None;
+    }
+    if (sub == LTT_CONTEXT_SWITCH) {
+        s.irqDepth = s.softDepth = 0;
+        refreshIrq(s);
+    }
+    if (in.pid > 0) {
+        in.onCpu = cpu;
+        in.off = Process::OffCpu::None;
+        // A task the trace has not named gets its thread group here.
+        if (!in.fromSnapshot && in.ppid == -1 && d.tgid > 0)
+            in.tgid = d.tgid;
+    }
     setCurrent(s, in);
+}
+
+// A CONFIG record: from its time on, a mask without scheduling changes
+// (and no CONTEXT records) leaves every CPU's current task unknown until
+// the trace says it again (a schedchange, a block's start).
+void TraceAnalysis::configChange(const ConfigChange& c) {
+    const bool now = contextFlag_m || ((c.config.event_mask >> LTT_EV_SCHEDCHANGE) & 1);
+    if (context_m && !now)
+        for (std::size_t cpu = 0; cpu < state_m.size(); ++cpu)
+            if (state_m[cpu].started)
+                unattribute(static_cast<std::uint16_t>(cpu), Unattributed::NoContext, false);
+    context_m = now;
 }
 
 void TraceAnalysis::switchOut(Process& out, std::uint32_t state, std::uint64_t ns) {
@@ -433,6 +562,9 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         // changes in that CPU's runs (an exec renames it), which the walk
         // may feed before or after this barrier.
         Process& parent = cur;
+        // The unattributed entry is no parent (nor a name).
+        const bool knownParent = cur.pid >= 0;
+        const std::string& parentName = knownParent ? parent.name : kUnknownName;
         std::uint32_t childIdx;
         if (std::uint32_t known = findLive(d.pid); known && adoptable(processes_m[known - 1])) {
             // The child is already known: its own events on another CPU
@@ -440,10 +572,10 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
             // listed it. A PID cannot be forked while its task lives, so
             // this is the same task: give it its parent, keep what it did.
             childIdx = known - 1;
-            adopt(childIdx, parent.name);
+            adopt(childIdx, parentName);
         } else {
             childIdx = static_cast<std::uint32_t>(processes_m.size());
-            Process& c = create(d.pid, cur.pid, parent.name);
+            Process& c = create(d.pid, cur.pid, parentName);
             // A new task is runnable from its creation: that wait is
             // scheduling delay, as perf counts it.
             c.off = Process::OffCpu::Runnable;
@@ -454,9 +586,11 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         c.ppid = cur.pid;
         c.kthread = c.kthread || e.subtype == LTT_PROCESS_KTHREAD || parent.kthread;
         refreshMode(c);
-        c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parent.tgid : d.pid;
+        c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread) && knownParent)
+                     ? parent.tgid
+                     : d.pid;
         c.startNs = ns;
-        if (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD)
+        if (knownParent && (cur.pid != 0 || e.subtype == LTT_PROCESS_KTHREAD))
             parent.children.push_back(childIdx);
         break;
     }
@@ -485,6 +619,8 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
 
 // FILE_SYSTEM EXEC: the process takes the base name of the file it runs.
 [[gnu::noinline]] void TraceAnalysis::exec(const Event& e, Process& cur) {
+    if (cur.pid < 0)
+        return; // unattributed: whose exec it was is not known
     ltt_ev_file_system x;
     const std::size_t n = e.copyDetails(x);
     std::size_t len = 0;
@@ -499,7 +635,9 @@ template <bool InRun, class E>
 [[gnu::always_inline]] inline void TraceAnalysis::step(CpuState& s, const E& e) {
     // The run step (InRun) leaves out what only these barriers need.
     static_assert(isBarrier({0, LTT_EV_BLOCK_START, 0, 8}) &&
-                  isBarrier({0, LTT_EV_SCHEDCHANGE, 0, 8}) && isBarrier({0, LTT_EV_PROCESS, 0, 8}));
+                  isBarrier({0, LTT_EV_SCHEDCHANGE, 0, 8}) &&
+                  isBarrier({0, LTT_EV_PROCESS, 0, 8}) && isBarrier({0, LTT_EV_CONTEXT, 0, 8}) &&
+                  isBarrier({0, LTT_EV_CONFIG, 0, 8}));
     // A copy of the reader's converter: its header is a pointer chase away.
     const std::uint64_t ns = tsc_m.ns(e.tsc);
     CpuStats& cs = s.stats;
@@ -517,22 +655,25 @@ template <bool InRun, class E>
     if (!InRun && e.id == LTT_EV_BLOCK_START) {
         ltt_block_start bs;
         if (e.detailsAs(bs)) {
-            if (!s.started || bs.lost) {
-                if (bs.lost) {
-                    ++gen_m;
-                    lost_m += bs.lost;
-                    cs.lost += bs.lost;
-                }
-                gap(e.cpu, bs.pid);
-                s.started = true;
-                s.lastNs = ns;
-                return;
+            const bool fresh = !s.started || bs.lost;
+            if (bs.lost) {
+                ++gen_m;
+                lost_m += bs.lost;
+                cs.lost += bs.lost;
             }
-            charge<false>(s, ns);
+            if (!fresh)
+                charge<false>(s, ns);
+            s.started = true;
             s.lastNs = ns;
-            if (bs.pid != s.current->pid) {
-                // The block disagrees with what the events said (schedchanges
-                // masked out, say): the block header is authoritative.
+            if (bs.pid < 0 || !context_m) [[unlikely]] {
+                // Nothing says which task runs after this record.
+                if (fresh && s.current == s.unattributed)
+                    leaveCpu(e.cpu);
+                unattribute(e.cpu, bs.pid < 0 ? Unattributed::NoBlockTask : Unattributed::NoContext,
+                            false);
+            } else if (fresh || bs.pid != s.current->pid) {
+                // A gap, or the block disagrees with what the events said:
+                // the block header is authoritative.
                 gap(e.cpu, bs.pid);
             }
             return;
@@ -544,6 +685,8 @@ template <bool InRun, class E>
 
     switch (e.id) {
     case LTT_EV_CONFIG: {
+        if constexpr (InRun)
+            break; // a barrier: never in a run
         ConfigChange c;
         if (e.copyDetails(c.config) < sizeof c.config)
             break; // malformed: -d shows it as such
@@ -551,6 +694,15 @@ template <bool InRun, class E>
         c.cpu = e.cpu;
         c.what = e.subtype;
         config_m.push_back(c);
+        configChange(c);
+        break;
+    }
+    case LTT_EV_CONTEXT: {
+        if constexpr (InRun)
+            break; // a barrier: never in a run
+        ltt_ev_context d;
+        if (e.detailsAs(d))
+            contextSwitch(e.cpu, e.subtype, d);
         break;
     }
     case LTT_EV_TRACE_START: {
@@ -562,20 +714,21 @@ template <bool InRun, class E>
         break;
     }
     case LTT_EV_SYSCALL_ENTRY: {
-        if (cur.pid == 0)
-            break;
+        // The idle task makes no system call: the trace did not say which
+        // task did.
+        Process& t = cur.pid == 0 ? taskWhileIdle(e.cpu) : cur;
         ltt_ev_syscall_entry d;
         std::uint32_t slot = syscallSlots_m;
         if (e.copyDetails(d) >= 12 && d.nr < syscallSlots_m)
             slot = d.nr;
-        ++cur.stats.syscalls;
-        const std::uint32_t pos = cur.stats.syscallTable.use(slot);
-        ++cur.stats.syscallTable.entry(pos).count;
-        cur.inSyscall = true;
-        cur.modeBits |= kModeSyscall;
-        cur.syscallEntry = pos;
-        cur.syscallStartNs = ns;
-        cur.syscallGen = gen_m;
+        ++t.stats.syscalls;
+        const std::uint32_t pos = t.stats.syscallTable.use(slot);
+        ++t.stats.syscallTable.entry(pos).count;
+        t.inSyscall = true;
+        t.modeBits |= kModeSyscall;
+        t.syscallEntry = pos;
+        t.syscallStartNs = ns;
+        t.syscallGen = gen_m;
         break;
     }
     case LTT_EV_SYSCALL_EXIT: {
@@ -627,7 +780,7 @@ template <bool InRun, class E>
         ltt_ev_schedchange d;
         if (!e.detailsAs(d))
             break;
-        if (cur.pid != 0)
+        if (cur.pid > 0)
             switchOut(cur, d.out_state, ns);
         // Interrupt nesting does not survive a context switch on this CPU.
         s.irqDepth = s.softDepth = 0;
@@ -645,8 +798,7 @@ template <bool InRun, class E>
         break;
     }
     case LTT_EV_FILE_SYSTEM: {
-        if (cur.pid == 0)
-            break;
+        Process& t = cur.pid == 0 ? taskWhileIdle(e.cpu) : cur;
         // Only EXEC needs the name: copy the fixed part alone (a whole
         // ltt_ev_file_system is 272 bytes, too much for every read/write).
         struct {
@@ -661,14 +813,14 @@ template <bool InRun, class E>
             // The common case, without a second jump on the subtype.
             static constexpr std::uint64_t ProcessStats::*kBytes[2] = {&ProcessStats::bytesRead,
                                                                        &ProcessStats::bytesWritten};
-            cur.stats.*kBytes[e.subtype == LTT_FS_WRITE] +=
+            t.stats.*kBytes[e.subtype == LTT_FS_WRITE] +=
                 d.arg > 0 ? static_cast<std::uint64_t>(d.arg) : 0;
             break;
         }
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END)
-            cur.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
+            t.inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
         else if (e.subtype == LTT_FS_EXEC)
-            exec(e, cur);
+            exec(e, t);
         break;
     }
     default:
@@ -683,7 +835,7 @@ std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* 
                                               const Process* b) const {
     const Process* here = state_m[cpu].current;
     auto elsewhere = [&](const Process* p) {
-        return p && p->pid != 0 && p->currentOn > static_cast<std::uint32_t>(p == here);
+        return p && p->pid > 0 && p->currentOn > static_cast<std::uint32_t>(p == here);
     };
     if (!elsewhere(a) && !elsewhere(b)) [[likely]]
         return 0;
@@ -691,8 +843,7 @@ std::uint32_t TraceAnalysis::runningElsewhere(std::uint16_t cpu, const Process* 
     // (A mask for the walk's up to 16 CPUs; bit 31 is TraceCursor::kInOrder.)
     for (std::size_t c = 0; c < state_m.size() && c < 31; ++c) {
         const Process* cur = state_m[c].current;
-        mask |= static_cast<std::uint32_t>((cur == a || cur == b) && cur->pid != 0 && c != cpu)
-                << c;
+        mask |= static_cast<std::uint32_t>((cur == a || cur == b) && cur->pid > 0 && c != cpu) << c;
     }
     return mask;
 }
@@ -741,6 +892,15 @@ template <class E>
             return ~TraceCursor::kInOrder; // every CPU
         return runningElsewhere(e.cpu, find(bs.pid), s.current);
     }
+    case LTT_EV_CONTEXT: {
+        ltt_ev_context d;
+        if (!e.detailsAs(d))
+            return 0;
+        return runningElsewhere(e.cpu, find(d.pid), s.current);
+    }
+    case LTT_EV_CONFIG:
+        // It may end what every CPU knows of its current task.
+        return ~TraceCursor::kInOrder;
     default:
         return 0;
     }
@@ -786,9 +946,17 @@ void TraceAnalysis::finish() {
     firstNs_m = ~0ull;
     lastNs_m = 0;
     counts_m.fill(0);
+    unattributedTotal_m.stats = ProcessStats{};
+    std::array<std::uint64_t, static_cast<std::size_t>(Unattributed::Count)> open{};
     for (std::size_t i = 0; i < cpus_m.size(); ++i) {
         CpuState& s = state_m[i];
         flush(s);
+        if (s.current == s.unattributed) {
+            // Still unattributed at the end: its events so far.
+            const std::uint64_t n = recordsSoFar(s);
+            open[static_cast<std::size_t>(s.why)] += n - std::min(n, s.unattributedFrom);
+        }
+        addStats(unattributedTotal_m.stats, s.unattributed->stats);
         CpuStats& c = cpus_m[i];
         c = s.stats;
         c.lastNs = s.lastNs;
@@ -803,6 +971,8 @@ void TraceAnalysis::finish() {
             lastNs_m = std::max({lastNs_m, s.lastNs, s.peakNs});
         }
     }
+    for (std::size_t k = 0; k < open.size(); ++k)
+        unattributedEvents_m[k] = unattributedClosed_m[k] + open[k];
     for (std::size_t id = 0; id < userCounts_m.size(); ++id) {
         counts_m[id] += userCounts_m[id];
         events_m += userCounts_m[id];

@@ -35,6 +35,7 @@
 #include <libltt/pid_table.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -180,7 +181,8 @@ struct CpuState {
     std::array<std::uint32_t, kDepth> irq{}; // irq | (vector-event index + 1) << 16
     unsigned depth = 0;
     bool started = false;
-    std::uint64_t endNs = 0; // the last BLOCK_END's time
+    std::uint64_t endNs = 0;  // the last BLOCK_END's time
+    std::int32_t current = 0; // the task current on the CPU (kUnknownPid: unknown)
 };
 
 class CtfConverter {
@@ -456,6 +458,9 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
     CtfStream& s = streams_m[cpuNo];
     CpuState& cpu = cpus_m[cpuNo];
     auto drop = [&] { ++droppedById_m[e.id]; };
+    // A task the trace does not name (the reader's kUnknownPid) keeps its
+    // system call per CPU: two CPUs' unknown tasks are not one.
+    const std::int32_t key = e.pid >= 0 ? e.pid : std::numeric_limits<std::int32_t>::min() + cpuNo;
 
     switch (e.id) {
     case LTT_EV_SYSCALL_ENTRY: {
@@ -469,14 +474,14 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         if (id == kSyscallEntryUnknown)
             p = put(p, std::int32_t(d.nr));
         written(s, p, id);
-        openSyscall_m.set(e.pid, (gen_m << 16 | std::min(d.nr, 0xffffu - 1)) + 1);
+        openSyscall_m.set(key, (gen_m << 16 | std::min(d.nr, 0xffffu - 1)) + 1);
         return;
     }
     case LTT_EV_SYSCALL_EXIT: {
         ltt_ev_syscall_exit d;
         if (!e.detailsAs(d))
             break;
-        const std::uint32_t open = openSyscall_m.find(e.pid);
+        const std::uint32_t open = openSyscall_m.find(key);
         if (!open || (open - 1) >> 16 != gen_m) {
             // The call began before the trace (or in lost events): an exit
             // without its entry is what Trace Compass's state system
@@ -484,7 +489,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             drop();
             return;
         }
-        openSyscall_m.set(e.pid, 0);
+        openSyscall_m.set(key, 0);
         const std::uint32_t nr = (open - 1) & 0xffff;
         std::uint16_t id = kSyscallExitUnknown;
         if (nr < syscalls_m && syscallNamed_m[nr])
@@ -513,6 +518,30 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         written(s, p, kSchedSwitch);
         if (d.in != 0)
             task(d.in).cpu = cpuNo;
+        cpu.current = d.in;
+        return;
+    }
+    case LTT_EV_CONTEXT: {
+        // The task now current (docs/trace-format.md, CONTEXT): a switch
+        // from the one before, whose state is not recorded (shown as
+        // runnable), as the analyses expect to see it.
+        ltt_ev_context d;
+        if (!e.detailsAs(d) || d.pid == cpu.current) {
+            drop();
+            return;
+        }
+        std::byte* p = s.begin(kSchedSwitch, ns);
+        p = putComm(p, comm(cpu.current, cpuNo));
+        p = put(p, std::int32_t(cpu.current));
+        p = put(p, kPrio);
+        p = put(p, std::int64_t(LTT_TASK_RUNNING));
+        p = putComm(p, comm(d.pid, cpuNo));
+        p = put(p, std::int32_t(d.pid));
+        p = put(p, kPrio);
+        written(s, p, kSchedSwitch);
+        if (d.pid > 0)
+            task(d.pid).cpu = cpuNo;
+        cpu.current = d.pid;
         return;
     }
     case LTT_EV_IRQ_ENTRY: {
@@ -590,11 +619,12 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             // A kernel thread is forked by kthreadd (or whoever is current),
             // as LTTng records it.
             const Comm parent = comm(e.pid, cpuNo);
-            const std::int32_t parentTgid = e.pid == 0 ? 0 : task(e.pid).tgid;
+            const std::int32_t parentTgid = e.pid <= 0 ? 0 : task(e.pid).tgid;
             Task& child = task(d.pid);
             child.comm = parent;
-            child.tgid =
-                (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread)) ? parentTgid : d.pid;
+            child.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread) && parentTgid)
+                             ? parentTgid
+                             : d.pid;
             std::byte* p = s.begin(kProcessFork, ns);
             p = putComm(p, parent);
             p = put(p, std::int32_t(e.pid));
@@ -646,7 +676,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
         std::string_view path(reinterpret_cast<const char*>(d.data()) + LTT_EV_FS_FIXED,
                               d.size() - LTT_EV_FS_FIXED);
         path = path.substr(0, std::min(path.find('\0'), path.size()));
-        if (e.pid != 0 && !path.empty()) {
+        if (e.pid > 0 && !path.empty()) {
             std::string_view base = path;
             if (auto slash = base.rfind('/');
                 slash != std::string_view::npos && slash + 1 < base.size())
@@ -663,6 +693,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
     case LTT_EV_BLOCK_START: {
         // Blocks become packets: a loss starts a new packet carrying it
         // (events_discarded); the analyses' view of the CPU restarts.
+        cpu.current = e.pid;
         ltt_block_start bs;
         if (e.detailsAs(bs) && (bs.lost || !cpu.started)) {
             cpu.depth = 0;

@@ -37,6 +37,7 @@
 #include <libltt/convert.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -157,6 +158,7 @@ struct CpuBundle {
     std::uint64_t lossTsc = 0; // time of the CPU's last loss (its BLOCK_START)
     bool lostSince(std::uint64_t tsc) const { return lossSeen && lossTsc >= tsc; }
     std::vector<std::int32_t> irqs; // IRQ_ENTRY numbers not yet exited
+    std::int32_t current = 0;       // the task current on the CPU (kUnknownPid: unknown)
 };
 
 class OutputFile {
@@ -293,8 +295,13 @@ public:
         body_m.clear();
         std::uint32_t kind = 0;
         std::int32_t pid = e.pid;
+        // A task the trace does not name (the reader's kUnknownPid) keeps
+        // its system call per CPU: two CPUs' unknown tasks are not one.
+        const std::int32_t key =
+            e.pid >= 0 ? e.pid : std::numeric_limits<std::int32_t>::min() + e.cpu;
         switch (e.id) {
         case LTT_EV_BLOCK_START: {
+            b.current = e.pid;
             ltt_block_start bs;
             if (e.detailsAs(bs) && bs.lost) {
                 // The events after this point follow a loss: they go into a
@@ -324,6 +331,24 @@ public:
             body_m.signedVarint(sched_switch::kPrevState, reportedState(d.out_state));
             comm(sched_switch::kNextComm, d.in, e.cpu);
             body_m.signedVarint(sched_switch::kNextPid, d.in);
+            b.current = d.in;
+            break;
+        }
+        case LTT_EV_CONTEXT: {
+            // The task now current (docs/trace-format.md, CONTEXT): a
+            // switch from the one before, whose state is not recorded
+            // (shown as runnable).
+            ltt_ev_context d;
+            if (!e.detailsAs(d) || d.pid == b.current)
+                break;
+            kind = ftrace::kSchedSwitch;
+            pid = b.current;
+            comm(sched_switch::kPrevComm, b.current, e.cpu);
+            body_m.signedVarint(sched_switch::kPrevPid, b.current);
+            body_m.signedVarint(sched_switch::kPrevState, reportedState(LTT_TASK_RUNNING));
+            comm(sched_switch::kNextComm, d.pid, e.cpu);
+            body_m.signedVarint(sched_switch::kNextPid, d.pid);
+            b.current = d.pid;
             break;
         }
         case LTT_EV_SYSCALL_ENTRY: {
@@ -332,7 +357,7 @@ public:
                 break;
             kind = ftrace::kSysEnter;
             body_m.signedVarint(syscall::kId, d.nr);
-            Task& t = tasks_m[e.pid];
+            Task& t = tasks_m[key];
             t.syscall = d.nr;
             t.syscallTsc = e.tsc;
             t.syscallCpu = e.cpu;
@@ -343,7 +368,7 @@ public:
             if (!e.detailsAs(d))
                 break;
             kind = ftrace::kSysExit;
-            auto it = tasks_m.find(e.pid);
+            auto it = tasks_m.find(key);
             if (it != tasks_m.end() && it->second.syscall >= 0) {
                 const Task& t = it->second;
                 if (!b.lostSince(t.syscallTsc) && !cpus_m[t.syscallCpu].lostSince(t.syscallTsc))
@@ -563,8 +588,8 @@ private:
         if (n <= LTT_EV_FS_FIXED)
             return 0;
         const std::string_view file(x.name, strnlen(x.name, n - LTT_EV_FS_FIXED));
-        if (file.empty())
-            return 0;
+        if (file.empty() || e.pid < 0)
+            return 0; // no name for a task the trace does not name
         Task& t = tasks_m[e.pid];
         if (!t.tgid)
             t.tgid = e.pid;

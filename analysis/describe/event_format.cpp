@@ -392,6 +392,14 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         appendf(out, "; VARS : 0x%x", d.vars_mask);
         break;
     }
+    case LTT_EV_CONTEXT: {
+        // The task current from now on (module_events.h).
+        ltt_ev_context d;
+        out.append(subtypeName(e.id, e.subtype));
+        if (e.detailsAs(d))
+            appendf(out, " PID : %d; TGID : %d", d.pid, d.tgid);
+        break;
+    }
     case LTT_EV_TRAP_EXIT:
     case LTT_EV_IRQ_EXIT:
     case LTT_EV_KERNEL_TIMER:

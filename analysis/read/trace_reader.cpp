@@ -735,7 +735,9 @@ bool detail::CursorCore::enterBlock(Stream& s, std::uint16_t cpu) {
     s.endRecord = b.length - kEndRecord;
     s.expected = b.records;
     s.base = b.startTsc;
-    s.pid = b.pid;
+    // A user stream's pid is its thread; a CPU's the block's task, if the
+    // trace says which task is current after it.
+    s.pid = cpu >= userFrom_m || (b.pid >= 0 && reader_m->contextRecorded()) ? b.pid : kUnknownPid;
     s.lastIp = 0;
     return true;
 }

@@ -244,18 +244,10 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
         }
         std::fprintf(f, "\n  ],\n");
     }
-    std::fprintf(f, "  \"processes\": [");
-    first = true;
-    for (const Process& p : a.processes()) {
-        if (p.pid == 0 || (o.pid >= 0 && p.pid != o.pid))
-            continue;
+    // A process's figures, application events and system call table, up to
+    // its closing brace.
+    auto body = [&](const Process& p) {
         const auto& s = p.stats;
-        std::fprintf(f, "%s\n    {\"pid\": %d, \"ppid\": %d, \"tgid\": %d, \"name\": ",
-                     first ? "" : ",", p.pid, p.ppid, p.tgid);
-        first = false;
-        jsonString(f, p.name);
-        std::fprintf(f, ", \"kthread\": %s, \"exited\": %s", p.kthread ? "true" : "false",
-                     p.exited ? "true" : "false");
         const ProcessFigures fig = processFigures(av, s);
         for (ProcessFigure which : kJsonFigures) {
             const FigureValue& v = figure(fig, which);
@@ -276,7 +268,7 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
         std::fprintf(f, ", \"syscall_table\": ");
         if (!av.syscalls) {
             std::fprintf(f, "null}");
-            continue;
+            return;
         }
         std::fprintf(f, "[");
         bool firstSc = true;
@@ -297,9 +289,43 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
             firstSc = false;
         }
         std::fprintf(f, "%s]}", firstSc ? "" : "\n    ");
+    };
+    std::fprintf(f, "  \"processes\": [");
+    first = true;
+    for (const Process& p : a.processes()) {
+        if (p.pid == 0 || (o.pid >= 0 && p.pid != o.pid))
+            continue;
+        std::fprintf(f, "%s\n    {\"pid\": %d, \"ppid\": %d, \"tgid\": %d, \"name\": ",
+                     first ? "" : ",", p.pid, p.ppid, p.tgid);
+        first = false;
+        jsonString(f, p.name);
+        std::fprintf(f, ", \"kthread\": %s, \"exited\": %s", p.kthread ? "true" : "false",
+                     p.exited ? "true" : "false");
+        body(p);
+    }
+    std::fprintf(f, "\n  ],\n");
+    // Only a trace with events it does not attribute has the key
+    // (docs/json.md): the others' output is unchanged.
+    if (a.unattributedEvents() && o.pid < 0) {
+        std::fprintf(f, "  \"unattributed\": {\"events\": %llu, \"reasons\": [",
+                     ull(a.unattributedEvents()));
+        first = true;
+        for (unsigned w = 0; w < static_cast<unsigned>(Unattributed::Count); ++w) {
+            const auto why = static_cast<Unattributed>(w);
+            if (!a.unattributedEvents(why))
+                continue;
+            std::fprintf(f, "%s{\"key\": \"%s\", \"events\": %llu, \"reason\": ", first ? "" : ", ",
+                         unattributedKey(why), ull(a.unattributedEvents(why)));
+            jsonString(f, unattributedReason(why, a.restricted()));
+            std::fprintf(f, "}");
+            first = false;
+        }
+        std::fprintf(f, "]");
+        body(a.unattributed());
+        std::fprintf(f, ",\n");
     }
     const auto t = a.total();
-    std::fprintf(f, "\n  ],\n  \"system\": {\"user_ns\": %llu, \"kernel_ns\": %llu, \"irq_ns\": ",
+    std::fprintf(f, "  \"system\": {\"user_ns\": %llu, \"kernel_ns\": %llu, \"irq_ns\": ",
                  ull(t.userNs), ull(t.kernelNs));
     num(av.irqs, t.irqNs);
     std::fprintf(f, ", \"idle_ns\": %llu, \"cpus\": [", ull(t.idleNs));

@@ -64,6 +64,25 @@ public:
         std::fprintf(f_m, "\n");
     }
 
+    // Events the trace does not attribute to a task (docs/analysis.md,
+    // "Attribution"): counted apart, never under another process.
+    void unattributedBanner() {
+        const std::uint64_t n = a_m.unattributedEvents();
+        if (!n)
+            return;
+        line('!');
+        std::fprintf(f_m, "!!! WARNING: %llu EVENTS COULD NOT BE ATTRIBUTED TO A TASK\n", ull(n));
+        for (unsigned w = 0; w < static_cast<unsigned>(Unattributed::Count); ++w) {
+            const auto why = static_cast<Unattributed>(w);
+            if (const std::uint64_t k = a_m.unattributedEvents(why))
+                std::fprintf(f_m, "!!!   %llu: %s\n", ull(k),
+                             unattributedReason(why, a_m.restricted()));
+        }
+        std::fprintf(f_m, "!!! They are counted under \"unattributed\", not under any process.\n");
+        line('!');
+        std::fprintf(f_m, "\n");
+    }
+
     // Application events lost (their threads' rings full), apart from
     // the kernel's: they leave no gap in the kernel's intervals.
     void userLostBanner() {
@@ -197,8 +216,10 @@ public:
         if (o_m.cpu < 0)
             row("all", a_m.total());
         if (!av.sched)
-            std::fprintf(f_m, "  (scheduling changes were masked out at trace time: time is "
-                              "charged to the task current at each block start)\n");
+            std::fprintf(f_m, "  (scheduling changes were masked out at trace time: %s)\n",
+                         (r_m.header().flags & LTT_TRACE_F_CONTEXT)
+                             ? "context records say which task was current"
+                             : "the time after each block's start is unattributed");
         std::fprintf(f_m, "\n");
     }
 
@@ -215,8 +236,6 @@ public:
     }
 
     void processes() {
-        const auto& av = a_m.availability();
-        const std::uint64_t dur = duration();
         std::fprintf(f_m, "Process analysis\n");
         std::size_t quiet = 0;
         for (const Process& p : a_m.processes()) {
@@ -227,9 +246,26 @@ public:
                 ++quiet; // present at the start, never ran: only in the tree
                 continue;
             }
-            const auto& s = p.stats;
             std::fprintf(f_m, "\n%s (%d), parent %d%s%s\n", text(p.name).c_str(), p.pid, p.ppid,
                          p.kthread ? ", kernel thread" : "", p.exited ? ", exited" : "");
+            processBody(p);
+        }
+        if (a_m.unattributedEvents() && o_m.pid < 0) {
+            std::fprintf(f_m, "\nunattributed (events of tasks the trace does not name: see the "
+                              "warning above)\n");
+            processBody(a_m.unattributed());
+        }
+        if (quiet)
+            std::fprintf(f_m, "\n(%zu processes did not run during the trace: see the tree)\n",
+                         quiet);
+        std::fprintf(f_m, "\n");
+    }
+
+    void processBody(const Process& p) {
+        const auto& av = a_m.availability();
+        const std::uint64_t dur = duration();
+        {
+            const auto& s = p.stats;
             std::fprintf(f_m, "Process characteristics :\n");
             const ProcessFigures fig = processFigures(av, s);
             for (ProcessFigure which : kCharacteristics) {
@@ -245,10 +281,10 @@ public:
             const std::string note = syscallAccountingNote(av);
             if (!av.syscalls) {
                 std::fprintf(f_m, "System call accounting : %s\n", note.c_str());
-                continue;
+                return;
             }
             if (s.syscallTable.empty())
-                continue;
+                return;
             std::fprintf(f_m, "System call accounting (name, nb times called, total time spent "
                               "in syscall, min, max, avg, errors) :\n");
             if (!note.empty())
@@ -262,10 +298,6 @@ public:
                              ull(st.errors));
             }
         }
-        if (quiet)
-            std::fprintf(f_m, "\n(%zu processes did not run during the trace: see the tree)\n",
-                         quiet);
-        std::fprintf(f_m, "\n");
     }
 
     // The `perf sched timehist -s --state` view: where each task's time
@@ -342,6 +374,7 @@ private:
 void writeTextReport(std::FILE* out, const TraceAnalysis& analysis, const ReportOptions& options) {
     Report rep(out, options, analysis);
     rep.lostBanner();
+    rep.unattributedBanner();
     if (options.summarize) {
         rep.header();
         rep.counts();

@@ -130,6 +130,11 @@ struct ltt_config {
 #define LTT_TRACE_F_RESTRICTED 0x8
 /* File header only (ABI 2.4): a flight-recorder snapshot, see above. */
 #define LTT_TRACE_F_SNAPSHOT 0x10
+/*
+ * ABI 2.5: the trace says which task is current on each CPU at every
+ * record, whatever its event mask (CONTEXT records, module_events.h).
+ */
+#define LTT_TRACE_F_CONTEXT 0x20
 struct ltt_trace_info {
 	__u32 abi_version;
 	__u32 ncpus;         /* possible CPUs: block cpu < ncpus */

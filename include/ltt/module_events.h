@@ -23,7 +23,8 @@ enum ltt_module_event_id {
 	LTT_EV_MAP = 25,   /* an executable file mapped into a process */
 	LTT_EV_USER = 26,  /* an application event (user blocks, below) */
 	LTT_EV_CONFIG = 27, /* the masks or filters changed while tracing */
-	/* 28..31: reserved */
+	LTT_EV_CONTEXT = 28, /* the task now current on the CPU (below) */
+	/* 29..31: reserved */
 	LTT_EV_COUNT = 32  /* ids of both headers are below this */
 };
 
@@ -301,5 +302,33 @@ struct ltt_ev_config {
 };
 
 LTT_STATIC_ASSERT(sizeof(struct ltt_ev_config) == 40, "config record");
+
+/* ------------------------------------------------------------------------
+ * CONTEXT (ABI 2.5): the task current on the record's CPU from now on, in
+ * a trace whose file header has LTT_TRACE_F_CONTEXT. Such a trace says
+ * which task is current on every CPU at every record: the block's pid at
+ * its start, then the `in` of each SCHEDCHANGE and the `pid` of each
+ * CONTEXT record. The module writes a CONTEXT record where the session
+ * would otherwise not see the change: at a context switch while its event
+ * mask leaves SCHEDCHANGE out (SWITCH), and in a restricted session when
+ * the current task becomes the owner's without one (OWNED: a credential
+ * change, the exec of a setuid program undone) or stops being it
+ * (HIDDEN: pid 0, as for any task the session may not see). Written
+ * whatever the event mask, never counted among the events recorded or
+ * lost (a block whose CONTEXT could not be stored starts with its pid).
+ * ----------------------------------------------------------------------
+ */
+enum ltt_context_sub {
+	LTT_CONTEXT_SWITCH = 0, /* a context switch not recorded as SCHEDCHANGE */
+	LTT_CONTEXT_OWNED = 1,  /* restricted: current became the owner's */
+	LTT_CONTEXT_HIDDEN = 2, /* restricted: current stopped being the owner's */
+};
+
+struct ltt_ev_context {
+	__s32 pid;  /* thread now current; 0: idle, or a task not shown */
+	__s32 tgid; /* its thread group (0 with pid 0) */
+};
+
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_context) == 8, "context record");
 
 #endif /* LTT_MODULE_EVENTS_H */

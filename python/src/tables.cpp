@@ -17,6 +17,7 @@
 #include <libltt/event_format.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/syscall_args.hpp>
+#include <limits>
 #include <ltt/module_events.h>
 #include <mutex>
 #include <string_view>
@@ -525,7 +526,8 @@ class TaskTracker {
 public:
     TaskTracker(const TraceReader& r, const ProcSnapshot* snap, bool syscalls, bool sched)
         : syscalls_m(syscalls), sched_m(sched), cpus_m(r.ncpus(), 0), started_m(r.ncpus(), false),
-          slots_m(std::min(syscallTableSize(), 0xffffu - 1)) {
+          slots_m(std::min(syscallTableSize(), 0xffffu - 1)),
+          contextFlag_m(r.header().flags & LTT_TRACE_F_CONTEXT), context_m(r.contextRecorded()) {
         Task& idle = tasks_m[0];
         idle.fromSnapshot = true;
         if (snap)
@@ -545,26 +547,50 @@ public:
             ltt_block_start bs;
             if (!e.detailsAs(bs))
                 break;
+            // TraceAnalysis's rule: where the trace does not say which
+            // task runs after the block's start, its rows are
+            // unattributed (pid -1).
+            const std::int32_t pid = bs.pid < 0 || !context_m ? unknownKey(cpu) : bs.pid;
             if (!started_m[cpu] || bs.lost) {
                 if (bs.lost)
                     ++gen_m;
-                gap(cpu, bs.pid);
+                gap(cpu, pid);
                 started_m[cpu] = true;
-            } else if (bs.pid != cpus_m[cpu]) {
-                gap(cpu, bs.pid);
+            } else if (pid != cpus_m[cpu]) {
+                gap(cpu, pid);
             }
             return;
         }
-        case LTT_EV_SYSCALL_ENTRY: {
-            const std::int32_t pid = cpus_m[cpu];
-            if (pid == 0 || !syscalls_m)
+        case LTT_EV_CONFIG: {
+            ltt_ev_config c;
+            if (e.copyDetails(c) < sizeof c)
                 break;
+            const bool now = contextFlag_m || ((c.event_mask >> LTT_EV_SCHEDCHANGE) & 1);
+            if (context_m && !now)
+                for (std::size_t i = 0; i < cpus_m.size(); ++i)
+                    if (started_m[i])
+                        gap(static_cast<std::uint16_t>(i), unknownKey(i));
+            context_m = now;
+            break;
+        }
+        case LTT_EV_CONTEXT: {
+            ltt_ev_context d;
+            if (e.detailsAs(d))
+                gap(cpu, d.pid < 0 ? unknownKey(cpu) : d.pid);
+            break;
+        }
+        case LTT_EV_SYSCALL_ENTRY: {
+            std::int32_t pid = cpus_m[cpu];
+            if (!syscalls_m)
+                break;
+            if (pid == 0) // the idle task makes no system call: unattributed
+                gap(cpu, pid = unknownKey(cpu));
             Task& t = live(pid);
             if (t.inSyscall) // its exit was never seen: counted, not timed
                 calls.push_back(t.call);
             ltt_ev_syscall_entry d;
             t.call = SyscallRow{};
-            t.call.pid = pid;
+            t.call.pid = pid < 0 ? kUnknownPid : pid;
             t.call.cpu = static_cast<std::int16_t>(cpu);
             t.call.entryNs = static_cast<std::int64_t>(ns);
             t.call.slot = slots_m;
@@ -616,7 +642,7 @@ public:
             ltt_ev_schedchange d;
             if (!e.detailsAs(d))
                 break;
-            if (cpus_m[cpu] != 0)
+            if (cpus_m[cpu] > 0)
                 switchOut(cpus_m[cpu], cpu, d.out_state, ns);
             switchTo(cpu, d.in, ns);
             break;
@@ -665,6 +691,12 @@ private:
         if (t.slicePending && sched_m)
             slices.push_back(t.slice);
         t.slicePending = false;
+    }
+
+    // Where the trace does not say which task is current on `cpu`: a key
+    // of its own per CPU (their state is per CPU), shown as pid -1.
+    static std::int32_t unknownKey(std::size_t cpu) {
+        return std::numeric_limits<std::int32_t>::min() + static_cast<std::int32_t>(cpu);
     }
 
     void gap(std::uint16_t cpu, std::int32_t pid) {
@@ -827,6 +859,10 @@ private:
     std::vector<bool> started_m;
     std::uint64_t gen_m = 0;
     std::uint32_t slots_m;
+    // Whether the trace says which task is current after a block's start
+    // (TraceAnalysis: CONTEXT records, or scheduling changes recorded).
+    bool contextFlag_m = false;
+    bool context_m = true;
 };
 
 // A table of intervals: the tracker's walk, a batch of rows at a time.
@@ -1152,7 +1188,8 @@ private:
 
 // Every task instance of the analysis but pid 0, with every figure of the
 // report model (null where its events were masked out), in the order of
-// traceanalyze --json's "processes".
+// traceanalyze --json's "processes", then its "unattributed" entry (pid -1,
+// name "unattributed") when the trace has one.
 class ProcessesSource : public arrow::BatchSource {
 public:
     explicit ProcessesSource(std::shared_ptr<TraceHandle> t) : trace_m(std::move(t)) {
@@ -1178,8 +1215,12 @@ public:
             b.startAllNull(c);
         auto* names = b.values<std::int32_t>(3);
         std::int32_t chars = 0;
-        for (; at_m < procs.size() && n < b.capacity(); ++at_m) {
-            const Process& p = procs[at_m];
+        // After the processes, the unattributed entry (pid -1) when the
+        // trace has events it does not attribute, as traceanalyze --json's
+        // "unattributed".
+        const std::size_t rows = procs.size() + (a.unattributedEvents() ? 1 : 0);
+        for (; at_m < rows && n < b.capacity(); ++at_m) {
+            const Process& p = at_m < procs.size() ? procs[at_m] : a.unattributed();
             if (p.pid == 0)
                 continue;
             b.values<std::int32_t>(0)[n] = p.pid;

@@ -45,6 +45,7 @@ constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
     {"Map", "map"},
     {"User event", "user"},
     {"Config", "config"},
+    {"Context", "context"},
 }};
 
 constexpr std::uint64_t bit(int ev) {
@@ -133,6 +134,7 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
     static constexpr const char* mount[] = {"MOUNT", "UMOUNT"};
     static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
     static constexpr const char* user[] = {"EVENT", "DECLARE"};
+    static constexpr const char* context[] = {"SWITCH", "OWNED", "HIDDEN"};
     auto pick = [sub](const auto& arr) -> std::string_view {
         return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
     };
@@ -159,6 +161,8 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
         return pick(mount);
     case LTT_EV_LOCK:
         return pick(lock);
+    case LTT_EV_CONTEXT:
+        return pick(context);
     default:
         return {};
     }

@@ -302,19 +302,30 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnRandomTraces) {
         for (std::uint32_t seed = 0; seed < 12; ++seed) {
             std::mt19937 rng(ncpus * 101 + seed);
             TraceBuilder b(ncpus);
+            // Attribution's shapes: scheduling changes masked out (with or
+            // without CONTEXT records), a restricted session, blocks that
+            // name no task, CONFIG records that drop and restore them.
+            const std::uint64_t all = b.header().config.event_mask;
+            if (seed % 4 == 1)
+                b.header().config.event_mask &= ~LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+            if (seed % 3 == 2)
+                b.header().flags |= LTT_TRACE_F_CONTEXT;
+            if (seed % 5 == 3)
+                b.header().flags |= LTT_TRACE_F_RESTRICTED;
             const int pids = 2 + static_cast<int>(rng() % 12);
             auto pid = [&] { return static_cast<std::int32_t>(rng() % pids); };
             for (int blk = 0; blk < 4; ++blk) {
                 for (std::uint16_t cpu = 0; cpu < ncpus; ++cpu) {
                     std::uint64_t t = 1000 + blk * 50000 + rng() % 50;
-                    b.block(cpu, t, pid(), rng() % 9 == 0 ? 1 + rng() % 5 : 0);
+                    b.block(cpu, t, rng() % 23 == 0 ? -1 : pid(),
+                            rng() % 9 == 0 ? 1 + rng() % 5 : 0);
                     std::uint64_t base = t; // deltas count from here
                     const int n = 5 + static_cast<int>(rng() % 150);
                     for (int i = 0; i < n; ++i) {
                         t += rng() % 5; // equal times, within a CPU and across
                         if (rng() % 40 == 0)
                             t -= std::min<std::uint64_t>(t - base, rng() % 30);
-                        switch (rng() % 16) {
+                        switch (rng() % 17) {
                         case 0:
                         case 1:
                             b.ev(t, LTT_EV_SCHEDCHANGE, 0,
@@ -380,6 +391,20 @@ TEST(TraceAnalysis, RunMatchesMergedOrderOnRandomTraces) {
                             break;
                         case 14:
                             b.ev(t, LTT_EV_IRQ_EXIT);
+                            break;
+                        case 15:
+                            if (rng() % 8 == 0) {
+                                ltt_ev_config c{};
+                                c.event_mask =
+                                    rng() % 2 ? all : all & ~LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+                                b.ev(t, LTT_EV_CONFIG, LTT_CONFIG_EVENTS, c);
+                            } else if (rng() % 2) {
+                                const std::int32_t p = pid();
+                                b.ev(t, LTT_EV_CONTEXT, static_cast<std::uint8_t>(rng() % 3),
+                                     ltt_ev_context{p, p});
+                            } else {
+                                b.ev(t, LTT_EV_KERNEL_TIMER);
+                            }
                             break;
                         default:
                             b.ev(t, LTT_EV_KERNEL_TIMER);

@@ -1,6 +1,7 @@
 // analysisDifference: the first figure two finished TraceAnalysis objects
 // disagree on, or "" when they agree on every figure they report (processes
-// and their statistics, CPUs, event counts, lost events). Used to
+// and their statistics, the unattributed entry, CPUs, event counts, lost
+// events). Used to
 // hold TraceAnalysis::run()'s walk, which feeds each CPU's events in runs,
 // to what feeding the merged sequence with add() gives.
 #pragma once
@@ -41,8 +42,15 @@ inline std::string analysisDifference(const TraceAnalysis& a, const TraceAnalysi
         LTT_SAME((c + "seen").c_str(), x.seen, y.seen);
     }
     LTT_SAME("processes", a.processes().size(), b.processes().size());
-    for (std::size_t i = 0; i < a.processes().size(); ++i) {
-        const Process &x = a.processes()[i], &y = b.processes()[i];
+    for (unsigned w = 0; w < static_cast<unsigned>(Unattributed::Count); ++w)
+        LTT_SAME(("unattributed events, reason " + std::to_string(w)).c_str(),
+                 a.unattributedEvents(static_cast<Unattributed>(w)),
+                 b.unattributedEvents(static_cast<Unattributed>(w)));
+    for (std::size_t i = 0; i <= a.processes().size(); ++i) {
+        // The last one: the unattributed entry.
+        const bool u = i == a.processes().size();
+        const Process &x = u ? a.unattributed() : a.processes()[i],
+                      &y = u ? b.unattributed() : b.processes()[i];
         const std::string p = "process #" + std::to_string(i) + " (" + std::to_string(x.pid) + ") ";
         if (x.name != y.name)
             return p + "name: " + x.name + " vs " + y.name;

@@ -195,6 +195,29 @@ struct ConfigChange {
     ltt_ev_config config{};
 };
 
+// Why the analysis could not tell which task an event belongs to
+// (docs/analysis.md, "Attribution"). Such events are counted under the
+// "unattributed" entry, never under a process.
+enum class Unattributed : std::uint8_t {
+    // The trace records neither scheduling changes nor CONTEXT records
+    // there (event mask, at the start or from a CONFIG record on): which
+    // task runs after a block's start is not known.
+    NoContext,
+    // A block whose header names no task (a negative pid).
+    NoBlockTask,
+    // Events only a task makes (a system call, a file operation) while
+    // the trace showed the CPU idle, or, in a restricted trace, running a
+    // task the session may not see: the task became visible without a
+    // record saying so.
+    HiddenTask,
+    Count
+};
+// What the text and JSON reports say for each reason ("reason", and a key).
+const char* unattributedReason(Unattributed why, bool restricted);
+const char* unattributedKey(Unattributed why);
+// The pid of the "unattributed" entry (TraceAnalysis::unattributed()).
+inline constexpr std::int32_t kUnattributedPid = -1;
+
 // A stretch of the trace, [fromNs, toNs].
 struct TimeSpan {
     std::uint64_t fromNs = 0;
@@ -268,6 +291,17 @@ public:
     std::uint64_t lastNs() const { return lastNs_m; }
     // Name of syscall table slot `slot` ("read", or "unknown").
     static std::string syscallSlotName(std::uint32_t slot);
+    // What happened where the trace does not say which task was current
+    // (docs/analysis.md, "Attribution"): a pseudo process (pid
+    // kUnattributedPid, name "unattributed") holding those events'
+    // figures, and the records counted per reason. Never part of
+    // processes() or the tree.
+    const Process& unattributed() const { return unattributedTotal_m; }
+    std::uint64_t unattributedEvents() const;
+    std::uint64_t unattributedEvents(Unattributed why) const {
+        return unattributedEvents_m[static_cast<std::size_t>(why)];
+    }
+    bool restricted() const { return restricted_m; }
 
 private:
     // Per-CPU state of the walk, with the CPU's figures: cpus_m and
@@ -287,6 +321,11 @@ private:
         // flush() moves it to the CPU's and the task's figures.
         std::array<std::uint64_t, 32> slotNs{};
         std::uint32_t slotsUsed = 0;
+        // While current is this CPU's unattributed entry: why, and the
+        // CPU's record count when it began.
+        Unattributed why = Unattributed::NoContext;
+        std::uint64_t unattributedFrom = 0;
+        Process* unattributed = nullptr;         // this CPU's entry (unattributedCpu_m)
         CpuStats stats;                          // events: see counts
         std::array<std::uint64_t, 256> counts{}; // by event id, unknown ids too
     };
@@ -299,20 +338,35 @@ private:
     // the CPUs each one depends on.
     static constexpr bool isBarrier(const ltt_record_header& h) {
         return h.event == LTT_EV_SCHEDCHANGE || h.event == LTT_EV_PROCESS ||
-               h.event == LTT_EV_BLOCK_START;
+               h.event == LTT_EV_BLOCK_START || h.event == LTT_EV_CONTEXT ||
+               h.event == LTT_EV_CONFIG;
     }
     template <class E> std::uint32_t dependsOn(const E& e) const;
     template <class E> std::uint32_t cpusDependedOn(const E& e) const;
     std::uint32_t runningElsewhere(std::uint16_t cpu, const Process* a, const Process* b) const;
     // Every change of a CPU's current task goes through here, which counts
     // the tasks (the idle task aside) current on more than one CPU at once.
+    // The idle task and the unattributed entries (pid <= 0) are left out.
     void setCurrent(CpuState& s, Process& p) {
         flush(s);
         Process& old = *s.current;
-        shared_m -= old.pid != 0 && old.currentOn-- == 2;
+        if (&old == s.unattributed) [[unlikely]]
+            endUnattributed(s);
+        shared_m -= old.pid > 0 && old.currentOn-- == 2;
         s.current = &p;
-        shared_m += p.pid != 0 && ++p.currentOn == 2;
+        shared_m += p.pid > 0 && ++p.currentOn == 2;
     }
+    // Makes the CPU's current task its unattributed entry, for `why`;
+    // `trigger`: the record that showed it (already counted) is one of
+    // its events.
+    void unattribute(std::uint16_t cpu, Unattributed why, bool trigger);
+    void endUnattributed(CpuState& s);
+    static std::uint64_t recordsSoFar(const CpuState& s);
+    // A task's event while the CPU shows the idle task (or a hidden one):
+    // the CPU's current task becomes its unattributed entry.
+    Process& taskWhileIdle(std::uint16_t cpu);
+    void contextSwitch(std::uint16_t cpu, std::uint8_t sub, const ltt_ev_context& d);
+    void configChange(const ConfigChange& c);
     std::uint32_t shared_m = 0;
     void processEvent(const Event& e, Process& cur, std::uint64_t ns);
     // A record of a user stream (event.isUser()): never a CPU's.
@@ -331,6 +385,7 @@ private:
     template <bool Started> void charge(CpuState& s, std::uint64_t ns);
     static void flush(CpuState& s);
     void gap(std::uint16_t cpu, std::int32_t pid);
+    void leaveCpu(std::uint16_t cpu);
     void switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns);
     void switchOut(Process& out, std::uint32_t state, std::uint64_t ns);
 
@@ -358,6 +413,17 @@ private:
     std::uint64_t userEvents_m = 0, userProblemCount_m = 0;
     std::array<std::uint64_t, LTT_EV_COUNT + 1> userCounts_m{}; // user streams' records by id
     std::vector<TraceError> userProblems_m;
+    // Attribution: whether the trace says which task is current after a
+    // block's start (CONTEXT records, or scheduling changes recorded; a
+    // CONFIG record may change the latter), and the unattributed entries,
+    // one per CPU (their state is per CPU), summed in finish().
+    bool contextFlag_m = false;
+    bool context_m = true;
+    bool restricted_m = false;
+    std::deque<Process> unattributedCpu_m;
+    Process unattributedTotal_m;
+    std::array<std::uint64_t, static_cast<std::size_t>(Unattributed::Count)> unattributedEvents_m{},
+        unattributedClosed_m{}; // those whose CPU's task became known again
 };
 
 // A process's name after an exec: the last component of the path the EXEC

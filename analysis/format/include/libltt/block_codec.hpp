@@ -372,12 +372,16 @@ template <class T> inline T loadAt(const std::byte* p) {
 } // namespace detail
 
 // The task a record makes current: the incoming one of a SCHEDCHANGE
-// (`details` its decoded details), else `pid`.
+// (`details` its decoded details), the one a CONTEXT record names, else
+// `pid`.
 inline std::int32_t pidAfter(std::int32_t pid, std::uint8_t event, std::uint16_t size,
                              const std::byte* details) {
     if (event == LTT_EV_SCHEDCHANGE &&
         size >= sizeof(ltt_record_header) + sizeof(ltt_ev_schedchange))
         std::memcpy(&pid, details + offsetof(ltt_ev_schedchange, in), sizeof pid);
+    else if (event == LTT_EV_CONTEXT && size >= sizeof(ltt_record_header) + sizeof(ltt_ev_context))
+        [[unlikely]]
+        std::memcpy(&pid, details + offsetof(ltt_ev_context, pid), sizeof pid);
     return pid;
 }
 

@@ -46,6 +46,10 @@ struct TraceError {
 // against its table's size) before it indexes with it.
 inline constexpr std::uint16_t kUserCpu = 0xffff;
 
+// An Event's pid where the trace does not say which task is current on its
+// CPU (docs/analysis.md, "Attribution"): never a task's.
+inline constexpr std::int32_t kUnknownPid = -1;
+
 // One record, as the version 1 record of the same event would show it
 // (block_codec.hpp's decodeRecord()): a view into the mapping, except that
 // a version 2 compact record's details are expanded into the Event itself.
@@ -54,8 +58,10 @@ struct Event {
     const std::byte* record = nullptr; // the record in the mapping (its header)
     std::uint64_t offset = 0;          // file offset of the record
     std::uint64_t tsc = 0;
-    // Task current on `cpu` (the incoming one for SCHEDCHANGE); in a user
-    // stream, the thread that logged the event.
+    // Task current on `cpu` (the incoming one for SCHEDCHANGE, the one a
+    // CONTEXT record names), kUnknownPid where the trace does not say
+    // (TraceReader::contextRecorded()); in a user stream, the thread that
+    // logged the event.
     std::int32_t pid = 0;
     std::uint16_t cpu = 0;  // kUserCpu for a user stream's records
     std::uint16_t size = 0; // 8 + the details' bytes (a version 1 record's size)
@@ -275,6 +281,14 @@ public:
     }
     bool eventEnabled(unsigned id) const { return (header_m.config.event_mask >> id) & 1; }
     bool detailsEnabled(unsigned id) const { return (header_m.config.details_mask >> id) & 1; }
+    // Whether the trace says which task is current on a CPU after its
+    // blocks' starts: it has CONTEXT records (LTT_TRACE_F_CONTEXT), or its
+    // header's mask records scheduling changes. Where it does not, Events
+    // carry kUnknownPid from each block's start until a SCHEDCHANGE, and
+    // so does a block whose header names no task (a negative pid).
+    bool contextRecorded() const {
+        return (header_m.flags & LTT_TRACE_F_CONTEXT) || eventEnabled(LTT_EV_SCHEDCHANGE);
+    }
 
     // Cursor on the first event (sequential walks need no index).
     TraceCursor begin() const;
