@@ -431,6 +431,7 @@ static bool notrace ltt_open_block(struct ltt_cpu *c, u64 now, s32 pid)
 	c->last = now;
 	c->last_ip = 0;
 	c->next_seq++;
+	c->ctx_pid = pid;
 
 	if (c->lost) {
 		struct ltt_ev_lost l = { .count = c->lost,
@@ -826,6 +827,62 @@ static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
 NOKPROBE_SYMBOL(ltt_restrict);
 
 /*
+ * Before an event of @s (LTT_FILTER_CONTEXT): if the task current on this
+ * CPU is not the one the trace shows, a CONTEXT record naming it
+ * (docs/trace-format.md, CONTEXT). Not counted: a CONTEXT record that
+ * cannot be stored is tried again at the next event, and the next block
+ * says the task in its header. For a restricted session a task it may
+ * not see is pid 0; where the session records scheduling changes, a
+ * change there is one of ownership (OWNED, HIDDEN), not a switch.
+ */
+static noinline void notrace ltt_context(struct ltt_session *s,
+					 struct ltt_cpu *c, s32 pid)
+{
+	const struct ltt_run *r = &s->run;
+	struct ltt_ev_context ctx = { .pid = pid };
+	u8 sub = LTT_CONTEXT_SWITCH;
+
+	if (pid)
+		ctx.tgid = task_tgid_nr(current);
+	if ((r->filters & LTT_FILTER_OWNER) &&
+	    (r->event_mask & LTT_EV_BIT(LTT_EV_SCHEDCHANGE)))
+		sub = pid ? LTT_CONTEXT_OWNED : LTT_CONTEXT_HIDDEN;
+	if (ltt_write(s, LTT_EV_CONTEXT, sub, &ctx, sizeof(ctx), false, NULL))
+		WRITE_ONCE(c->ctx_pid, pid);
+}
+NOKPROBE_SYMBOL(ltt_context);
+
+/*
+ * The task an event of @s shows current on this CPU, and the CONTEXT
+ * record when the trace shows another (ltt_context()). A schedchange says
+ * it itself: the trace shows its incoming task (@details, as stored)
+ * after it, if its details are recorded.
+ */
+static __always_inline void ltt_context_before(struct ltt_session *s, u8 event)
+{
+	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
+	const struct ltt_run *r = &s->run;
+	s32 pid = task_pid_nr(current);
+
+	if (event == LTT_EV_SCHEDCHANGE)
+		return;
+	if (pid && (r->filters & LTT_FILTER_OWNER) &&
+	    !ltt_task_owned(r, current))
+		pid = 0;
+	if (unlikely(READ_ONCE(c->ctx_pid) != pid))
+		ltt_context(s, c, pid);
+}
+
+static __always_inline void ltt_context_after(struct ltt_session *s, u8 event,
+					      const void *details, u16 size)
+{
+	if (event == LTT_EV_SCHEDCHANGE && size >= sizeof(struct ltt_ev_schedchange) &&
+	    s->run.size_max[LTT_EV_SCHEDCHANGE])
+		WRITE_ONCE(this_cpu_ptr(s->cpus)->ctx_pid,
+			   ((const struct ltt_ev_schedchange *)details)->in);
+}
+
+/*
  * An event of @s followed by its VARS record (ltt_vars.c), with interrupts
  * off across both so that no other record of the CPU comes between them.
  * @size bytes at @details are what the variables are taken from,
@@ -873,7 +930,8 @@ static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 	union ltt_redacted buf;
 	u16 stored = min(size, r->size_max[event]);
 
-	if ((r->filters & ~(LTT_FILTER_OWNER | LTT_FILTER_VARS)) &&
+	if ((r->filters &
+	     ~(LTT_FILTER_OWNER | LTT_FILTER_VARS | LTT_FILTER_CONTEXT)) &&
 	    !ltt_task_match(r, current) &&
 	    !(task && ltt_task_match(r, task)))
 		return;
@@ -884,10 +942,14 @@ static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 		if (vars && r->vars_mask && !ltt_task_owned(r, current))
 			vars = false;
 	}
+	if (r->filters & LTT_FILTER_CONTEXT)
+		ltt_context_before(s, event);
 	if (vars && r->vars_mask)
 		ltt_write_vars(s, event, subtype, details, size, stored, task);
 	else
 		ltt_write(s, event, subtype, details, stored, true, task);
+	if (r->filters & LTT_FILTER_CONTEXT)
+		ltt_context_after(s, event, details, size);
 }
 NOKPROBE_SYMBOL(ltt_callback_filtered);
 

@@ -532,6 +532,9 @@ static int ltt_start(struct ltt_session *s)
 		r->filters |= LTT_FILTER_OWNER;
 	if (r->vars_mask)
 		r->filters |= LTT_FILTER_VARS;
+	r->filters |= ltt_context_filter(r->filters, r->event_mask,
+					 r->details_mask);
+	info->flags |= LTT_TRACE_F_CONTEXT;
 	r->pid = cfg->pid;
 	r->pgrp = cfg->pgrp;
 	r->uid = s->uid;
@@ -767,6 +770,14 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	int ret = 0, i;
 
 	/*
+	 * A change that leaves scheduling changes out has CONTEXT records
+	 * written before it holds (ltt_context_filter()); they stay until
+	 * the next change.
+	 */
+	WRITE_ONCE(r->filters,
+		   r->filters | ltt_context_filter(r->filters, mask,
+						   cfg->details_mask));
+	/*
 	 * The only step that can fail comes first: the backend delivers
 	 * what the added bits need before anything changes.
 	 */
@@ -806,6 +817,8 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 		filters |= LTT_FILTER_OWNER;
 	if (vars)
 		filters |= LTT_FILTER_VARS;
+	filters |= ltt_context_filter(filters, READ_ONCE(r->event_mask),
+				      READ_ONCE(r->details_mask));
 	/* The values above before the flags that make the path read them. */
 	smp_wmb();
 	WRITE_ONCE(r->filters, filters);
@@ -883,6 +896,7 @@ static long ltt_ioc_get_info(struct ltt_session *s,
 		info.ncpus = ltt_ncpus;
 		info.max_block = s->cfg.buffer_size;
 		info.config = s->cfg;
+		info.flags |= LTT_TRACE_F_CONTEXT;
 		if (s->restricted)
 			info.flags |= LTT_TRACE_F_RESTRICTED;
 	}

@@ -122,6 +122,10 @@ struct ltt_buf {
  *                to a snapshot the reader has not finished; set by the
  *                CPU itself (SNAPSHOT's IPI), cleared by the reader
  * @snap_last:    sequence of the snapshot's last (FINAL) block
+ * @ctx_pid:      the task the session's trace shows current on this CPU
+ *                (its last block's pid, SCHEDCHANGE's in, CONTEXT's pid;
+ *                0 for a task a restricted session may not see), kept
+ *                with LTT_FILTER_CONTEXT
  */
 struct ltt_cpu {
 	struct ltt_buf buf[2];
@@ -150,6 +154,7 @@ struct ltt_cpu {
 	u64 overwritten;
 	bool snap;
 	u32 snap_last;
+	s32 ctx_pid;
 };
 
 /**
@@ -201,6 +206,28 @@ struct ltt_run {
  * and a session without either pays a single test.
  */
 #define LTT_FILTER_VARS 0x40000000u
+/*
+ * Nor this: the session's trace must say which task is current where
+ * scheduling changes alone do not (its mask leaves SCHEDCHANGE or its
+ * details out, a filter or its restriction hides some switches). Before
+ * each event its CPU's task is compared with the one the trace shows,
+ * and a CONTEXT record written when they differ (ltt_context() in
+ * ltt_buffer.c); a session without filters that records scheduling
+ * changes pays nothing.
+ */
+#define LTT_FILTER_CONTEXT 0x20000000u
+
+/* The LTT_FILTER_CONTEXT a session of @filters and masks needs. */
+static inline u32 ltt_context_filter(u32 filters, u64 event_mask,
+				     u64 details_mask)
+{
+	u64 sched = LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+
+	if ((filters & ~(LTT_FILTER_VARS | LTT_FILTER_CONTEXT)) ||
+	    !(event_mask & details_mask & sched))
+		return LTT_FILTER_CONTEXT;
+	return 0;
+}
 
 enum ltt_state { LTT_IDLE, LTT_TRACING, LTT_STOPPED };
 

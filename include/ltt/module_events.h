@@ -309,13 +309,15 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_config) == 40, "config record");
  * which task is current on every CPU at every record: the block's pid at
  * its start, then the `in` of each SCHEDCHANGE and the `pid` of each
  * CONTEXT record. The module writes a CONTEXT record where the session
- * would otherwise not see the change: at a context switch while its event
- * mask leaves SCHEDCHANGE out (SWITCH), and in a restricted session when
- * the current task becomes the owner's without one (OWNED: a credential
- * change, the exec of a setuid program undone) or stops being it
- * (HIDDEN: pid 0, as for any task the session may not see). Written
- * whatever the event mask, never counted among the events recorded or
- * lost (a block whose CONTEXT could not be stored starts with its pid).
+ * would otherwise not see the change, just before the session's first
+ * record after it: after a context switch it does not record (its event
+ * mask leaves SCHEDCHANGE or its details out, or a filter dropped the
+ * schedchange: SWITCH), and in a restricted session when the current
+ * task became the owner's without a switch (OWNED: su's setuid and exec,
+ * any credential change) or stopped being it (HIDDEN: pid 0, as for any
+ * task the session may not see). Written whatever the event mask, never
+ * counted among the events recorded or lost (when one cannot be stored
+ * the next block's header gives the task).
  * ----------------------------------------------------------------------
  */
 enum ltt_context_sub {
