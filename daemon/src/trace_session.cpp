@@ -516,8 +516,24 @@ SessionSummary Session::run() {
         std::optional<long long> onlyUid;
         if (info_m.flags & LTT_TRACE_F_RESTRICTED)
             onlyUid = static_cast<long long>(::getuid());
+        // The command's process waits for the .proc before its exec: the
+        // .proc names it by the program it is about to run, so that a
+        // session that does not record execs still names it.
+        const int commandPid = child_m ? child_m->pid() : -1;
+        std::string commandName;
+        if (child_m) {
+            const std::string& c = o_m.command[0];
+            commandName = c.substr(c.rfind('/') == std::string::npos ? 0 : c.rfind('/') + 1);
+        }
         snapshot_m = std::make_unique<SnapshotThread>(
-            [this, onlyUid] { return env_m.takeSnapshot(env_m.procRoot, onlyUid); }, *proc_m);
+            [this, onlyUid, commandPid, commandName] {
+                ProcSnapshot snap = env_m.takeSnapshot(env_m.procRoot, onlyUid);
+                for (ProcTask& t : snap.tasks)
+                    if (t.pid == commandPid && !commandName.empty())
+                        t.name = commandName;
+                return snap;
+            },
+            *proc_m);
         snapshotPending_m = true;
         if (!o_m.duration && !child_m)
             say("tracing until SIGINT or SIGTERM");
