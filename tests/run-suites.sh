@@ -23,8 +23,10 @@ for suite in "$here"/suites/*; do
 	fi
 	echo "=== suite $name"
 	log="$results/$name.log"
+	started=$SECONDS
 	"$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	took=$((SECONDS - started))
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
 	p=0 f=0 s=0
 	if [[ -n $line ]]; then
@@ -37,12 +39,13 @@ for suite in "$here"/suites/*; do
 		f=1
 	fi
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
-	summary+=("$(printf '%-28s %5d passed, %3d failed, %3d skipped' "$name" "$p" "$f" "$s")")
+	summary+=("$(printf '%-28s %5d passed, %3d failed, %3d skipped  %3d:%02d' "$name" "$p" "$f" "$s" $((took / 60)) $((took % 60)))")
 done
 
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
 ((total_skip)) && echo "skipped (not counted as passed): $total_skip"
+echo "suites took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "$total_pass passed, $total_fail failed"
 ((total_fail == 0))
