@@ -886,9 +886,14 @@ private:
     void drainRing(Process& p, std::uint32_t i, bool final) {
         ltt_user_shm_ring* r = p.ring(i);
         Stream& s = p.streams[i];
-        const std::uint32_t tid = loadAcquire(&r->tid);
-        // Read before head: once closing is 1 the head is final.
+        // Closing first, then the thread, then head. A thread claims a
+        // free ring (tid) before it can mark it closing, so a ring seen
+        // closing has its owner's tid; read the other way round, a free
+        // ring's tid of 0 could be followed by a new owner's whole life
+        // (claimed, logged, exited) and look like a ring closing with no
+        // thread. And once closing is 1 the head is final.
         const bool closing = loadAcquire(&r->closing) != 0;
+        const std::uint32_t tid = loadAcquire(&r->tid);
         if (closing && tid == 0) {
             drop(p, "a ring closing with no thread");
             return;
