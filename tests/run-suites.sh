@@ -12,7 +12,8 @@
 # working. Each suite's output goes to $results/NAME.log and is printed
 # whole when the suite ends; the summary lists the suites in order. The
 # suites that took longest in the last run start first (their times are
-# kept in $results/times), so that a long suite does not start last.
+# kept in $results/times; a new build directory takes tests/suite-times),
+# so that a long suite does not start last.
 # A suite whose file has the line "# run-suites: alone" runs with no other
 # (its tests measure time or keep up with a producer, and a guest beside
 # them would make them flaky). What suites share is locked where it is
@@ -45,10 +46,12 @@ done
 # The order to start them in: longest first by the last run's times
 # (a suite never timed counts as long: it may be new), ties in file order.
 declare -A last=()
-if [[ -f $results/times ]]; then
+times=$results/times
+[[ -f $times ]] || times=$here/suite-times # seconds measured on the 2-core machine
+if [[ -f $times ]]; then
 	while read -r n s; do
 		[[ $s =~ ^[0-9]+$ ]] && last[$n]=$s
-	done <"$results/times"
+	done <"$times"
 fi
 mapfile -t queue < <(
 	i=0
