@@ -26,7 +26,7 @@ case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not 
 step "building user space (tracedaemon, traceanalyze, workloads) into $build/"
 make -s all >&2
 if [[ $variant == stock ]]; then
-	step "Debian's stock kernel $(scripts/stock-kernel.sh --release) (no build: the image is downloaded once, ~70 MB, the headers installed if missing)"
+	step "Debian's stock kernel $(scripts/stock-kernel.sh --line "${LTT_KERNEL_LINE:-deb12}" --release) (no build: the image is downloaded once, 70-120 MB, the headers installed if missing)"
 	vm_kernel stock
 else
 	step "patched Linux 6.1 kernel (cached after the first build, ~3-10 min cold)"
