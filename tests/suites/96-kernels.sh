@@ -13,6 +13,7 @@
 # restricts it to some lines; LTT_MATRIX_OUT=DIR with LTT_MATRIX_ARGS=--table
 # judges the results an earlier `scripts/kernels.sh --out DIR` left,
 # without running anything.
+# run-suites: alone
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/sh-test.sh
