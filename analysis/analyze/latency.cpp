@@ -10,6 +10,7 @@
 #include <libltt/latency.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <tuple>
+#include <utility>
 
 namespace ltt {
 
@@ -41,6 +42,194 @@ std::uint64_t nearestRank(std::vector<std::uint64_t>& v, double p) {
     return *nth;
 }
 
+LatencyDistribution& LatencyDistribution::operator=(LatencyDistribution&& o) noexcept {
+    chunks_m = std::move(o.chunks_m); // the chunks stay where they are: next_m stays valid
+    next_m = std::exchange(o.next_m, nullptr);
+    end_m = std::exchange(o.end_m, nullptr);
+    long_m = std::move(o.long_m);
+    fine_m = std::move(o.fine_m);
+    buckets_m = o.buckets_m;
+    worst_m = std::move(o.worst_m);
+    floor_m = o.floor_m;
+    count_m = o.count_m;
+    min_m = o.min_m;
+    max_m = o.max_m;
+    total_m = o.total_m;
+    p_m = o.p_m;
+    sealed_m = o.sealed_m;
+    o.chunks_m.clear();
+    o.long_m.clear();
+    return *this;
+}
+
+void LatencyDistribution::addSlow(std::uint64_t ns) {
+    if (ns >= kLong) {
+        long_m.push_back(ns);
+        return;
+    }
+    const std::size_t size =
+        std::min(kFirstChunk << std::min<std::size_t>(chunks_m.size(), 20), kMaxChunk);
+    chunks_m.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(size));
+    next_m = chunks_m.back().get();
+    end_m = next_m + size;
+    *next_m++ = static_cast<std::uint32_t>(ns);
+}
+
+// Every value kept, in no particular order: f(std::uint32_t) for the
+// chunks' values, f(std::uint64_t) for the long ones.
+template <class F> void LatencyDistribution::forEachValue(F&& f) const {
+    for (std::size_t i = 0; i < chunks_m.size(); ++i) {
+        const std::uint32_t* v = chunks_m[i].get();
+        const std::uint32_t* end =
+            i + 1 < chunks_m.size()
+                ? v + std::min(kFirstChunk << std::min<std::size_t>(i, 20), kMaxChunk)
+                : next_m;
+        for (; v != end; ++v)
+            f(*v);
+    }
+    for (std::uint64_t v : long_m)
+        f(v);
+}
+
+namespace {
+
+// The runqlat bucket of the values of fine bucket b: that of its lowest
+// value, except in the one fine bucket per power of two that a runqlat
+// boundary (1000 << k ns) cuts: sub-bucket 30 of 2^e, e >= 10, whose values
+// from 1000 << (e - 9) on are in the next runqlat bucket.
+struct RunqlatOfFine {
+    std::array<std::uint8_t, kFineBuckets> bucket{};
+    RunqlatOfFine() {
+        for (std::size_t b = 0; b < kFineBuckets; ++b)
+            bucket[b] = static_cast<std::uint8_t>(latencyBucket(
+                b < 64 ? b : (std::uint64_t{32} | ((b - 64) % 32)) << ((b - 64) / 32 + 1)));
+    }
+    static constexpr std::size_t kFirstCut = 64 + (10 - 6) * 32 + 30;
+    static bool cut(std::size_t b) { return (b & 31) == 30 && b >= kFirstCut; }
+    // The runqlat boundary inside cut bucket b.
+    static std::uint64_t boundary(std::size_t b) { return 1000ull << ((b - 64) / 32 + 6 - 9); }
+};
+
+} // namespace
+
+void LatencyDistribution::seal() {
+    if (sealed_m)
+        return;
+    sealed_m = true;
+    std::uint64_t n = long_m.size();
+    for (std::size_t i = 0; i < chunks_m.size(); ++i)
+        n += i + 1 < chunks_m.size()
+                 ? std::min(kFirstChunk << std::min<std::size_t>(i, 20), kMaxChunk)
+                 : static_cast<std::uint64_t>(next_m - chunks_m[i].get());
+    count_m = n;
+    if (n == 0)
+        return;
+    static const RunqlatOfFine kRunqlat;
+    // Min, max, total and the fine histogram; the runqlat buckets follow
+    // from the histogram and, for the fine buckets a runqlat boundary
+    // cuts, the count of values past it (by power of two). The values in
+    // 32 bits go four at a time into four histograms of their own, so
+    // that values falling in one bucket do not wait for each other's
+    // increments.
+    std::uint64_t lo = ~0ull, hi = 0, total = 0;
+    std::array<std::uint64_t, 64> past{};
+    fine_m = std::make_unique<std::uint64_t[]>(kFineBuckets);
+    std::uint64_t* fine = fine_m.get();
+    auto count = [&](std::uint64_t v, std::size_t b) __attribute__((always_inline)) {
+        if (RunqlatOfFine::cut(b)) [[unlikely]]
+            past[(b - 64) / 32] += v >= RunqlatOfFine::boundary(b);
+    };
+    if (n - long_m.size() < 1024) {
+        forEachValue([&](auto v) {
+            if constexpr (sizeof v == sizeof(std::uint32_t)) { // the long ones below
+                lo = std::min<std::uint64_t>(lo, v);
+                hi = std::max<std::uint64_t>(hi, v);
+                total += v;
+                const std::size_t b = fineBucket(v);
+                ++fine[b];
+                count(v, b);
+            }
+        });
+    } else {
+        auto sub = std::make_unique<std::uint32_t[]>(4 * kFineBuckets);
+        std::uint32_t* const h0 = sub.get();
+        std::uint32_t* const h1 = h0 + kFineBuckets;
+        std::uint32_t* const h2 = h1 + kFineBuckets;
+        std::uint32_t* const h3 = h2 + kFineBuckets;
+        // Into fine_m before a count could pass 32 bits.
+        std::uint64_t unflushed = 0;
+        auto flush = [&] {
+            for (std::size_t b = 0; b < kFineBuckets; ++b) {
+                fine[b] += std::uint64_t{h0[b]} + h1[b] + h2[b] + h3[b];
+                h0[b] = h1[b] = h2[b] = h3[b] = 0;
+            }
+            unflushed = 0;
+        };
+        for (std::size_t i = 0; i < chunks_m.size(); ++i) {
+            if (unflushed >= (std::uint64_t{1} << 31))
+                flush();
+            const std::uint32_t* v = chunks_m[i].get();
+            const std::uint32_t* const end =
+                i + 1 < chunks_m.size()
+                    ? v + std::min(kFirstChunk << std::min<std::size_t>(i, 20), kMaxChunk)
+                    : next_m;
+            std::uint32_t lo0 = ~0u, lo1 = ~0u, hi0 = 0, hi1 = 0;
+            std::uint64_t t0 = 0, t1 = 0;
+            for (; end - v >= 4; v += 4) {
+                const std::uint32_t a = v[0], b = v[1], c = v[2], d = v[3];
+                lo0 = std::min(lo0, std::min(a, b));
+                lo1 = std::min(lo1, std::min(c, d));
+                hi0 = std::max(hi0, std::max(a, b));
+                hi1 = std::max(hi1, std::max(c, d));
+                t0 += std::uint64_t{a} + b;
+                t1 += std::uint64_t{c} + d;
+                const std::size_t fa = fineBucket(a), fb = fineBucket(b), fc = fineBucket(c),
+                                  fd = fineBucket(d);
+                ++h0[fa];
+                ++h1[fb];
+                ++h2[fc];
+                ++h3[fd];
+                count(a, fa);
+                count(b, fb);
+                count(c, fc);
+                count(d, fd);
+            }
+            for (; v != end; ++v) {
+                lo0 = std::min(lo0, *v);
+                hi0 = std::max(hi0, *v);
+                t0 += *v;
+                const std::size_t f = fineBucket(*v);
+                ++h0[f];
+                count(*v, f);
+            }
+            lo = std::min<std::uint64_t>(lo, std::min(lo0, lo1));
+            hi = std::max<std::uint64_t>(hi, std::max(hi0, hi1));
+            total += t0 + t1;
+            unflushed += kMaxChunk;
+        }
+        flush();
+    }
+    for (std::uint64_t v : long_m) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        total += v;
+        const std::size_t b = fineBucket(v);
+        ++fine[b];
+        count(v, b);
+    }
+    for (std::size_t b = fineBucket(lo), last = fineBucket(hi); b <= last; ++b)
+        buckets_m[kRunqlat.bucket[b]] += fine[b];
+    for (std::size_t b = RunqlatOfFine::kFirstCut; b < kFineBuckets; b += 32) {
+        if (const std::uint64_t p = past[(b - 64) / 32]) {
+            buckets_m[kRunqlat.bucket[b]] -= p;
+            buckets_m[kRunqlat.bucket[b] + 1u] += p;
+        }
+    }
+    min_m = lo;
+    max_m = hi;
+    total_m = total;
+}
+
 void LatencyDistribution::insertWorst(const LatencyInstance& inst, std::size_t keep) {
     // Longest first; of equal ones the earliest (then the lowest CPU), so
     // the list does not depend on the order instances are offered in.
@@ -55,37 +244,43 @@ void LatencyDistribution::insertWorst(const LatencyInstance& inst, std::size_t k
     worst_m.insert(at, inst);
     if (worst_m.size() > keep)
         worst_m.pop_back();
+    if (worst_m.size() == keep)
+        floor_m = worst_m.back().ns; // a shorter one can no longer enter
 }
 
-// The nearest-rank percentiles 50, 90 and 99 of the union of some
-// distributions' values, exactly: the fine histogram says which bucket
-// holds each rank, then only the values of those buckets are selected from.
+// The nearest-rank percentiles 50, 90 and 99 of the union of some sealed
+// distributions' values, exactly: the sum of their fine histograms says
+// which bucket holds each rank, then only the values of those buckets are
+// selected from (parts with none in them are passed over).
 struct LatencyParts {
+    // The values fineBucket() puts in bucket b: [low, low + width].
+    static std::uint64_t bucketLow(std::size_t b) {
+        if (b < 64)
+            return b;
+        const std::size_t e = (b - 64) / 32 + 6;
+        return (std::uint64_t{32} | ((b - 64) % 32)) << (e - 5);
+    }
+    static std::uint64_t bucketWidth(std::size_t b) {
+        return b < 64 ? 0 : (std::uint64_t{1} << ((b - 64) / 32 + 1)) - 1;
+    }
+
     static std::array<std::uint64_t, 3>
     percentiles(const std::vector<const LatencyDistribution*>& parts) {
         std::array<std::uint64_t, 3> out{};
         std::uint64_t n = 0;
         for (const auto* p : parts)
-            n += p->values_m.size();
+            n += p->count_m;
         if (n == 0)
             return out;
         static constexpr std::uint64_t kMilli[3] = {50000, 90000, 99000};
         std::array<std::uint64_t, 3> rank{};
         for (int i = 0; i < 3; ++i)
             rank[i] = std::clamp<std::uint64_t>((kMilli[i] * n + 100000 - 1) / 100000, 1, n) - 1;
-        auto each = [&](auto&& f) { // every value of every part
-            for (const auto* p : parts) {
-                for (std::uint32_t v : p->values_m)
-                    if (v != LatencyDistribution::kLong)
-                        f(static_cast<std::uint64_t>(v));
-                for (std::uint64_t v : p->long_m)
-                    f(v);
-            }
-        };
         if (n <= LatencyDistribution::kFineFrom) { // small: select directly
             std::vector<std::uint64_t> all;
             all.reserve(n);
-            each([&](std::uint64_t v) { all.push_back(v); });
+            for (const auto* p : parts)
+                p->forEachValue([&](std::uint64_t v) { all.push_back(v); });
             std::size_t from = 0;
             for (int i = 0; i < 3; ++i) {
                 auto nth = all.begin() + static_cast<std::ptrdiff_t>(rank[i]);
@@ -96,7 +291,11 @@ struct LatencyParts {
             return out;
         }
         std::vector<std::uint64_t> hist(kFineBuckets);
-        each([&](std::uint64_t v) { ++hist[fineBucket(v)]; });
+        for (const auto* p : parts)
+            if (p->fine_m)
+                for (std::size_t b = fineBucket(p->min_m), last = fineBucket(p->max_m); b <= last;
+                     ++b)
+                    hist[b] += p->fine_m[b];
         std::array<std::size_t, 3> bucket{};
         std::array<std::uint64_t, 3> within{};
         std::uint64_t below = 0;
@@ -110,16 +309,25 @@ struct LatencyParts {
             below += hist[b];
         }
         // The values of the three buckets (equal buckets share the first's).
+        std::array<std::uint64_t, 3> low{}, width{};
+        for (int k = 0; k < 3; ++k) {
+            low[k] = bucketLow(bucket[k]);
+            width[k] = bucketWidth(bucket[k]);
+        }
         std::array<std::vector<std::uint64_t>, 3> sel;
-        each([&](std::uint64_t v) {
-            const std::size_t b = fineBucket(v);
-            if (b == bucket[0])
-                sel[0].push_back(v);
-            else if (b == bucket[1])
-                sel[1].push_back(v);
-            else if (b == bucket[2])
-                sel[2].push_back(v);
-        });
+        for (const auto* p : parts) {
+            if (!p->fine_m ||
+                (!p->fine_m[bucket[0]] && !p->fine_m[bucket[1]] && !p->fine_m[bucket[2]]))
+                continue;
+            p->forEachValue([&](std::uint64_t v) {
+                if (v - low[0] <= width[0])
+                    sel[0].push_back(v);
+                else if (v - low[1] <= width[1])
+                    sel[1].push_back(v);
+                else if (v - low[2] <= width[2])
+                    sel[2].push_back(v);
+            });
+        }
         for (int k = 0; k < 3; ++k) {
             int from = k;
             while (from > 0 && bucket[from - 1] == bucket[k])
@@ -134,15 +342,22 @@ struct LatencyParts {
 };
 
 void LatencyDistribution::finish() {
+    seal();
     p_m = LatencyParts::percentiles({this});
     // The values are no longer needed: give their memory back.
-    std::vector<std::uint32_t>().swap(values_m);
+    std::vector<std::unique_ptr<std::uint32_t[]>>().swap(chunks_m);
+    next_m = end_m = nullptr;
     std::vector<std::uint64_t>().swap(long_m);
+    fine_m.reset();
 }
 
-void LatencyDistribution::finishUnion(const std::vector<const LatencyDistribution*>& parts,
+void LatencyDistribution::finishUnion(const std::vector<LatencyDistribution*>& parts,
                                       std::size_t keep) {
-    for (const LatencyDistribution* d : parts) {
+    std::vector<const LatencyDistribution*> sealed;
+    sealed.reserve(parts.size());
+    for (LatencyDistribution* d : parts) {
+        d->seal();
+        sealed.push_back(d);
         if (d->count_m == 0)
             continue;
         min_m = count_m ? std::min(min_m, d->min_m) : d->min_m;
@@ -154,7 +369,8 @@ void LatencyDistribution::finishUnion(const std::vector<const LatencyDistributio
         for (const LatencyInstance& w : d->worst_m)
             offer(w, keep);
     }
-    p_m = LatencyParts::percentiles(parts);
+    sealed_m = true;
+    p_m = LatencyParts::percentiles(sealed);
 }
 
 LatencyAnalysis::LatencyAnalysis(const TraceReader& reader, const ProcSnapshot* snapshot,
@@ -557,23 +773,24 @@ void LatencyAnalysis::add(const Event& e) {
 }
 
 void LatencyAnalysis::finish() {
+
     // Each kind's distribution is the union of its parts: per call, line
     // or vector, or per task.
-    auto keyed = [](const std::map<std::uint32_t, LatencyDistribution>& m) {
-        std::vector<const LatencyDistribution*> parts;
+    auto keyed = [](std::map<std::uint32_t, LatencyDistribution>& m) {
+        std::vector<LatencyDistribution*> parts;
         parts.reserve(m.size());
-        for (const auto& [k, d] : m)
+        for (auto& [k, d] : m)
             parts.push_back(&d);
         return parts;
     };
     auto perTask = [&](LatencyDistribution TaskLatency::*m) {
-        std::vector<const LatencyDistribution*> parts;
-        for (const TaskLatency& t : stats_m)
+        std::vector<LatencyDistribution*> parts;
+        for (TaskLatency& t : stats_m)
             parts.push_back(&(t.*m));
         return parts;
     };
     for (std::uint32_t slot = 0; slot < callVec_m.size(); ++slot)
-        if (callVec_m[slot].count())
+        if (!callVec_m[slot].empty())
             calls_m.emplace(slot, std::move(callVec_m[slot]));
     std::vector<LatencyDistribution>().swap(callVec_m);
     auto all = [&](LatencyKind k) -> LatencyDistribution& { return all_m[static_cast<int>(k)]; };
