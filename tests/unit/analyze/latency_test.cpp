@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <libltt/critical_path.hpp>
 #include <libltt/latency.hpp>
+#include <libltt/latency_render.hpp>
 #include <libltt/proc_file.hpp>
 #include <memory>
 

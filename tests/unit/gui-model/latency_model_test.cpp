@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <libltt/event_format.hpp>
+#include <libltt/latency_render.hpp>
 #include <sstream>
 #include <string>
 #include <vector>

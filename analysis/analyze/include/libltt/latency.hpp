@@ -261,11 +261,4 @@ private:
     std::optional<TraceError> error_m;
 };
 
-// traceanalyze --latency's text: per kind, the figures, runqlat's
-// histogram and the worst instances, system-wide then per process.
-void writeLatencyText(std::FILE* out, const LatencyAnalysis& latency);
-// The "latency" member of the JSON document (docs/json.md), written as
-// `,\n  "latency": {...}`.
-void writeLatencyJson(std::FILE* out, const LatencyAnalysis& latency);
-
 } // namespace ltt
