@@ -163,7 +163,7 @@ if [[ -f ${pkg[ltt-tools]:-} && -f ${pkg[traceview]:-} ]]; then
 	[[ $rc == 0 ]] || sed 's/^/       /' "$tmp/trixie-install.log" "$tmp/trixie.log" 2>/dev/null | tail -n 12
 	t_run_expect "Debian 13 (trixie root): it is Debian 13" 0 "^os \"?13\"?$" cat "$tmp/trixie.log"
 	t_run_expect "Debian 13 (trixie root): tracedaemon and traceanalyze run ($version)" 0 \
-		"^tracedaemon $version .*traceanalyze $version" tr '\n' ' ' <"$tmp/trixie.log"
+		"tracedaemon $version .*traceanalyze (\(ltt\) )?$version" tr '\n' ' ' <"$tmp/trixie.log"
 	t_run_expect "Debian 13 (trixie root): traceanalyze -s reads a trace" 0 \
 		"^  Syscall entry +[1-9]" cat "$tmp/trixie.log"
 	t_run_expect "Debian 13 (trixie root): traceview runs ($version)" 0 "^traceview $version" cat "$tmp/trixie.log"
