@@ -993,7 +993,11 @@ private:
         }
         if (p.dropped)
             return; // the block is not written; the file stays valid
-        const std::uint64_t end = std::max<std::uint64_t>(s.lastTsc, nowTrace());
+        // A block ends at its last record's time, and the stream's last
+        // block at now: an end at "now" would hold back the times of the
+        // events the thread logged while this drain ran (the next block
+        // may not start before it), on another CPU.
+        const std::uint64_t end = last ? std::max<std::uint64_t>(s.lastTsc, nowTrace()) : s.lastTsc;
         const auto block = builder_m.finish(end, userFlags(p) | (last ? LTT_BLOCK_F_FINAL : 0));
         s.lastTsc = end;
         ++s.sequence;
@@ -1034,8 +1038,16 @@ private:
     void refreshClock() {
         if (config_m.clock != UserClock::Monotonic || !config_m.clockPair)
             return;
-        if (auto pair = config_m.clockPair())
-            setOffset(*pair);
+        auto pair = config_m.clockPair();
+        if (!pair)
+            return;
+        const std::int64_t before = offset_m;
+        setOffset(*pair);
+        if (stats_m.clockPairs++ > 0) {
+            const std::int64_t d = offset_m - before;
+            stats_m.clockWanderNs =
+                std::max(stats_m.clockWanderNs, static_cast<std::uint64_t>(d < 0 ? -d : d));
+        }
     }
     static std::uint16_t userFlags(const Process& p) {
         return LTT_BLOCK_F_USER | (p.monotonic ? LTT_BLOCK_F_USER_MONOTONIC : 0);
@@ -1240,6 +1252,10 @@ std::string describe(const UserServerStats& st) {
         s += ", " + std::to_string(st.connectionsRefused) + " connections refused";
     if (st.snapshotsRefused)
         s += ", " + std::to_string(st.snapshotsRefused) + " snapshot requests refused";
+    if (st.clockPairs > 1)
+        s += "; stamped CLOCK_MONOTONIC: the kernel's clock moved at most " +
+             std::to_string(st.clockWanderNs) + " ns against it between two of " +
+             std::to_string(st.clockPairs) + " clock pairs";
     return s;
 }
 

@@ -107,6 +107,13 @@ struct UserServerStats {
     // Events of threads that got no stream (the trace's or their user's
     // stream cap reached): not written, counted here.
     std::uint64_t lostNoStream = 0;
+    // UserClock::Monotonic: clock pairs read from the module, and the
+    // largest change of (trace clock - CLOCK_MONOTONIC) between two
+    // successive ones: how far the kernel's clock wanders against
+    // CLOCK_MONOTONIC between pairs, the measured bound on how far an
+    // event's place among the kernel's can be off.
+    std::uint64_t clockPairs = 0;
+    std::uint64_t clockWanderNs = 0;
 };
 
 // The summary line a daemon prints at the end: "user events: N from E of P

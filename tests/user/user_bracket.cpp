@@ -1,17 +1,27 @@
-// ltt-user-bracket TRACE LOAD_PID: the fallback-clock guest test's check
+// ltt-user-bracket TRACE LOAD_PID [BOUND_NS]: the fallback-clock guest test's check
 // (tests/suites/64-user-vm.sh) of `ltt-user-load COUNT --bracket N`: each
 // thread calls getppid() just before and just after each event, so each
 // application event (stamped CLOCK_MONOTONIC, placed on the kernel's
 // local_clock() by the daemon) must stand between the exit of the call
 // before it and the entry of the call after it, among the kernel's events
-// of the same thread. Checks: the trace's clock is the fallback, the user
-// streams say CLOCK_MONOTONIC, each thread's events in order with no gap,
-// two getppid() calls per event, every event inside its window. Notes the
-// measured cross-clock error: how far events fall outside their windows
-// (0 when none does), the narrowest room left on either side, and the
-// interval a constant error of the conversion must lie in for every event
-// to be inside ("err=[LO,HI]"). Prints "ok - ..." / "FAIL - ..." lines,
-// "# ..." notes and "N passed, N failed".
+// of the same thread. The kernel's fallback clock is itself off from
+// CLOCK_MONOTONIC by its per-tick drift, and stalls when a tick comes late
+// (sched_clock_cpu() never runs past the last tick's time plus a tick), so
+// the placement is exact only within that error; BOUND_NS is the daemon's
+// measure of it (the kernel clock's largest move against CLOCK_MONOTONIC
+// between two of its clock pairs, in its summary). Checks: the trace's
+// clock is the fallback, the user streams say CLOCK_MONOTONIC, each
+// thread's events in order with no gap, two getppid() calls per event, at
+// least half the events strictly inside their window (a conversion off by
+// more than a window, a few microseconds, puts nearly none there), and
+// every event inside its window, or outside by no more than BOUND_NS, or
+// in a window where the kernel's clock stood still (its two system calls'
+// events at the same time: a stall, the kernel clock's error, not the
+// placement's). Notes
+// the measured cross-clock error: the share inside, how far the others
+// fall outside (median, 99th percentile, farthest), against BOUND_NS.
+// Prints "ok - ..." / "FAIL - ..." lines, "# ..." notes and
+// "N passed, N failed".
 #include <libltt/trace_reader.hpp>
 #include <ltt/module_events.h>
 
@@ -52,10 +62,11 @@ struct Thread {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: ltt-user-bracket TRACE LOAD_PID\n");
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: ltt-user-bracket TRACE LOAD_PID [BOUND_NS]\n");
         return 2;
     }
+    const std::int64_t bound = argc == 4 ? std::strtoll(argv[3], nullptr, 10) : 0;
     const auto loadPid = static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10));
     TraceError err;
     auto reader = TraceReader::open(argv[1], &err);
@@ -114,12 +125,13 @@ int main(int argc, char** argv) {
     check(allMono, "the user streams say their times came from CLOCK_MONOTONIC",
           std::to_string(reader->userStreams().size()) + " streams");
 
-    std::size_t events = 0, loggers = 0, outside = 0;
+    std::size_t events = 0, loggers = 0, outside = 0, beyond = 0, stalled = 0;
     std::string order, pairing;
     std::int64_t worstOutside = 0;
     std::uint64_t minBefore = UINT64_MAX, minAfter = UINT64_MAX;
     std::int64_t errLo = INT64_MIN, errHi = INT64_MAX;
     std::vector<std::uint64_t> widths;
+    std::vector<std::int64_t> outsideBy; // of the events outside, how far
     for (const auto& [tid, t] : threads) {
         if (t.events.empty())
             continue;
@@ -148,9 +160,19 @@ int main(int argc, char** argv) {
             const auto hi = static_cast<std::int64_t>(after.entry);
             const auto x = static_cast<std::int64_t>(at);
             widths.push_back(static_cast<std::uint64_t>(hi - lo));
+            if (std::getenv("LTT_BRACKET_DUMP"))
+                std::printf("D %d %zu %lld %lld %lld\n", tid, i, static_cast<long long>(x),
+                            static_cast<long long>(x - lo), static_cast<long long>(hi - x));
             if (x < lo || x > hi) {
                 ++outside;
                 worstOutside = std::max(worstOutside, x < lo ? lo - x : x - hi);
+                outsideBy.push_back(x < lo ? lo - x : x - hi);
+                if (x >= lo - bound && x <= hi + bound)
+                    ;
+                else if (hi == lo)
+                    ++stalled;
+                else
+                    ++beyond;
             } else {
                 minBefore = std::min(minBefore, static_cast<std::uint64_t>(x - lo));
                 minAfter = std::min(minAfter, static_cast<std::uint64_t>(hi - x));
@@ -167,17 +189,42 @@ int main(int argc, char** argv) {
           std::to_string(events) + " found");
     check(order.empty(), "each thread's events in order, none missing", order);
     check(pairing.empty(), "two getppid() calls around each event in the kernel trace", pairing);
-    check(!widths.empty() && outside == 0,
-          "every event between the exit of the getppid() before it and the entry of the one "
-          "after it",
-          std::to_string(outside) + " of " + std::to_string(widths.size()) +
-              " outside, the farthest by " + std::to_string(worstOutside) + " ns");
+    check(!widths.empty() && 2 * outside <= widths.size(),
+          "at least half the events between the exit of the getppid() before them and the "
+          "entry of the one after (" +
+              std::to_string(widths.size() - outside) + " of " + std::to_string(widths.size()) +
+              ")",
+          std::to_string(outside) + " of " + std::to_string(widths.size()) + " outside");
+    check(!widths.empty() && beyond == 0,
+          "every event inside its window, or outside by at most the daemon's bound (" +
+              std::to_string(bound) + " ns), or where the kernel's clock stood still (" +
+              std::to_string(stalled) + " events)",
+          std::to_string(beyond) + " events farther out, the farthest by " +
+              std::to_string(worstOutside) + " ns");
     if (!widths.empty()) {
+        std::sort(outsideBy.begin(), outsideBy.end());
+        auto pct = [&](double q) {
+            return outsideBy.empty() ? 0LL
+                                     : static_cast<long long>(
+                                           outsideBy[static_cast<std::size_t>(
+                                               q * static_cast<double>(outsideBy.size() - 1))]);
+        };
+        std::printf("# cross-clock error: %.1f%% of %zu events inside their window; the %zu "
+                    "outside by median %lld ns, 99th percentile %lld ns, at most %lld ns; of "
+                    "them %zu where the kernel's clock stood still, %zu others beyond the daemon's "
+                    "bound of %lld ns\n",
+                    100.0 * static_cast<double>(widths.size() - outside) /
+                        static_cast<double>(widths.size()),
+                    widths.size(), outside, pct(0.5), pct(0.99),
+                    static_cast<long long>(worstOutside), stalled, beyond,
+                    static_cast<long long>(bound));
         std::sort(widths.begin(), widths.end());
         std::printf("# cross-clock placement: %zu events, %zu outside their window (farthest "
-                    "%lld ns); window median %llu ns, narrowest room before %lld ns, after %lld "
-                    "ns; a constant conversion error err=[%lld,%lld] ns fits every window\n",
+                    "%lld ns, the daemon's bound %lld ns); window median %llu ns, narrowest room "
+                    "before %lld ns, after %lld ns; a constant conversion error err=[%lld,%lld] "
+                    "ns fits every window\n",
                     widths.size(), outside, static_cast<long long>(worstOutside),
+                    static_cast<long long>(bound),
                     static_cast<unsigned long long>(widths[widths.size() / 2]),
                     minBefore == UINT64_MAX ? -1LL : static_cast<long long>(minBefore),
                     minAfter == UINT64_MAX ? -1LL : static_cast<long long>(minAfter),
