@@ -105,7 +105,7 @@ rm -rf "$fb"
 mkdir -p "$fb"
 rc=$ready
 if ((rc == 0)); then
-	vm_qemu=(--smp 2 --timeout 600 --mem 1G --tsc-khz host)
+	vm_qemu=(--smp 2 --timeout 600 --mem 1G)
 	vm_boot "$fb" tests/daemon/flight-user-guest.sh fallback >>"$fb.log" 2>&1
 	rc=$?
 fi
