@@ -310,8 +310,10 @@ static void set_state(int fd, int active)
 	 * before the flag that lets threads log, read after it (acquire).
 	 */
 	if (active)
-		use_monotonic = __atomic_load_n(&shm->clock, __ATOMIC_ACQUIRE) ==
-				LTT_USER_CLOCK_MONOTONIC;
+		__atomic_store_n(&use_monotonic,
+				 __atomic_load_n(&shm->clock, __ATOMIC_ACQUIRE) ==
+					 LTT_USER_CLOCK_MONOTONIC,
+				 __ATOMIC_RELAXED);
 	/* Read without the lock by ltt_user_log() in every thread. */
 	__atomic_store_n(&ltt_user_active, active, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&changed);
@@ -736,8 +738,10 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 	rec.h.size = (uint16_t)size;
 	rec.h.reserved = 0;
 	rec.h.type = t->id;
-	rec.h.tsc = __builtin_expect(use_monotonic, 0) ? monotonic_ns() :
-							 __rdtsc();
+	rec.h.tsc = __builtin_expect(__atomic_load_n(&use_monotonic,
+						     __ATOMIC_RELAXED), 0) ?
+			    monotonic_ns() :
+			    __rdtsc();
 	ring_put(r, head, rec.b, size);
 	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
 	/* Half full: the daemon drains now, not at its next tick. */

@@ -21,14 +21,13 @@
 // fall outside (median, 99th percentile, farthest), against BOUND_NS.
 // Prints "ok - ..." / "FAIL - ..." lines, "# ..." notes and
 // "N passed, N failed".
-#include <libltt/trace_reader.hpp>
-#include <ltt/module_events.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <libltt/trace_reader.hpp>
+#include <ltt/module_events.h>
 #include <map>
 #include <string>
 #include <vector>
@@ -186,8 +185,8 @@ int main(int argc, char** argv) {
             errHi = std::min(errHi, x - lo);
         }
     }
-    check(loggers >= 2, "events from " + std::to_string(loggers) + " threads of pid " +
-                            std::to_string(loadPid),
+    check(loggers >= 2,
+          "events from " + std::to_string(loggers) + " threads of pid " + std::to_string(loadPid),
           "fewer than two threads logged");
     check(events == 10000, "10000 events of ltt-user-load --bracket",
           std::to_string(events) + " found");
@@ -203,9 +202,8 @@ int main(int argc, char** argv) {
         std::sort(outsideBy.begin(), outsideBy.end());
         auto pct = [&](double q) {
             return outsideBy.empty() ? 0LL
-                                     : static_cast<long long>(
-                                           outsideBy[static_cast<std::size_t>(
-                                               q * static_cast<double>(outsideBy.size() - 1))]);
+                                     : static_cast<long long>(outsideBy[static_cast<std::size_t>(
+                                           q * static_cast<double>(outsideBy.size() - 1))]);
         };
         std::printf("# the kernel's clock stood still across %zu of the %zu windows; of the "
                     "others %zu hold their event\n",

@@ -115,8 +115,7 @@ struct ltt_user_rec {
 	uint16_t size;     /* bytes of the record, a multiple of 8 */
 	uint16_t reserved; /* zero */
 	uint32_t type;     /* a declared type id */
-	uint64_t tsc;      /* when the event was logged: rdtsc, or
-			    * CLOCK_MONOTONIC ns (the header's clock) */
+	uint64_t tsc;      /* logged at: rdtsc, or CLOCK_MONOTONIC ns */
 };
 
 #define LTT_USER_REC_MAX (sizeof(struct ltt_user_rec) + LTT_USER_PAYLOAD_MAX)
