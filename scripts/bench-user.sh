@@ -45,8 +45,9 @@
 #
 # BENCH_MODE=icount (default): -icount shift=0,sleep=off on 1 vCPU, where
 # guest time counts instructions (1 ns each), so figures repeat from boot
-# to boot and ignore caches; ltt runs with clock=tsc (user events need a
-# reliable TSC; see scripts/bench-peers.sh on the emulated TSC).
+# to boot and ignore caches; ltt runs with clock=tsc (the TSC path; the
+# one vCPU's TSC is the CPUs' shared clock; see scripts/bench-peers.sh on
+# the emulated TSC), ltt_fallback with clock=local.
 # BENCH_MODE=wall: plain TCG on 2 vCPUs, host time, clock=auto (ltt then
 # takes the fallback clock when the TSC is found unusable).
 #
