@@ -216,7 +216,8 @@ bool sendKind(int fd, std::uint16_t kind, std::string_view text = {}) {
     m.magic = LTT_USER_MSG_MAGIC;
     m.version = LTT_USER_SHM_VERSION;
     m.kind = kind;
-    std::memcpy(m.text, text.data(), std::min(text.size(), sizeof m.text - 1));
+    if (!text.empty())
+        std::memcpy(m.text, text.data(), std::min(text.size(), sizeof m.text - 1));
     return ::send(fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof m;
 }
 
