@@ -18,8 +18,9 @@ install: install-daemon install-tools install-man install-docs
 
 # The installed programs only, not the tests: what install and make deb need.
 # traceview is a target only where gtkmm-4.0 is installed (gui/CMakeLists.txt).
+# flock: test suites that run at once (tests/run-suites.sh) install too.
 programs: configure
-	cmake --build $(BUILD) -j$$(nproc) --target tracedaemon traceanalyze traceconvert \
+	flock $(BUILD)/.build.lock cmake --build $(BUILD) -j$$(nproc) --target tracedaemon traceanalyze traceconvert \
 		$$(ninja -C $(BUILD) -t query traceview >/dev/null 2>&1 && echo traceview)
 
 install-daemon: programs

@@ -1,12 +1,16 @@
 # make demo: the README's main job (scripts/demo.sh). DEMO_SECONDS sets the
 # trace length (default 10).
-# make demo-stock: the same on Debian's unmodified kernel (no kernel build;
-# the image is downloaded and unpacked into the cache, the headers installed
-# if missing), into out/demo-stock.
+# make demo-stock: the same on one of Debian's unmodified kernels (no kernel
+# build; the image is downloaded and unpacked into the cache, the headers
+# installed if missing), into out/demo-stock. KERNEL= picks the kernel line
+# (scripts/stock-kernel.sh --lines: deb12, the default, deb12-bpo, deb13,
+# deb13-rt, sid); a line other than deb12 builds the module in its
+# distribution's Debian root.
 .PHONY: demo demo-stock
 DEMO_SECONDS ?= 10
+KERNEL ?= deb12
 demo: deps
 	@scripts/demo.sh $(DEMO_SECONDS)
 
 demo-stock: deps
-	@scripts/demo.sh --stock $(DEMO_SECONDS)
+	@LTT_KERNEL_LINE=$(KERNEL) scripts/demo.sh --stock $(DEMO_SECONDS)

@@ -23,9 +23,9 @@ bench-gui: all
 # view (with the CPU view and the utilisation strip), the CPU view zoomed in,
 # the time breakdown of a selection of processes and the counter strips of
 # the fixture trace with VARS records the self test writes, reduced to
-# 64-colour PNGs.
+# 64-colour PNGs; and the latency tab and a critical path over the graph.
 SCREENSHOT_DIR ?= docs/screenshots
-SCREENSHOTS := graph-view cpu-view time-breakdown counter-strips
+SCREENSHOTS := graph-view cpu-view time-breakdown counter-strips latency-tab critical-path
 
 .PHONY: screenshots
 screenshots: all

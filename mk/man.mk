@@ -14,10 +14,11 @@ all: man
 man: $(MAN_PAGES) $(MAN_ALIAS_PAGES)
 
 # scdoc writes its output even when it fails part-way; go through a
-# temporary file so a failed page is not left looking built.
+# temporary file (of this shell's own: two test suites may install at once)
+# so a failed page is not left looking built.
 $(BUILD)/man/%: man/%.scd | deps
 	@mkdir -p $(@D)
-	scdoc <$< >$@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; false; }
+	scdoc <$< >$@.tmp$$$$ && mv $@.tmp$$$$ $@ || { rm -f $@.tmp$$$$; false; }
 
 $(MAN_ALIAS_PAGES): $(BUILD)/man/%:
 	@mkdir -p $(@D)

@@ -34,12 +34,17 @@ module-debug:
 	@kdir=$$(scripts/build-kernel.sh --debug | tail -n 1) || exit 1; \
 	module/build.sh "$$kdir" $(LTT_MOD_OUT)/debug
 
+# Built under names of this shell's own and renamed into place: suites that
+# run at once (tests/run-suites.sh) may both build it.
 $(LTT_MODTEST): $(LTT_MODTEST_SRC) $(LTT_MODTEST_CODEC) $(LTT_MODTEST_HDRS)
 	@mkdir -p $(dir $@)
-	gcc $(LTT_MODTEST_CFLAGS) -c -o $@.o $(LTT_MODTEST_SRC)
-	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec.o analysis/format/block_codec.cpp
-	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $@-codec-c.o analysis/format/block_codec_c.cpp
-	g++ -static -o $@ $@.o $@-codec.o $@-codec-c.o
+	@set -e; t=$@.tmp$$$$; trap 'rm -f $$t $$t.o $$t-codec.o $$t-codec-c.o' EXIT; \
+	echo "gcc $(LTT_MODTEST_CFLAGS) -c -o $@.o $(LTT_MODTEST_SRC)"; \
+	gcc $(LTT_MODTEST_CFLAGS) -c -o $$t.o $(LTT_MODTEST_SRC); \
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $$t-codec.o analysis/format/block_codec.cpp; \
+	g++ $(LTT_MODTEST_CXXFLAGS) -c -o $$t-codec-c.o analysis/format/block_codec_c.cpp; \
+	g++ -static -o $$t $$t.o $$t-codec.o $$t-codec-c.o; \
+	mv $$t $@
 
 module-test: $(LTT_MODTEST)
 

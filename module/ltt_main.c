@@ -903,6 +903,30 @@ static long ltt_ioc_get_info(struct ltt_session *s,
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/*
+ * LTT_IOC_GET_CLOCK_PAIR: the session's trace clock between two
+ * CLOCK_MONOTONIC reads, interrupts off so that nothing runs between.
+ */
+static long ltt_ioc_clock_pair(struct ltt_session *s,
+			       struct ltt_clock_pair __user *uarg)
+{
+	struct ltt_clock_pair p = {};
+	unsigned long flags;
+	u64 m0, m1;
+
+	if (s->state != LTT_TRACING)
+		return -EINVAL;
+	local_irq_save(flags);
+	m0 = ktime_get_ns();
+	p.trace = ltt_clock(&s->run);
+	m1 = ktime_get_ns();
+	p.cpu = smp_processor_id();
+	local_irq_restore(flags);
+	p.monotonic = m0 + (m1 - m0) / 2;
+	p.window_ns = (u32)min_t(u64, m1 - m0, U32_MAX);
+	return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
+}
+
 static long ltt_ioc_get_lost(struct ltt_session *s, unsigned int cmd,
 			     struct ltt_lost_counts __user *uarg)
 {
@@ -1154,6 +1178,9 @@ static long ltt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case LTT_IOC_GET_TRACE_INFO:
 		ret = ltt_ioc_get_info(s, uarg);
+		break;
+	case LTT_IOC_GET_CLOCK_PAIR:
+		ret = ltt_ioc_clock_pair(s, uarg);
 		break;
 	case LTT_IOC_GET_LOST:
 	case LTT_IOC_GET_OVERWRITTEN:

@@ -17,6 +17,10 @@
 #   lttng           a UST-only session (lttng-sessiond --no-kernel,
 #                   lttng-consumerd) on LTTng's default channel, enabling
 #                   the tracepoint
+#   ltt_fallback, ltt_fallback_paced
+#                   ltt and ltt_paced with the module's clock=local (its
+#                   fallback clock): the application stamps CLOCK_MONOTONIC
+#                   instead of the TSC (docs/user-events.md, Clocks)
 #   ltt_paced, lttng_paced
 #                   the same two sessions, the loop in batches of
 #                   BENCH_BATCH events with an untimed pause (250 ms) after
@@ -41,10 +45,11 @@
 #
 # BENCH_MODE=icount (default): -icount shift=0,sleep=off on 1 vCPU, where
 # guest time counts instructions (1 ns each), so figures repeat from boot
-# to boot and ignore caches; ltt runs with clock=tsc (user events need a
-# reliable TSC; see scripts/bench-peers.sh on the emulated TSC).
+# to boot and ignore caches; ltt runs with clock=tsc (the TSC path; the
+# one vCPU's TSC is the CPUs' shared clock; see scripts/bench-peers.sh on
+# the emulated TSC), ltt_fallback with clock=local.
 # BENCH_MODE=wall: plain TCG on 2 vCPUs, host time, clock=auto (ltt then
-# records no user events when the TSC is found unusable).
+# takes the fallback clock when the TSC is found unusable).
 #
 # Environment: BENCH_RUNS (default 3), BENCH_COUNT (200000), BENCH_BATCH
 # (1000; libltt-user's ring holds about 350 000 of these events),

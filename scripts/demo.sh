@@ -23,10 +23,10 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
 
-step "building user space (tracedaemon, traceanalyze, workloads) into $build/"
+step "building user space (tracedaemon, traceanalyze, ltt-mark, workloads) into $build/"
 make -s all >&2
 if [[ $variant == stock ]]; then
-	step "Debian's stock kernel $(scripts/stock-kernel.sh --release) (no build: the image is downloaded once, ~70 MB, the headers installed if missing)"
+	step "Debian's stock kernel $(scripts/stock-kernel.sh --line "${LTT_KERNEL_LINE:-deb12}" --release) (no build: the image is downloaded once, 70-120 MB, the headers installed if missing)"
 	vm_kernel stock
 else
 	step "patched Linux 6.1 kernel (cached after the first build, ~3-10 min cold)"
@@ -39,7 +39,7 @@ step "booting the ${variant/ltt/patched} kernel in QEMU (2 vCPUs, software emula
 rm -rf "$out"
 mkdir -p "$out"
 vm_qemu=(--timeout $((secs * 20 + 300)) --mem 1G --disk 64M)
-vm_bins=("$build/bin/tracedaemon" scripts/trace) vm_workloads=1
+vm_bins=("$build/bin/tracedaemon" "$build/bin/ltt-mark" scripts/trace) vm_workloads=1
 vm_boot "$out" tests/workloads/demo-guest.sh "$secs"
 
 step "analysis: traceanalyze -a -s $out/demo.trace $out/demo.proc"

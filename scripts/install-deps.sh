@@ -21,6 +21,8 @@ packages=(
 	# kernel build and the QEMU guest
 	linux-source-6.1 flex bison bc cpio xz-utils kmod libssl-dev dwarves
 	rsync qemu-system-x86 busybox-static strace liblttng-ust-dev
+	# the kernel matrix: Debian roots of other suites (scripts/debian-root.sh)
+	debootstrap
 	# manual pages, Debian packages (make deb) and their DKMS test
 	scdoc debhelper dh-dkms dkms lintian fakeroot
 )

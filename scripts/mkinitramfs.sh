@@ -132,9 +132,11 @@ done
 # DIR): load those first, depth first, each once.
 if [[ -n $moddir ]]; then
 	declare -A dep=() path=() seen=()
+	# (no command substitution per line: a distribution kernel has
+	# thousands of modules, and a fork each takes minutes on a busy host)
 	while IFS= read -r line; do
 		m=${line%%:*}
-		n=$(basename "$m")
+		n=${m##*/}
 		n=${n%%.ko*}
 		n=${n//-/_}
 		dep[$n]=${line#*:}
@@ -142,12 +144,26 @@ if [[ -n $moddir ]]; then
 	done <"$moddir/modules.dep"
 	mkdir -p "$root/lib/modules/boot"
 	order=()
+	# Built into the kernel (modules.builtin; e.g. virtio_pci in Debian's
+	# 6.12 and later): nothing to load.
+	declare -A builtin=()
+	if [[ -f $moddir/modules.builtin ]]; then
+		while IFS= read -r line; do
+			line=${line##*/}
+			line=${line%%.ko*}
+			builtin[${line//-/_}]=1
+		done <"$moddir/modules.builtin"
+	fi
 	want() {
 		local n=${1//-/_} d
 		[[ -n ${seen[$n]:-} ]] && return 0
+		[[ -z ${path[$n]:-} && -n ${builtin[$n]:-} ]] && return 0
 		[[ -n ${path[$n]:-} ]] || { echo "mkinitramfs.sh: --load: no module $1 in $moddir/modules.dep" >&2; exit 1; }
 		seen[$n]=1
-		for d in ${dep[$n]}; do want "$(basename "${d%%.ko*}")"; done
+		for d in ${dep[$n]}; do
+			d=${d%%.ko*}
+			want "${d##*/}"
+		done
 		order+=("$n")
 	}
 	for n in "${loads[@]}"; do want "$n"; done

@@ -23,6 +23,9 @@ Options:
   --stock           use Debian's stock kernel unpacked in the cache
                     (scripts/stock-kernel.sh --print-dir; its vmlinux, else
                     its vmlinuz) with its modules (--modules)
+  --line LINE       with --stock: the kernel line (scripts/stock-kernel.sh
+                    --lines: deb12, the default, deb12-bpo, deb13, deb13-rt,
+                    sid)
   --modules DIR     the kernel's lib/modules/RELEASE directory: for a kernel
                     that builds its virtio drivers as modules, the initramfs
                     gets virtio_pci, virtio_blk and what they need, and the
@@ -85,7 +88,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel= debug=0 stock=0 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
+kernel="" debug=0 stock=0 line=deb12 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
 append= allow_warn=0 print_accel=0 check_console= tsc_khz=
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
@@ -95,6 +98,7 @@ while (($#)); do
 	--kernel) kernel=$2; shift ;;
 	--debug) debug=1 ;;
 	--stock) stock=1 ;;
+	--line) line=$2; shift ;;
 	--modules) moddir=$2; shift ;;
 	--add) adds+=(--add "$2"); shift ;;
 	--out) out=$2; shift ;;
@@ -150,8 +154,8 @@ if ((print_accel)); then
 fi
 
 if [[ -z $kernel ]] && ((stock)); then
-	sdir=$("$here/stock-kernel.sh" --print-dir) ||
-		fail 203 "the stock kernel is not unpacked: run scripts/stock-kernel.sh first"
+	sdir=$("$here/stock-kernel.sh" --line "$line" --print-dir) ||
+		fail 203 "the stock kernel is not unpacked: run scripts/stock-kernel.sh --line $line first"
 	# The decompressed kernel when there is one (scripts/stock-kernel.sh:
 	# PVH boot, no decompression under emulation), else the bzImage.
 	kernel=$sdir/boot/vmlinux-$(basename "$sdir")

@@ -4,7 +4,8 @@
 # off) over the build's compile_commands.json: every C and C++ source of the
 # product (analysis/, daemon/, gui/, user/, kshark/) and the headers they
 # include from there; FILE... narrows the run. N files at a time (default:
-# the number of CPUs). One check per source file, "ok"/"FAIL" with the
+# the number of CPUs; a file that passed before with the same inputs is not
+# checked again, see below). One check per source file, "ok"/"FAIL" with the
 # findings as file:line:column; the last line is "N passed, N failed".
 # Exit status 0 when nothing failed. Needs a configured build directory
 # ($BUILD, default build; `make tidy` configures it).
@@ -49,15 +50,72 @@ fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# Each file's findings into its own log, named by its index.
+
+# A file clang-tidy passed is not checked again while nothing it reads
+# changed: the key hashes clang-tidy's version, .clang-tidy, the file's
+# compile command and the contents of every file its object depends on
+# (ninja's deps log). Only passes are kept, under $LTT_TIDY_CACHE
+# (default ~/.cache/ltt/tidy; "off" checks every file). A file ninja has
+# no deps for (not built yet) is always checked.
+cache=${LTT_TIDY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ltt/tidy}
+keys=$out/keys
+if [[ $cache != off ]] && mkdir -p "$cache" 2>/dev/null; then
+	ninja -C "$build" -t deps >"$out/deps" 2>/dev/null
+	printf '%s\n' "${files[@]}" >"$out/files"
+	python3 - "$repo" "$db" "$out/deps" "$out/files" "$(clang-tidy --version 2>&1)" >"$keys" <<'PY'
+import hashlib, json, os, shlex, sys
+repo, db, depsfile, filelist, version = sys.argv[1:6]
+deps, obj = {}, None
+for line in open(depsfile, errors="replace"):
+    if not line.startswith(" ") and ": #deps" in line:
+        obj = line.split(":", 1)[0]
+        deps[obj] = [] if "(VALID)" in line else None
+    elif obj and deps.get(obj) is not None and line.strip():
+        deps[obj].append(line.strip())
+commands = {}
+for e in json.load(open(db)):
+    f = os.path.relpath(e["file"], repo)
+    args = shlex.split(e["command"])
+    o = args[args.index("-o") + 1] if "-o" in args else None
+    commands[f] = (e["command"], o)
+tidy_conf = open(os.path.join(repo, ".clang-tidy"), "rb").read()
+digests = {}
+def digest(path):
+    if path not in digests:
+        try:
+            digests[path] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        except OSError:
+            digests[path] = "missing"
+    return digests[path]
+for f in open(filelist).read().split("\n")[:-1]:
+    command, o = commands.get(f, (None, None))
+    d = deps.get(o) if o else None
+    if not d:
+        print("none")
+        continue
+    # Paths relative to the clone: another clone of the same tree hits too.
+    h = hashlib.sha256(version.encode() + tidy_conf + command.replace(repo, "@").encode())
+    for p in d:
+        h.update(p.replace(repo, "@").encode() + digest(p).encode())
+    print(h.hexdigest())
+PY
+fi
+[[ -s $keys ]] || for f in "${files[@]}"; do echo none; done >"$keys"
+mapfile -t key <"$keys"
+
 run_one() {
+	if [[ $3 != none && -e $cache/$3 ]]; then
+		: >"$out/$1.log"
+		echo 0 >"$out/$1.rc"
+		return
+	fi
 	clang-tidy -p "$build" --quiet "$2" >"$out/$1.log" 2>&1
 	echo $? >"$out/$1.rc"
 }
 export -f run_one
-export build out
-for i in "${!files[@]}"; do printf '%s\0%s\0' "$((i + 1))" "${files[$i]}"; done |
-	xargs -0 -n 2 -P "$jobs" bash -c 'run_one "$@"' _
+export build out cache
+for i in "${!files[@]}"; do printf '%s\0%s\0%s\0' "$((i + 1))" "${files[$i]}" "${key[$i]:-none}"; done |
+	xargs -0 -n 3 -P "$jobs" bash -c 'run_one "$@"' _
 for i in "${!files[@]}"; do
 	f=${files[$i]} n=$((i + 1))
 	log=$out/$n.log
@@ -65,6 +123,8 @@ for i in "${!files[@]}"; do
 		sed -E 's/,-warnings-as-errors\]$/]/')
 	if [[ $(cat "$out/$n.rc" 2>/dev/null) == 0 && -z $found ]]; then
 		t_pass "clang-tidy: $f"
+		k=${key[$i]:-none}
+		[[ $k == none || $cache == off ]] || : >"$cache/$k" 2>/dev/null
 	else
 		t_fail "clang-tidy: $f" "$(head -n 10 <<<"${found:-$(tail -n 5 "$log" 2>/dev/null)}" | sed '2,$s/^/       /')"
 	fi

@@ -10,8 +10,10 @@
  *     connect; while none answers, sleep in read() on the inotify fd (no
  *     polling: a process with no daemon pays memory and one idle thread)
  *   connected: send REGISTER with the memfd, then sleep in recv() for
- *     ENABLE and DISABLE, which set ltt_user_active; when the daemon goes
- *     away, clear it and watch again
+ *     ENABLE and DISABLE, which set ltt_user_active (ENABLE after the
+ *     daemon wrote the clock to stamp with in the header), and REFUSE,
+ *     which ends ltt_user_wait_enabled() at once with the daemon's reason;
+ *     when the daemon goes away, clear it and watch again
  *   each event (only while active): the thread's ring (claimed at its first
  *     event), the room tested first (a lost event costs no packing), the
  *     record written at head, head advanced (release); no room, no ring:
@@ -75,6 +77,11 @@ static unsigned int generation;	/* bumped in a forked child */
 static struct ltt_user_type types[LTT_USER_SHM_TYPES];
 static const struct ltt_user_type *mark_type;
 static char paths[2 * PATH_MAX + 2];
+/* Stamp records with CLOCK_MONOTONIC (the daemon's choice), not rdtsc. */
+static int use_monotonic;
+/* The daemon's REFUSE: it will not record us; why (under the lock). */
+static int refused;
+static char refusal[LTT_USER_MSG_TEXT];
 
 /*
  * initial-exec: in the shared library too, a thread's ring is one load
@@ -294,10 +301,31 @@ static void set_state(int fd, int active)
 	pthread_mutex_lock(&lock);
 	if (fd < 0)
 		free_closing_rings(); /* the daemon that would have is gone */
+	if (fd != sock)
+		refused = 0; /* another daemon: it decides afresh */
 	sock = fd;
 	tried = 1;
+	/*
+	 * The clock the daemon asked for, written before its ENABLE; taken
+	 * before the flag that lets threads log, read after it (acquire).
+	 */
+	if (active)
+		__atomic_store_n(&use_monotonic,
+				 __atomic_load_n(&shm->clock, __ATOMIC_ACQUIRE) ==
+					 LTT_USER_CLOCK_MONOTONIC,
+				 __ATOMIC_RELAXED);
 	/* Read without the lock by ltt_user_log() in every thread. */
 	__atomic_store_n(&ltt_user_active, active, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
+}
+
+static void set_refused(const struct ltt_user_msg *m)
+{
+	pthread_mutex_lock(&lock);
+	memcpy(refusal, m->text, sizeof(refusal));
+	refusal[sizeof(refusal) - 1] = 0;
+	refused = 1;
 	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
 }
@@ -330,6 +358,8 @@ static void *listener(void *arg)
 				set_state(fd, 1);
 			else if (m.kind == LTT_USER_MSG_DISABLE)
 				set_state(fd, 0);
+			else if (m.kind == LTT_USER_MSG_REFUSE)
+				set_refused(&m);
 		}
 		set_state(-1, 0);
 		close(fd);
@@ -429,6 +459,7 @@ static int start_locked(void)
 	shm->version = LTT_USER_SHM_VERSION;
 	shm->size = (uint32_t)LTT_USER_SHM_SIZE(ring_bytes);
 	shm->ring_bytes = ring_bytes;
+	shm->clocks = LTT_USER_CLOCK_F_TSC | LTT_USER_CLOCK_F_MONOTONIC;
 
 	/* The listener takes no signal meant for the application. */
 	sigfillset(&all);
@@ -660,6 +691,18 @@ static void ring_put(struct ltt_user_shm_ring *r, uint64_t pos, const void *p,
 	memcpy(ring_data(r), (const char *)p + first, n - first);
 }
 
+/*
+ * CLOCK_MONOTONIC in ns, through the vDSO where the clocksource allows it
+ * (tsc, kvm-clock; hpet and acpi_pm make it a system call).
+ */
+static inline uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int log_va(const struct ltt_user_type *t, va_list ap)
 {
 	union {
@@ -695,7 +738,10 @@ static int log_va(const struct ltt_user_type *t, va_list ap)
 	rec.h.size = (uint16_t)size;
 	rec.h.reserved = 0;
 	rec.h.type = t->id;
-	rec.h.tsc = __rdtsc();
+	rec.h.tsc = __builtin_expect(__atomic_load_n(&use_monotonic,
+						     __ATOMIC_RELAXED), 0) ?
+			    monotonic_ns() :
+			    __rdtsc();
 	ring_put(r, head, rec.b, size);
 	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
 	/* Half full: the daemon drains now, not at its next tick. */
@@ -787,9 +833,9 @@ int ltt_user_wait_enabled(int timeout_ms)
 		pthread_mutex_unlock(&lock);
 		return -ENOENT;
 	}
-	while (!ltt_user_active && r != ETIMEDOUT)
+	while (!ltt_user_active && !refused && r != ETIMEDOUT)
 		r = pthread_cond_timedwait(&changed, &lock, &until);
-	r = ltt_user_active ? 0 : sock >= 0 ? -ETIMEDOUT : -ENOENT;
+	r = ltt_user_active ? 0 : refused ? -EPERM : sock >= 0 ? -ETIMEDOUT : -ENOENT;
 	pthread_mutex_unlock(&lock);
 	return r;
 }
@@ -830,4 +876,17 @@ int ltt_user_flush(int timeout_ms)
 			return -ETIMEDOUT;
 		nanosleep(&nap, NULL);
 	}
+}
+
+int ltt_user_refusal(char *buf, size_t size)
+{
+	int r;
+
+	if (!buf || !size)
+		return -EINVAL;
+	pthread_mutex_lock(&lock);
+	r = refused ? 0 : -ENOENT;
+	snprintf(buf, size, "%s", refused ? refusal : "");
+	pthread_mutex_unlock(&lock);
+	return r;
 }

@@ -491,6 +491,7 @@ bool TraceReader::scan(TraceError* error) {
             u.blocks.push_back(static_cast<std::uint32_t>(blocks_m.size()));
             u.lost += b.lost;
             u.final = b.flags & LTT_BLOCK_F_FINAL;
+            u.monotonic = u.monotonic || (b.flags & LTT_BLOCK_F_USER_MONOTONIC);
             userLost_m += b.lost;
         } else {
             lastSeq[b.cpu] = b.sequence;

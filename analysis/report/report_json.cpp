@@ -6,6 +6,7 @@
 #include <libltt/critical_path.hpp>
 #include <libltt/event_format.hpp>
 #include <libltt/latency.hpp>
+#include <libltt/latency_render.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
 #include <libltt/syscall_args.hpp>

@@ -25,6 +25,7 @@
 #include <libltt/event_format.hpp>
 #include <libltt/event_names.hpp>
 #include <libltt/latency.hpp>
+#include <libltt/latency_render.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>

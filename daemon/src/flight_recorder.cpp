@@ -188,13 +188,16 @@ private:
 // store bounded by the kernel's buffers: ncpus x 2 x the buffer size.
 void FlightRecorder::startUserEvents() {
     std::string note;
-    auto config = userServerConfig(o_m, userEventsClock(info_m), std::nullopt, note);
+    auto config = userServerConfig(o_m, info_m, std::nullopt, note);
     if (!note.empty())
         say(note);
     if (!config)
         return;
     config->maxBlock = info_m.max_block;
     config->ncpus = info_m.ncpus;
+    // The server reads the module's clock pairs from its own thread; it
+    // stops (user_m) before the device closes (dev_m, declared first).
+    config->clockPair = [dev = dev_m.get()] { return readClockPair(*dev); };
     userDrainEvery_m = config->drainEvery;
     // The trigger events are found by the server, which knows who logged
     // them and whether that process may ask for a snapshot.

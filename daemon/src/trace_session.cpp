@@ -429,7 +429,7 @@ void Session::report() {
 void Session::startUserEvents() {
     std::string note;
     auto config = userServerConfig(
-        o_m, userEventsClock(info_m),
+        o_m, info_m,
         child_m && o_m.trackCommand ? std::optional<int>(child_m->pid()) : std::nullopt, note);
     if (!note.empty())
         say(note);
@@ -437,6 +437,9 @@ void Session::startUserEvents() {
         return;
     config->maxBlock = static_cast<std::uint32_t>(maxBlock_m);
     config->ncpus = info_m.ncpus;
+    // The server reads the module's clock pairs from its own thread; it
+    // stops (user_m) before the device closes (dev_m, declared first).
+    config->clockPair = [dev = dev_m.get()] { return readClockPair(*dev); };
     userQueue_m = std::make_unique<UserBlockQueue>();
     try {
         // A process's snapshot request goes to the flight recorder, which

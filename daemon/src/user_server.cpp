@@ -1,6 +1,7 @@
 #include "user_server.hpp"
 
 #include "commit_buffer.hpp"
+#include "trace_device.hpp"
 #include "user_shm.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <thread>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -180,6 +182,7 @@ struct Process {
     std::uint32_t ringBytes = 0; // checked at registration, never re-read
     bool admitted = false;       // by the session's filters
     bool enabled = false;
+    bool monotonic = false; // stamps CLOCK_MONOTONIC, not the TSC
     bool dropped = false;
     std::uint64_t lostNoRingSeen = 0;
     // Each type as first checked: a type is copied out and checked once,
@@ -208,12 +211,21 @@ template <class T> T loadAcquire(T* p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-bool sendKind(int fd, std::uint16_t kind) {
+bool sendKind(int fd, std::uint16_t kind, std::string_view text = {}) {
     ltt_user_msg m{};
     m.magic = LTT_USER_MSG_MAGIC;
     m.version = LTT_USER_SHM_VERSION;
     m.kind = kind;
+    if (!text.empty())
+        std::memcpy(m.text, text.data(), std::min(text.size(), sizeof m.text - 1));
     return ::send(fd, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof m;
+}
+
+std::uint64_t monotonicNs() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+           static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // The bytes the values of type `decl` take at the start of `data`, or
@@ -249,7 +261,9 @@ public:
         if (!stopFd_m)
             throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
         spare_m.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-        anchorTsc_m = __rdtsc();
+        setOffset(config_m.anchor);
+        refreshClock();
+        anchorTsc_m = nowTrace();
         thread_m = std::thread([this] { run(); });
     }
     ~Impl() { stop(); }
@@ -259,6 +273,7 @@ public:
     Impl(Offline, UserServerConfig config, BlockSink sink)
         : config_m(std::move(config)), sink_m(std::move(sink)), stopped_m(true) {
         limits();
+        setOffset(config_m.anchor);
         anchorTsc_m = 0;
     }
 
@@ -284,6 +299,7 @@ public:
         p.tgid = ::getpid();
         p.uid = ::geteuid();
         p.admitted = p.enabled = p.maySnapshot = true;
+        p.monotonic = config_m.clock == UserClock::Monotonic;
         drainProcess(p, false);
         if (!p.dropped)
             drainProcess(p, true);
@@ -598,7 +614,7 @@ private:
         for (const Stream& s : p.streams)
             if (s.open && !s.refused && s.sequence > 0) {
                 builder_m.start(s.number, s.sequence, s.lastTsc, static_cast<std::int32_t>(s.tid));
-                sink_m(builder_m.finish(s.lastTsc, LTT_BLOCK_F_USER | LTT_BLOCK_F_FINAL));
+                sink_m(builder_m.finish(s.lastTsc, userFlags(p) | LTT_BLOCK_F_FINAL));
                 ++stats_m.blocks;
             }
     }
@@ -758,8 +774,27 @@ private:
         p.wake = std::move(wake);
         ++stats_m.processes;
         p.lostNoRingSeen = loadAcquire(&p.header()->lost_no_ring);
-        if (!config_m.record || !p.admitted)
+        // A process this daemon will not record learns it now, not by
+        // waiting for an ENABLE that never comes.
+        const std::uint32_t clocks = loadAcquire(&p.header()->clocks);
+        std::string refusal;
+        if (!config_m.record)
+            refusal = config_m.refusal;
+        else if (!p.admitted)
+            refusal = "the session's filters (-P, -u, -g, -G, -T) leave pid " +
+                      std::to_string(p.tgid) + " out";
+        else if (config_m.clock == UserClock::Monotonic && !(clocks & LTT_USER_CLOCK_F_MONOTONIC))
+            refusal = "its libltt-user stamps events with the TSC only, and this trace's clock "
+                      "is not a TSC (a newer libltt-user uses CLOCK_MONOTONIC)";
+        if (!refusal.empty()) {
+            sendKind(p.sock.get(), LTT_USER_MSG_REFUSE, refusal);
             return;
+        }
+        p.monotonic = config_m.clock == UserClock::Monotonic;
+        __atomic_store_n(&p.header()->clock,
+                         p.monotonic ? std::uint32_t{LTT_USER_CLOCK_MONOTONIC}
+                                     : std::uint32_t{LTT_USER_CLOCK_TSC},
+                         __ATOMIC_RELEASE);
         // Losses before this daemon are not ours to report.
         for (std::uint32_t i = 0; i < LTT_USER_SHM_RINGS; ++i)
             p.streams[i].lostSeen = loadAcquire(&p.ring(i)->lost);
@@ -780,6 +815,7 @@ private:
                     freeRing(*p.ring(i));
             return;
         }
+        refreshClock();
         const std::uint64_t noRing = loadAcquire(&p.header()->lost_no_ring);
         if (noRing > p.lostNoRingSeen) {
             stats_m.lostNoRing += noRing - p.lostNoRingSeen;
@@ -886,9 +922,14 @@ private:
     void drainRing(Process& p, std::uint32_t i, bool final) {
         ltt_user_shm_ring* r = p.ring(i);
         Stream& s = p.streams[i];
-        const std::uint32_t tid = loadAcquire(&r->tid);
-        // Read before head: once closing is 1 the head is final.
+        // Closing first, then the thread, then head. A thread claims a
+        // free ring (tid) before it can mark it closing, so a ring seen
+        // closing has its owner's tid; read the other way round, a free
+        // ring's tid of 0 could be followed by a new owner's whole life
+        // (claimed, logged, exited) and look like a ring closing with no
+        // thread. And once closing is 1 the head is final.
         const bool closing = loadAcquire(&r->closing) != 0;
+        const std::uint32_t tid = loadAcquire(&r->tid);
         if (closing && tid == 0) {
             drop(p, "a ring closing with no thread");
             return;
@@ -936,10 +977,12 @@ private:
         // Times stay within [the server's start, now] and never go back
         // within a stream (a thread that moved to a CPU whose TSC is
         // behind); a client's timestamps cannot stretch the trace.
-        nowTsc_m = __rdtsc();
+        nowTsc_m = nowTrace();
         std::uint64_t startTsc = nowTsc_m;
-        if (n >= sizeof(ltt_user_rec))
+        if (n >= sizeof(ltt_user_rec)) {
             std::memcpy(&startTsc, bytes_m.data() + offsetof(ltt_user_rec, tsc), sizeof startTsc);
+            startTsc = toTrace(p, startTsc);
+        }
         startTsc = clampTsc(startTsc, s);
         s.lastTsc = startTsc;
         builder_m.start(s.number, s.sequence, startTsc, static_cast<std::int32_t>(s.tid), newLost,
@@ -956,8 +999,12 @@ private:
         }
         if (p.dropped)
             return; // the block is not written; the file stays valid
-        const std::uint64_t end = std::max<std::uint64_t>(s.lastTsc, __rdtsc());
-        const auto block = builder_m.finish(end, LTT_BLOCK_F_USER | (last ? LTT_BLOCK_F_FINAL : 0));
+        // A block ends at its last record's time, and the stream's last
+        // block at now: an end at "now" would hold back the times of the
+        // events the thread logged while this drain ran (the next block
+        // may not start before it), on another CPU.
+        const std::uint64_t end = last ? std::max<std::uint64_t>(s.lastTsc, nowTrace()) : s.lastTsc;
+        const auto block = builder_m.finish(end, userFlags(p) | (last ? LTT_BLOCK_F_FINAL : 0));
         s.lastTsc = end;
         ++s.sequence;
         sink_m(block);
@@ -974,6 +1021,42 @@ private:
         }
         if (!trigger.empty())
             askSnapshot(p, "application event " + trigger);
+    }
+
+    // The trace clock now: the TSC, or CLOCK_MONOTONIC moved by the offset.
+    std::uint64_t nowTrace() const {
+        return config_m.clock == UserClock::Monotonic ? shift(monotonicNs()) : __rdtsc();
+    }
+    std::uint64_t shift(std::uint64_t mono) const {
+        const auto t = static_cast<std::int64_t>(mono) + offset_m;
+        return t < 0 ? 0 : static_cast<std::uint64_t>(t);
+    }
+    // A record's stamp on the trace clock.
+    std::uint64_t toTrace(const Process& p, std::uint64_t stamp) const {
+        return p.monotonic ? shift(stamp) : stamp;
+    }
+    void setOffset(const ClockPair& pair) {
+        offset_m = static_cast<std::int64_t>(pair.trace - pair.monotonic);
+    }
+    // A fresh pair from the module, when it gives one: the offset follows
+    // the kernel's clock however that drifts from CLOCK_MONOTONIC (NTP
+    // slewing one and not the other, a sched_clock that is not re-anchored).
+    void refreshClock() {
+        if (config_m.clock != UserClock::Monotonic || !config_m.clockPair)
+            return;
+        auto pair = config_m.clockPair();
+        if (!pair)
+            return;
+        const std::int64_t before = offset_m;
+        setOffset(*pair);
+        if (stats_m.clockPairs++ > 0) {
+            const std::int64_t d = offset_m - before;
+            stats_m.clockWanderNs =
+                std::max(stats_m.clockWanderNs, static_cast<std::uint64_t>(d < 0 ? -d : d));
+        }
+    }
+    static std::uint16_t userFlags(const Process& p) {
+        return LTT_BLOCK_F_USER | (p.monotonic ? LTT_BLOCK_F_USER_MONOTONIC : 0);
     }
 
     std::uint64_t clampTsc(std::uint64_t tsc, const Stream& s) const {
@@ -1003,14 +1086,14 @@ private:
         }
         if (d->trigger && trigger.empty())
             trigger = d->decl.names;
-        const std::uint64_t tsc = clampTsc(h.tsc, s);
+        const std::uint64_t tsc = clampTsc(toTrace(p, h.tsc), s);
         s.lastTsc = tsc;
         // Room for a declaration, the event, a heartbeat and BLOCK_END;
         // else this block ends here and the next one goes on.
         const std::size_t need = (s.declared.test(h.type) ? 0 : 8 + d->size + 3) + 8 +
                                  LTT_EV_USER_FIXED + *size + 3 + 16 + kBlockEndRecord;
         if (builder_m.size() + need > config_m.maxBlock && builder_m.records() > 1) {
-            sink_m(builder_m.finish(tsc, LTT_BLOCK_F_USER));
+            sink_m(builder_m.finish(tsc, userFlags(p)));
             ++stats_m.blocks;
             ++s.sequence;
             builder_m.start(s.number, s.sequence, tsc, static_cast<std::int32_t>(s.tid));
@@ -1041,6 +1124,8 @@ private:
     std::uint32_t maxStreams_m = 0xfffe;
     std::uint32_t maxStreamsPerUid_m = 0xfffe / 4;
     std::uint64_t anchorTsc_m = 0;
+    // UserClock::Monotonic: trace clock - CLOCK_MONOTONIC, from the last pair.
+    std::int64_t offset_m = 0;
     std::thread thread_m;
     std::atomic<bool> stopped_m{false};
 
@@ -1074,13 +1159,22 @@ std::vector<std::string> UserServer::drainImage(UserServerConfig config,
     return impl.drainImage(shm);
 }
 
-bool userEventsClock(const ltt_trace_info& info) {
+std::optional<UserClock> userEventsClock(const ltt_trace_info& info) {
     if (info.flags & LTT_TRACE_F_CLOCK_FALLBACK)
-        return false;
-    return (info.flags & LTT_TRACE_F_TSC_RELIABLE) || info.ncpus == 1;
+        return UserClock::Monotonic;
+    if ((info.flags & LTT_TRACE_F_TSC_RELIABLE) || info.ncpus == 1)
+        return UserClock::Tsc;
+    return std::nullopt;
 }
 
-std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
+std::optional<ClockPair> readClockPair(TraceDevice& dev) {
+    ltt_clock_pair p{};
+    if (dev.control(LTT_IOC_GET_CLOCK_PAIR, &p) != 0)
+        return std::nullopt;
+    return ClockPair{p.trace, p.monotonic};
+}
+
+std::optional<UserServerConfig> userServerConfig(const Options& o, const ltt_trace_info& info,
                                                  std::optional<int> commandPgrp,
                                                  std::string& note) {
     UserServerConfig c;
@@ -1100,9 +1194,15 @@ std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock
     c.gid = o.gid;
     c.snapshotGid = o.snapshotGid;
     c.triggerEvents = o.triggerEvents;
-    c.record = tscClock;
-    if (!tscClock)
-        note = "no user events in this trace: its clock is not a TSC every CPU shares";
+    const auto clock = userEventsClock(info);
+    c.record = clock.has_value();
+    c.clock = clock.value_or(UserClock::Tsc);
+    c.anchor = {info.anchor_tsc, info.anchor_monotonic_ns};
+    if (!clock) {
+        c.refusal = "this trace's clock is the TSC of several CPUs that may disagree "
+                    "(the module's clock=tsc on a machine without a reliable TSC)";
+        note = "no user events in this trace: " + c.refusal;
+    }
     return c;
 }
 
@@ -1158,6 +1258,10 @@ std::string describe(const UserServerStats& st) {
         s += ", " + std::to_string(st.connectionsRefused) + " connections refused";
     if (st.snapshotsRefused)
         s += ", " + std::to_string(st.snapshotsRefused) + " snapshot requests refused";
+    if (st.clockPairs > 1)
+        s += "; stamped CLOCK_MONOTONIC: the kernel's clock moved at most " +
+             std::to_string(st.clockWanderNs) + " ns against it between two of " +
+             std::to_string(st.clockPairs) + " clock pairs";
     return s;
 }
 

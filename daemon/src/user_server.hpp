@@ -39,6 +39,18 @@
 
 namespace ltt::daemon {
 
+// The clock processes stamp their events with (user_shm.h, enum
+// ltt_user_clock): the TSC when the trace's clock is a TSC every CPU
+// shares, CLOCK_MONOTONIC when the trace's clock is the module's fallback.
+enum class UserClock { Tsc, Monotonic };
+
+// The trace clock and CLOCK_MONOTONIC (ns) at one instant: the module's
+// LTT_IOC_GET_CLOCK_PAIR, or the trace header's anchors.
+struct ClockPair {
+    std::uint64_t trace = 0;
+    std::uint64_t monotonic = 0;
+};
+
 struct UserServerConfig {
     std::string socketPath;
     // A non-root daemon serves only processes of its own uid.
@@ -46,9 +58,18 @@ struct UserServerConfig {
     // The session's filters, applied to the registering process.
     std::optional<std::int32_t> pid, pgrp;
     std::optional<std::uint32_t> uid, gid;
-    // False when the trace's clock is not a reliable TSC: processes are
-    // registered but never enabled.
+    // False when the daemon records no process's events (the trace's clock
+    // is neither a TSC every CPU shares nor the fallback): processes are
+    // registered, never enabled, and told `refusal` at once (REFUSE).
     bool record = true;
+    std::string refusal;
+    UserClock clock = UserClock::Tsc;
+    // UserClock::Monotonic: a stamp m is written at the trace time
+    // m + (pair.trace - pair.monotonic), with the last pair read: `anchor`
+    // (the trace header's) at first, then `clockPair()` at each drain (the
+    // module's LTT_IOC_GET_CLOCK_PAIR), when given and it returns one.
+    ClockPair anchor;
+    std::function<std::optional<ClockPair>()> clockPair;
     std::chrono::milliseconds drainEvery{100};
     // The trace's largest block (its header's max_block): a drain that
     // would write a longer one cuts it into several.
@@ -86,6 +107,13 @@ struct UserServerStats {
     // Events of threads that got no stream (the trace's or their user's
     // stream cap reached): not written, counted here.
     std::uint64_t lostNoStream = 0;
+    // UserClock::Monotonic: clock pairs read from the module, and the
+    // largest change of (trace clock - CLOCK_MONOTONIC) between two
+    // successive ones: how far the kernel's clock wanders against
+    // CLOCK_MONOTONIC between pairs, the measured bound on how far an
+    // event's place among the kernel's can be off.
+    std::uint64_t clockPairs = 0;
+    std::uint64_t clockWanderNs = 0;
 };
 
 // The summary line a daemon prints at the end: "user events: N from E of P
@@ -142,19 +170,27 @@ private:
 // too), cut at `max` bytes: a client's text fit for a terminal or a log.
 std::string escapeText(std::string_view text, std::size_t max = 200);
 
-// Whether a trace's clock is the one user events carry (rdtsc): the TSC,
-// the same on every CPU (LTT_TRACE_F_TSC_RELIABLE), or the TSC of a
-// trace's only CPU (no other CPU's TSC to disagree with; the case of a
-// one-vCPU QEMU guest, whose TCG offers no invariant TSC, with the
-// module's clock=tsc).
-bool userEventsClock(const ltt_trace_info& info);
+// The clock user events of a trace carry: the TSC (rdtsc) when the
+// trace's clock is the TSC, the same on every CPU (LTT_TRACE_F_TSC_RELIABLE)
+// or the TSC of a trace's only CPU (no other CPU's TSC to disagree with);
+// CLOCK_MONOTONIC when the trace's clock is the module's fallback
+// (local_clock(), LTT_TRACE_F_CLOCK_FALLBACK); nullopt for a TSC trace of
+// several CPUs whose TSCs may disagree (the module's clock=tsc forced).
+std::optional<UserClock> userEventsClock(const ltt_trace_info& info);
 
 // The server for a session's options: nullopt with `note` saying why when
-// the session records no user events (--user-socket none, no default
-// path). `tscClock`: userEventsClock() of the trace; `commandPgrp`: the
-// traced command's group (-T).
-std::optional<UserServerConfig> userServerConfig(const Options& o, bool tscClock,
+// the session serves no user events (--user-socket none, no default
+// path). `clock`: userEventsClock() of the trace (nullopt: processes are
+// refused, `note` says why); `info`: the trace's header (its anchors);
+// `commandPgrp`: the traced command's group (-T).
+std::optional<UserServerConfig> userServerConfig(const Options& o, const ltt_trace_info& info,
                                                  std::optional<int> commandPgrp, std::string& note);
+
+// A clock pair read from the module (LTT_IOC_GET_CLOCK_PAIR) through
+// `control` (a TraceDevice's); nullopt when the module has none (before
+// ABI 2.5) or is not tracing.
+class TraceDevice;
+std::optional<ClockPair> readClockPair(TraceDevice& dev);
 
 class CommitBuffer;
 

@@ -67,7 +67,9 @@ void collectCalls(const ltt::TraceReader& reader, Progress& progress, std::vecto
 struct TraceDocument::Impl {
     std::unique_ptr<ltt::TraceReader> reader;
     std::optional<ltt::ProcSnapshot> proc;
-    std::unique_ptr<ltt::TraceAnalysis> analysis; // usable once `ready`
+    std::unique_ptr<ltt::TraceAnalysis> analysis;  // usable once `ready`
+    std::unique_ptr<ltt::LatencyAnalysis> latency; // usable once `latencyReady`
+    std::atomic<bool> latencyReady{false};
     std::atomic<bool> ready{false};
     std::unordered_map<std::int32_t, std::string> snapshotNames; // until ready
     std::unordered_map<std::int32_t, std::uint32_t> latest;      // pid -> last process instance
@@ -497,6 +499,35 @@ TraceDocument::timeBreakdown(const std::vector<std::int64_t>& ids) const {
 
 std::string TraceDocument::syscallNote() const {
     return ltt::syscallAccountingNote(impl_m->analysis->availability());
+}
+
+bool TraceDocument::computeLatency(Progress& progress) {
+    Impl& d = *impl_m;
+    if (d.latencyReady.load(std::memory_order_acquire))
+        return true;
+    auto a = std::make_unique<ltt::LatencyAnalysis>(*d.reader, d.proc ? &*d.proc : nullptr);
+    const bool done = a->run([&progress](double f) {
+        progress.set(std::min(1.0, f));
+        return !progress.cancelled();
+    });
+    if (!done && !a->error())
+        return false; // cancelled (corruption: the figures up to it, as the analysis has)
+    d.latency = std::move(a);
+    d.latencyReady.store(true, std::memory_order_release);
+    return true;
+}
+
+const ltt::LatencyAnalysis* TraceDocument::latency() const {
+    return impl_m->latencyReady.load(std::memory_order_acquire) ? impl_m->latency.get() : nullptr;
+}
+
+std::shared_ptr<const ltt::CriticalPath> TraceDocument::criticalPath(std::int32_t pid) const {
+    ltt::CriticalPathOptions o;
+    o.pid = pid;
+    auto p = std::make_shared<ltt::CriticalPath>(*impl_m->reader,
+                                                 impl_m->proc ? &*impl_m->proc : nullptr, o);
+    p->run();
+    return p;
 }
 
 std::optional<std::vector<std::uint64_t>> TraceDocument::filter(const EventFilter& f,

@@ -10,7 +10,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <libltt/critical_path.hpp>
 #include <libltt/event_query.hpp>
+#include <libltt/latency.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/syscall_args.hpp>
 #include <libltt/timebin_model.hpp>
@@ -167,6 +169,16 @@ public:
     // Why the system call accounting is empty or nameless ("masked out at
     // trace time"), as traceanalyze says it; empty when complete.
     std::string syscallNote() const;
+
+    // The latency distributions of the whole trace (libltt's
+    // LatencyAnalysis, what traceanalyze --latency prints): computed once
+    // by computeLatency() on a worker thread after ready(), kept for the
+    // document; nullptr until then. False when cancelled.
+    bool computeLatency(Progress& progress);
+    const ltt::LatencyAnalysis* latency() const;
+    // The critical path of task `pid` over the whole trace (libltt's
+    // CriticalPath, traceanalyze --critical-path; worker thread).
+    std::shared_ptr<const ltt::CriticalPath> criticalPath(std::int32_t pid) const;
 
     // Indices of matching events, in order (worker thread).
     std::optional<std::vector<std::uint64_t>> filter(const EventFilter& f,

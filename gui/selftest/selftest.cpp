@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <libltt/callsites.hpp>
 #include <libltt/event_format.hpp>
+#include <libltt/latency.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/syscall_args.hpp>
 #include <libltt/trace_analysis.hpp>
@@ -968,6 +969,127 @@ void checkCounterStrips(SelfTest& st, Next next) {
     next();
 }
 
+// The Latency tab: computed on the worker the first time it is shown, then
+// the figures, bars and worst instances are libltt's LatencyAnalysis.
+void showLatencyTab(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    checks->check(win.document()->latency() == nullptr,
+                  "latency is not computed before its tab is shown");
+    win.notebook().set_current_page(3);
+    auto waited = std::make_shared<int>(0);
+    Glib::signal_timeout().connect(
+        [&win, waited, next] {
+            if ((win.busy() || !win.document()->latency()) && ++*waited < 1200)
+                return true;
+            next();
+            return false;
+        },
+        100);
+}
+
+void checkLatencyTab(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    const ltt::LatencyAnalysis* a = win.document()->latency();
+    checks->check(a != nullptr, "latency computed when its tab is shown");
+    if (!a)
+        return next();
+    // The same figures from libltt directly.
+    ltt::TraceError err;
+    auto reader = ltt::TraceReader::open(st.trace, &err);
+    ltt::ProcParseError perr;
+    auto snap = ltt::readProcFile(st.proc, &perr);
+    ltt::LatencyAnalysis direct(*reader, snap ? &*snap : nullptr);
+    direct.run();
+    auto& lv = win.latencyView();
+    bool same = true;
+    std::string detail;
+    for (const auto& k : latencyKinds()) {
+        lv.selectKind(k.kind);
+        const auto& d = direct.all(k.kind);
+        const std::string want = latencyFigures(direct, k.kind);
+        if (lv.figuresText() != want || lv.worstRows().size() != d.worst().size()) {
+            same = false;
+            detail += std::string(k.title) + ": " + lv.figuresText() + " vs " + want + "; ";
+        }
+    }
+    checks->check(same, "latency tab: every kind's figures and worst list are libltt's", detail);
+    lv.selectKind(ltt::LatencyKind::Wakeup);
+    checks->check(direct.all(ltt::LatencyKind::Wakeup).count() > 0 && !lv.worstRows().empty(),
+                  "latency tab lists the worst wakeups (" + std::to_string(lv.worstRows().size()) +
+                      ")");
+    next();
+}
+
+void shootLatencyTab(SelfTest& st, Next next) {
+    auto& lv = st.win.latencyView();
+    const auto bars = latencyBars(st.win.document()->latency()->all(ltt::LatencyKind::Wakeup));
+    std::size_t nonEmpty = 0;
+    for (const auto& b : bars)
+        nonEmpty += b.count != 0;
+    st.checks.check(lv.lastBarsDrawn() == nonEmpty && nonEmpty > 0,
+                    "latency histogram draws a bar per non-empty bucket (" +
+                        std::to_string(lv.lastBarsDrawn()) + " of " + std::to_string(nonEmpty) +
+                        ")");
+    st.shot("latency-tab");
+    // Activating the worst wakeup: the graph at that moment.
+    lv.activateWorst(0);
+    next();
+}
+
+void checkLatencyJump(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    const auto& w = win.latencyView().worstRows().at(0);
+    const auto sel = win.selectedEvent();
+    const EventLine e = sel ? win.document()->event(*sel) : EventLine{};
+    checks->check(win.notebook().get_current_page() == 0 && sel && e.timeNs == w.endNs &&
+                      e.cpu == w.cpu && e.id == LTT_EV_SCHEDCHANGE,
+                  "a worst wakeup shows the graph with its switch-in selected",
+                  sel ? "event " + std::to_string(*sel) + " at " + std::to_string(e.timeNs) +
+                            " CPU " + std::to_string(e.cpu)
+                      : "nothing selected");
+    auto& g = win.graphView();
+    checks->check(g.viewBegin() <= w.startNs && g.viewEnd() >= w.endNs,
+                  "the graph's window covers the instance", windowText(g));
+    next();
+}
+
+// The critical path of the worst wakeup's task, over the graph.
+void showCriticalPathStep(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    const auto pid = win.latencyView().worstRows().at(0).pid;
+    win.showCriticalPath(pid, [next](bool) { next(); });
+}
+
+void checkCriticalPath(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    auto& g = win.graphView();
+    const ltt::CriticalPath* p = g.criticalPath();
+    checks->check(p && p->found() && !p->segments().empty(),
+                  "critical path computed for the selected task");
+    if (!p)
+        return next();
+    // The segments in view whose task has a row: those the paint drew.
+    std::size_t want = 0;
+    for (const auto& s : p->segments())
+        if (s.endNs > g.viewBegin() && s.startNs < g.viewEnd() &&
+            win.document()->graph().rowOfPid(s.pid)) {
+            const auto row = *win.document()->graph().rowOfPid(s.pid);
+            want += g.viewport().yOfRow(row, g.area().get_height()).has_value();
+        }
+    checks->check(g.lastCriticalSegments() == want && want > 0,
+                  "critical path: a band per segment in view (" +
+                      std::to_string(g.lastCriticalSegments()) + " of " + std::to_string(want) +
+                      ")");
+    st.shot("critical-path");
+    win.showCriticalPath(-1);
+    checks->check(g.criticalPath() == nullptr, "critical path hidden again");
+    next();
+}
+
 // The last screenshot and the summary line; quits.
 void finish(SelfTest& st, Next next) {
     Gtk::Application& app = st.app;
@@ -1003,6 +1125,9 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
     // The raw list: columns, search, filters, go to; back in the graph.
     add({checkRawListThenSearch, searchAgain, searchBackward, filterByType, filterBySyscallGroup,
          goToEventAndTime, checkGraphFollowsSelection, clickRowLabel});
+    // The latency tab, a jump to its worst wakeup, the critical path.
+    add({showLatencyTab, checkLatencyTab, shootLatencyTab, checkLatencyJump, showCriticalPathStep,
+         checkCriticalPath});
     addUserEventSteps(*script, win, &st->checks, st->shotFn());
     // Cancel, then the fixture trace with VARS records.
     add({cancelOpen, openVarsTrace, checkCounterStrips, finish});

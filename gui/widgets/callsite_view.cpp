@@ -78,24 +78,26 @@ void CallSiteView::start() {
     if (worker_m.joinable())
         return; // finished() starts again if the document changed meanwhile
     workerGeneration_m = generation_m;
-    worker_m = std::thread([this, trace = doc_m->tracePath(), proc = doc_m->procPath()] {
-        ltt::TraceError err;
-        auto reader = ltt::TraceReader::open(trace, &err);
-        if (!reader) {
-            resultError_m = err.str();
-        } else {
-            std::optional<ltt::ProcSnapshot> snap;
-            if (!proc.empty()) {
-                ltt::ProcParseError perr;
-                snap = ltt::readProcFile(proc, &perr);
+    worker_m =
+        std::thread([this, trace = doc_m->tracePath(), proc = doc_m->procPath(), symfs = symfs_m] {
+            ltt::TraceError err;
+            auto reader = ltt::TraceReader::open(trace, &err);
+            if (!reader) {
+                resultError_m = err.str();
+            } else {
+                std::optional<ltt::ProcSnapshot> snap;
+                if (!proc.empty()) {
+                    ltt::ProcParseError perr;
+                    snap = ltt::readProcFile(proc, &perr);
+                }
+                ltt::Symbolizer sym;
+                sym.setSymfs(symfs);
+                std::string why;
+                sym.loadTraceKallsyms(trace, &why);
+                result_m = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym);
             }
-            ltt::Symbolizer sym;
-            std::string why;
-            sym.loadTraceKallsyms(trace, &why);
-            result_m = ltt::analyzeCallSites(*reader, snap ? &*snap : nullptr, sym);
-        }
-        done_m.emit();
-    });
+            done_m.emit();
+        });
 }
 
 void CallSiteView::finished() {

@@ -24,6 +24,11 @@ public:
     ~CallSiteView() override;
     // Shows process `pid`'s call sites (its thread group's) of `doc`.
     void showProcess(const TraceDocument* doc, std::int32_t pid);
+    // Binaries are looked up under `dir` (perf's --symfs: a copy of the
+    // traced machine's root); "" or "/": by their own paths. Applies to
+    // tables computed from now on.
+    void setSymfs(std::string dir) { symfs_m = std::move(dir); }
+    const std::string& symfs() const { return symfs_m; }
     // Several processes are selected: no table, a note asking for one.
     void showSelection(const TraceDocument* doc);
     // For tests: rows shown, the note above them, whether the worker is
@@ -58,6 +63,7 @@ private:
     void fill();
 
     const TraceDocument* doc_m = nullptr;
+    std::string symfs_m;
     std::int32_t pid_m = 0;
     bool several_m = false; // several processes selected
     // The worker computes for a document's paths; a result for a document

@@ -309,6 +309,7 @@ void EventGraphView::viewMoved() {
 
 void EventGraphView::setDocument(const TraceDocument* doc) {
     doc_m = doc;
+    critical_m.reset(); // another trace's path
     vp_m.setGraph(doc_m ? &doc_m->graph() : nullptr);
     selected_m.reset();
     selectedTime_m.reset();
@@ -522,6 +523,11 @@ std::vector<std::string> EventGraphView::visibleRowLabels() const {
     return out;
 }
 
+void EventGraphView::setCriticalPath(std::shared_ptr<const ltt::CriticalPath> path) {
+    critical_m = std::move(path);
+    area_m.queue_draw();
+}
+
 void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int width, int height) {
     const auto t0 = std::chrono::steady_clock::now();
     cr->set_source_rgb(1, 1, 1);
@@ -569,6 +575,7 @@ void EventGraphView::drawGraph(const Cairo::RefPtr<Cairo::Context>& cr, int widt
         last_m.userLabels = 0;
     }
     paintLost(cr, scene);
+    lastCritical_m = critical_m ? paintCriticalPath(cr, scene, *critical_m) : 0;
     paintSelection(cr, scene, selectedTime_m, selectedRow_m);
     if (dragStart_m && dragNow_m)
         paintDragBand(cr, scene, std::min(*dragStart_m, *dragNow_m),

@@ -37,6 +37,7 @@
 #include <array>
 #include <chrono>
 #include <gtkmm.h>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -84,6 +85,13 @@ public:
     sigc::signal<void(std::chrono::nanoseconds)>& signalRefined() { return refinedSignal_m; }
     // Emitted whenever the visible window changes (begin, end).
     sigc::signal<void(std::uint64_t, std::uint64_t)>& signalViewChanged() { return viewSignal_m; }
+
+    // A critical path drawn over the graph (graph_painters.hpp's
+    // paintCriticalPath); nullptr: none.
+    void setCriticalPath(std::shared_ptr<const ltt::CriticalPath> path);
+    const ltt::CriticalPath* criticalPath() const { return critical_m.get(); }
+    // For tests: the path's segments the last paint drew.
+    std::size_t lastCriticalSegments() const { return lastCritical_m; }
 
     // Event kinds shown (LTT: "select events to present and ignore"): a
     // hidden kind draws no marker and no label; control lines are unchanged.
@@ -186,6 +194,8 @@ private:
     std::optional<std::uint64_t> userMarkAt(double x, double y) const;
 
     const TraceDocument* doc_m = nullptr;
+    std::shared_ptr<const ltt::CriticalPath> critical_m;
+    std::size_t lastCritical_m = 0;
     GraphViewport vp_m;
     std::optional<std::uint64_t> selected_m;
     std::optional<std::uint64_t> selectedTime_m;

@@ -365,6 +365,80 @@ void paintSelection(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s
     }
 }
 
+std::size_t paintCriticalPath(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s,
+                              const ltt::CriticalPath& path) {
+    std::size_t drawn = 0;
+    const auto& g = s.doc.graph();
+    const std::uint64_t vb = s.view.begin(), ve = s.view.end();
+    std::optional<double> lastY;
+    std::int32_t lastPid = -1;
+    for (const ltt::CriticalSegment& seg : path.segments()) {
+        std::optional<double> y;
+        if (auto row = g.rowOfPid(seg.pid))
+            y = s.view.yOfRow(*row, s.height);
+        // Where the path moves to another task: a dashed line at the time
+        // of the move between the two rows.
+        if (y && lastY && seg.pid != lastPid && seg.startNs >= vb && seg.startNs < ve) {
+            const double x = kLabelWidth + s.view.timeToX(seg.startNs, s.graphWidth);
+            cr->set_source_rgba(0.1, 0.1, 0.1, 0.7);
+            cr->set_line_width(1);
+            const std::vector<double> dash{3.0, 2.0};
+            cr->set_dash(dash, 0);
+            cr->move_to(std::floor(x) + 0.5, *lastY);
+            cr->line_to(std::floor(x) + 0.5, *y);
+            cr->stroke();
+            cr->unset_dash();
+        }
+        lastY = y;
+        lastPid = seg.pid;
+        if (!y || seg.endNs <= vb || seg.startNs >= ve)
+            continue;
+        const double x0 = kLabelWidth + s.view.timeToX(std::max(seg.startNs, vb), s.graphWidth);
+        const double x1 = kLabelWidth + s.view.timeToX(std::min(seg.endNs, ve), s.graphWidth);
+        double r, gr, b;
+        criticalColour(seg.kind, r, gr, b);
+        cr->set_source_rgba(r, gr, b, 0.6);
+        cr->rectangle(x0, *y - 4, std::max(1.0, x1 - x0), 8);
+        cr->fill();
+        ++drawn;
+    }
+    // The legend.
+    static const ltt::CriticalKind kKinds[] = {
+        ltt::CriticalKind::Running,   ltt::CriticalKind::Runnable, ltt::CriticalKind::Timer,
+        ltt::CriticalKind::Interrupt, ltt::CriticalKind::Io,       ltt::CriticalKind::Network,
+        ltt::CriticalKind::Blocked};
+    static const char* const kNames[] = {
+        "running", "waiting for a CPU", "timer", "interrupt", "I/O",
+        "network", "blocked / unknown"};
+    const std::string title = "Critical path of " + path.name(path.options().pid) + " (" +
+                              std::to_string(path.options().pid) + "):";
+    cr->set_font_size(10);
+    double x = kLabelWidth + 6;
+    const double y = s.height - 8;
+    Cairo::TextExtents e;
+    cr->get_text_extents(title, e);
+    cr->set_source_rgba(1, 1, 1, 0.85);
+    cr->rectangle(x - 4, y - 11, s.graphWidth - 4, 15);
+    cr->fill();
+    cr->set_source_rgb(0.1, 0.1, 0.1);
+    cr->move_to(x, y);
+    cr->show_text(title);
+    x += e.x_advance + 8;
+    for (std::size_t i = 0; i < std::size(kKinds); ++i) {
+        double r, gr, b;
+        criticalColour(kKinds[i], r, gr, b);
+        cr->set_source_rgba(r, gr, b, 0.8);
+        cr->rectangle(x, y - 8, 14, 8);
+        cr->fill();
+        cr->set_source_rgb(0.1, 0.1, 0.1);
+        cr->move_to(x + 18, y);
+        cr->show_text(kNames[i]);
+        cr->get_text_extents(kNames[i], e);
+        x += 18 + e.x_advance + 10;
+    }
+    return drawn;
+}
+
 void paintDragBand(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s, double a,
                    double b) {
     cr->set_source_rgba(0.2, 0.4, 1.0, 0.2);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "graph_viewport.hpp"
+#include "latency_model.hpp"
 #include "trace_document.hpp"
 
 #include <array>
@@ -73,6 +74,12 @@ void paintLost(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s);
 void paintSelection(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s,
                     std::optional<std::uint64_t> selectedTime,
                     std::optional<std::size_t> selectedRow);
+// A critical path (libltt's CriticalPath) over the graph: a band per
+// segment on the row of its task, coloured by kind (latency_model.hpp's
+// criticalColour), a dashed line where the path moves to another task's
+// row, and a legend in the bottom left corner. Returns the segments drawn.
+std::size_t paintCriticalPath(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s,
+                              const ltt::CriticalPath& path);
 // The drag-to-zoom band between area x `a` and `b`.
 void paintDragBand(const Cairo::RefPtr<Cairo::Context>& cr, const GraphScene& s, double a,
                    double b);

@@ -62,6 +62,15 @@ MainWindow::MainWindow() {
     notebook_m.append_page(graph_m, "Event Graph");
     notebook_m.append_page(process_m, "Process analysis");
     notebook_m.append_page(raw_m, "Raw Trace");
+    notebook_m.append_page(latency_m, "Latency");
+    // The latency distributions are computed the first time their tab is
+    // shown (a pass of their own over the trace).
+    notebook_m.signal_switch_page().connect([this](Gtk::Widget* page, guint) {
+        if (page == &latency_m && doc_m && doc_m->ready() && !doc_m->latency())
+            computeLatency();
+    });
+    latency_m.signalJump().connect(
+        [this](ltt::LatencyKind k, const LatencyWorstRow& row) { showLatencyInstance(k, row); });
     notebook_m.set_vexpand(true);
     root_m.append(toolbar_m);
     root_m.append(notebook_m);
@@ -112,12 +121,18 @@ MainWindow::MainWindow() {
             return;
         graph_m.showProcess(pid);
         setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+        criticalPid_m = pid;
+        if (criticalOn_m)
+            showCriticalPath(pid);
     });
     graph_m.signalRowClicked().connect([this](std::int32_t pid) {
         if (!doc_m || pid < 0)
             return;
         process_m.selectPid(pid);
         setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+        criticalPid_m = pid;
+        if (criticalOn_m)
+            showCriticalPath(pid);
     });
     Gtk::RecentManager::get_default()->signal_changed().connect([this] { rebuildRecentMenu(); });
     rebuildRecentMenu();
@@ -168,9 +183,28 @@ void MainWindow::buildMenu() {
         add_action(action);
     }
     view->append_submenu("Event _kinds", kinds);
+    {
+        view->append("_Critical path of the selected process", "win.critical-path");
+        auto action = Gio::SimpleAction::create_bool("critical-path", false);
+        action->signal_activate().connect([this, action](const Glib::VariantBase&) {
+            bool on = false;
+            action->get_state(on);
+            action->change_state(!on);
+            criticalOn_m = !on;
+            if (!criticalOn_m)
+                showCriticalPath(-1);
+            else if (criticalPid_m > 0)
+                showCriticalPath(criticalPid_m);
+            else
+                setStatus("Select a process (its row's label, or the process tree) to see "
+                          "its critical path");
+        });
+        add_action(action);
+    }
     view->append("_Event Graph", "win.tab::0");
     view->append("_Process analysis", "win.tab::1");
     view->append("_Raw Trace", "win.tab::2");
+    view->append("_Latency", "win.tab::3");
     menu->append_submenu("_View", view);
     auto go = Gio::Menu::create();
     go->append("Go to _event…", "win.goto-event");
@@ -190,6 +224,7 @@ void MainWindow::buildMenu() {
         graph_m.setDocument(nullptr);
         process_m.setDocument(nullptr);
         raw_m.setDocument(nullptr);
+        latency_m.setDocument(nullptr);
         doc_m.reset();
         selected_m.reset();
         windowText_m.clear();
@@ -461,6 +496,7 @@ void MainWindow::loadTrace(const std::string& tracePath, const std::string& proc
             const KeptView kept = keep ? keptView() : KeptView{};
             process_m.setDocument(nullptr);
             raw_m.setDocument(nullptr);
+            latency_m.setDocument(nullptr);
             // The graph reads the old document's extent while the
             // window still holds it.
             if (keep)
@@ -487,6 +523,9 @@ void MainWindow::loadTrace(const std::string& tracePath, const std::string& proc
                     if (ok) {
                         process_m.setDocument(doc_m.get());
                         raw_m.setDocument(doc_m);
+                        latency_m.setDocument(doc_m.get());
+                        if (notebook_m.get_current_page() == 3)
+                            computeLatency();
                         graph_m.area().queue_draw(); // process names
                         std::string status = doc_m->summary();
                         for (const auto& w : doc_m->warnings())
@@ -526,6 +565,69 @@ void MainWindow::selectEvent(std::uint64_t index, const void* source) {
     setStatus("#" + std::to_string(index) + "  " + formatTime(line.timeNs) + "  CPU " +
               cellOf(line, 0) + "  PID " + std::to_string(line.pid) + "  " + line.event +
               (line.description.empty() ? "" : "  " + line.description));
+}
+
+void MainWindow::computeLatency(std::function<void(bool)> then) {
+    if (!doc_m || !doc_m->ready()) {
+        if (then)
+            then(false);
+        return;
+    }
+    if (doc_m->latency()) {
+        latency_m.refresh();
+        if (then)
+            then(true);
+        return;
+    }
+    auto doc = doc_m;
+    startJob("Computing latency", [this, doc, then = std::move(then)](Progress& p) {
+        const bool ok = doc->computeLatency(p);
+        return std::function<void()>([this, doc, ok, then] {
+            if (doc != doc_m)
+                return;
+            latency_m.refresh();
+            setStatus(ok ? doc->summary() : "Latency cancelled");
+            if (then)
+                then(ok);
+        });
+    });
+}
+
+void MainWindow::showLatencyInstance(ltt::LatencyKind kind, const LatencyWorstRow& row) {
+    if (!doc_m || !doc_m->ready())
+        return;
+    const auto index = latencyEndEvent(*doc_m, kind, row);
+    notebook_m.set_current_page(0);
+    if (index)
+        selectEvent(*index);
+    // The instance and as much again on each side.
+    const std::uint64_t len = std::max<std::uint64_t>(row.endNs - row.startNs, 1000);
+    graph_m.setView(row.startNs > len ? row.startNs - len : 0, row.endNs + len, true);
+    if (row.pid > 0)
+        graph_m.showProcess(row.pid);
+}
+
+void MainWindow::showCriticalPath(std::int32_t pid, std::function<void(bool)> then) {
+    if (pid < 0 || !doc_m || !doc_m->ready()) {
+        graph_m.setCriticalPath(nullptr);
+        if (then)
+            then(false);
+        return;
+    }
+    auto doc = doc_m;
+    startJob("Computing the critical path", [this, doc, pid, then = std::move(then)](Progress&) {
+        auto path = doc->criticalPath(pid);
+        return std::function<void()>([this, doc, path, then] {
+            if (doc != doc_m)
+                return;
+            graph_m.setCriticalPath(path->found() ? path : nullptr);
+            setStatus(path->found() ? "Critical path of " + path->name(path->options().pid) + " (" +
+                                          std::to_string(path->options().pid) + ")"
+                                    : "No critical path: the process does not run in the trace");
+            if (then)
+                then(path->found());
+        });
+    });
 }
 
 void MainWindow::find(bool forward, std::function<void(std::optional<std::uint64_t>)> then) {

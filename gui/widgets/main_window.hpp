@@ -6,6 +6,7 @@
 
 #include "event_graph_view.hpp"
 #include "follow_controller.hpp"
+#include "latency_view.hpp"
 #include "process_view.hpp"
 #include "raw_trace_view.hpp"
 #include "trace_document.hpp"
@@ -71,6 +72,18 @@ public:
     EventGraphView& graphView() { return graph_m; }
     ProcessView& processView() { return process_m; }
     RawTraceView& rawView() { return raw_m; }
+    LatencyView& latencyView() { return latency_m; }
+    // Computes the latency distributions (on the worker, once per
+    // document) and shows them in the Latency tab; `then` runs on the UI
+    // thread when they are shown (false: cancelled or no trace ready).
+    void computeLatency(std::function<void(bool)> then = {});
+    // Shows a worst instance in the event graph: the graph tab, a view
+    // covering the instance, the event that ended it selected.
+    void showLatencyInstance(ltt::LatencyKind kind, const LatencyWorstRow& row);
+    // The critical path of `pid` over the event graph (computed on the
+    // worker; `then` when drawn), or none (pid < 0). View → Critical path
+    // draws the selected process's.
+    void showCriticalPath(std::int32_t pid, std::function<void(bool)> then = {});
     Gtk::Entry& searchEntry() { return search_m; }
     Gtk::Label& statusLabel() { return status_m; }
     // The visible time window "(t1, t2)", in seconds since the trace start,
@@ -117,6 +130,9 @@ private:
     EventGraphView graph_m;
     ProcessView process_m;
     RawTraceView raw_m;
+    LatencyView latency_m;
+    bool criticalOn_m = false;       // View → Critical path of the selected process
+    std::int32_t criticalPid_m = -1; // the process selected (graph row or tree)
     Gtk::Box statusBar_m{Gtk::Orientation::HORIZONTAL, 6};
     Gtk::Label status_m;
     // Drawn, not a Gtk::Label: a label's new text queues a resize of the

@@ -204,6 +204,19 @@ struct ltt_test_payload {
 	__u32 reserved;
 };
 
+/*
+ * LTT_IOC_GET_CLOCK_PAIR: `trace` (the session's clock: TSC ticks, or
+ * local_clock() ns with LTT_TRACE_F_CLOCK_FALLBACK) read between two
+ * CLOCK_MONOTONIC reads (ns) with interrupts off; `monotonic` is their
+ * midpoint and `window_ns` their distance, the pair's uncertainty.
+ */
+struct ltt_clock_pair {
+	__u64 trace;
+	__u64 monotonic;
+	__u32 window_ns;
+	__u32 cpu;
+};
+
 struct ltt_user_event {
 	__u32 id;
 	__u32 length;   /* payload bytes, <= LTT_CUSTOM_MAX */
@@ -241,6 +254,12 @@ struct ltt_user_event {
  * (the ring held by an unread snapshot, NMIs) stay in GET_LOST.
  */
 #define LTT_IOC_GET_OVERWRITTEN _IOR(LTT_IOC_MAGIC, 0x23, struct ltt_lost_counts)
+/*
+ * The trace clock and CLOCK_MONOTONIC read together (ABI 2.5), while
+ * tracing (EINVAL otherwise): tracedaemon places application events
+ * stamped with CLOCK_MONOTONIC on a fallback-clock trace with it.
+ */
+#define LTT_IOC_GET_CLOCK_PAIR _IOR(LTT_IOC_MAGIC, 0x24, struct ltt_clock_pair)
 #define LTT_IOC_TEST_EMIT _IOW(LTT_IOC_MAGIC, 0x30, struct ltt_test_emit)
 #define LTT_IOC_USER_EVENT _IOW(LTT_IOC_MAGIC, 0x31, struct ltt_user_event)
 

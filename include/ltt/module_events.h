@@ -195,10 +195,13 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_map) ==
  *   ring) and a LOST record says so as in CPU blocks; the stream's last
  *   block has LTT_BLOCK_F_FINAL.
  *
- * Times are the clock of the CPU blocks (the TSC: user events are recorded
- * in LTT_TRACE_F_TSC_RELIABLE traces, and in TSC traces of one CPU, whose
- * TSC is trivially consistent; not in LTT_TRACE_F_CLOCK_FALLBACK ones) and
- * never go back within a stream. Records are version 2 LTT_CODE_EXT records of
+ * Times are the clock of the CPU blocks and never go back within a
+ * stream. In TSC traces (LTT_TRACE_F_TSC_RELIABLE, or one CPU) the
+ * application read the TSC; in LTT_TRACE_F_CLOCK_FALLBACK traces it read
+ * CLOCK_MONOTONIC and the daemon moved each time onto the trace clock
+ * (local_clock() ns) with the module's clock pairs (LTT_IOC_GET_CLOCK_PAIR):
+ * such streams' blocks have LTT_BLOCK_F_USER_MONOTONIC, and their times
+ * stand among the kernel's within the bound docs/user-events.md states. Records are version 2 LTT_CODE_EXT records of
  * event LTT_EV_USER, and HEARTBEATs where a delta would not fit.
  *
  * A type is declared (LTT_USER_DECLARE) in a stream before the first event
@@ -207,6 +210,8 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_map) ==
  * ----------------------------------------------------------------------
  */
 #define LTT_BLOCK_F_USER 0x0002 /* a user stream's block (USER records) */
+/* A user block whose times the daemon placed from CLOCK_MONOTONIC (above). */
+#define LTT_BLOCK_F_USER_MONOTONIC 0x0004
 
 enum ltt_user_sub {
 	LTT_USER_EVENT = 0,   /* struct ltt_ev_user */

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Runs inside the QEMU guest (busybox sh, as root; one vCPU and the
-# module's clock=tsc, so that the trace's clock is the one user events
-# carry): tracedaemon --flight-recorder -b 16K serving libltt-user.
+# module's clock=tsc, so that the trace's clock is the TSC user events
+# carry; or, with the argument "fallback", two vCPUs and the module's
+# fallback clock, user events on CLOCK_MONOTONIC): tracedaemon
+# --flight-recorder -b 16K serving libltt-user.
 #   about 20 s of load: ltt-user-load runs one after another (each logs
 #   3000 events and waits for the daemon's drain) beside a system-call loop
 #   ltt-mark "before snapshot", then SIGUSR1: snapshot 1
@@ -17,7 +19,14 @@ facts=$out/facts.txt
 fact() { echo "$1=$2" >>"$facts"; }
 buf=16384
 
-ltt_load_first clock=tsc || { fail "/dev/tracer" "not created"; exit 1; }
+# With "fallback" (two vCPUs): the module's default clock, which falls
+# back to local_clock() when the TSCs are unsynchronized; user events then
+# carry CLOCK_MONOTONIC.
+if [ "${1:-}" = fallback ]; then
+	ltt_load_first || { fail "/dev/tracer" "not created"; exit 1; }
+else
+	ltt_load_first clock=tsc || { fail "/dev/tracer" "not created"; exit 1; }
+fi
 mkdir -p /run
 cd "$out" || exit 1
 fact ncpus "$(grep -c ^processor /proc/cpuinfo)"
@@ -38,6 +47,13 @@ tdp=$!
 i=0
 while [ ! -S /run/ltt/user.sock ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 chk "the flight recorder listens on /run/ltt/user.sock" [ -S /run/ltt/user.sock ]
+if [ "${1:-}" = fallback ]; then
+	# The module says at the trace's start when it falls back.
+	if dmesg | grep -q "TSC not usable"; then ok "the module took the fallback clock"
+	else fail "the module took the fallback clock" "$(dmesg | grep -i tsc | tail -n 2 | tr '\n' ' ')"; fi
+	if grep -q "no user events" fr.log; then fail "user events recorded" "$(grep 'no user events' fr.log)"
+	else ok "user events recorded on the fallback clock"; fi
+fi
 
 load() { while :; do cat /proc/self/stat >/dev/null; done; }
 load & l1=$!

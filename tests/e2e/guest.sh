@@ -37,7 +37,12 @@ scenario() {
 	shift
 	tracedaemon -q "$O/$name.trace" "$O/$name.proc" >"$O/$name.daemon.log" 2>&1 &
 	daemon=$!
-	sleep 1 # the daemon has started tracing and written the .proc file
+	# The daemon has started tracing when it writes the .proc file (its
+	# snapshot follows START): on a slow or busy emulation that can take
+	# longer than a second, and a workload run before it is not traced.
+	i=0
+	while [ ! -s "$O/$name.proc" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 1
 	if [ "${QUIET:-0}" = 1 ]; then
 		"$@"
 	else

@@ -77,26 +77,27 @@ vm_kernel() {
 	fi
 }
 
-# vm_stock_kernel [--no-build]: vm_kernel stock.
+# vm_stock_kernel [--no-build]: vm_kernel stock, of the kernel line
+# LTT_KERNEL_LINE (scripts/stock-kernel.sh --lines; default deb12).
 vm_stock_kernel() {
-	local sdir rel
+	local sdir rel line=(--line "${LTT_KERNEL_LINE:-deb12}")
 	if [[ ! -x $vm_repo/scripts/stock-kernel.sh ]]; then
 		echo "vm-host: scripts/stock-kernel.sh missing" >&2
 		return $VM_SKIP
 	fi
 	if [[ $1 == --no-build ]]; then
-		sdir=$("$vm_repo/scripts/stock-kernel.sh" --print-dir 2>/dev/null | tail -n 1) || {
+		sdir=$("$vm_repo/scripts/stock-kernel.sh" "${line[@]}" --print-dir 2>/dev/null | tail -n 1) || {
 			echo "vm-host: the stock kernel is not unpacked (scripts/stock-kernel.sh)" >&2
 			return $VM_SKIP
 		}
 	else
-		sdir=$("$vm_repo/scripts/stock-kernel.sh" | tail -n 1) || {
+		sdir=$("$vm_repo/scripts/stock-kernel.sh" "${line[@]}" | tail -n 1) || {
 			echo "vm-host: scripts/stock-kernel.sh failed" >&2
 			return 203
 		}
 	fi
 	rel=$(basename "$sdir")
-	vm_kdir=/lib/modules/$rel/build
+	vm_kdir=$("$vm_repo/scripts/stock-kernel.sh" "${line[@]}" --headers) || return 203
 	vm_kmods=$sdir/lib/modules/$rel
 	# The decompressed kernel boots faster (no decompression under TCG).
 	vm_kimage=$sdir/boot/vmlinux-$rel
@@ -105,9 +106,14 @@ vm_stock_kernel() {
 
 # vm_module VARIANT: build the trace module against vm_kdir into
 # $BUILD/module/VARIANT and set vm_ko; 203 when the build fails.
+# For a stock kernel of a line other than deb12 the module is built in its
+# distribution's root (scripts/kernels.sh --build-module).
 vm_module() {
 	[[ -x $vm_repo/module/build.sh ]] || { echo "vm-host: module/build.sh missing" >&2; return $VM_SKIP; }
-	vm_ko=$("$vm_repo/module/build.sh" "$vm_kdir" "$vm_build/module/$1" | tail -n 1) && [[ -f $vm_ko ]] || {
+	local how=("$vm_repo/module/build.sh" "$vm_kdir")
+	[[ $1 == stock && ${LTT_KERNEL_LINE:-deb12} != deb12 ]] &&
+		how=("$vm_repo/scripts/kernels.sh" --build-module "$LTT_KERNEL_LINE")
+	vm_ko=$("${how[@]}" "$vm_build/module/$1${LTT_KERNEL_LINE:+-$LTT_KERNEL_LINE}" | tail -n 1) && [[ -f $vm_ko ]] || {
 		echo "vm-host: module build failed against $vm_kdir" >&2
 		return 203
 	}

@@ -4,6 +4,7 @@
 # module), also under ASan+UBSan and the sessions and the user-event server
 # under TSan, the libFuzzer targets for a short while, then the real binary's
 # command-line errors and the wrappers'.
+# run-suites: alone
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/sh-test.sh"

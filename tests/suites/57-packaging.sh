@@ -137,6 +137,40 @@ else
 fi
 grep -E '^[WE]:' "$tmp/lintian.log" | sed 's/^/       lintian /'
 
+# ltt-tools and traceview on Debian 13: installed with apt (their
+# dependencies resolved from trixie) on an overlay of the cached trixie root
+# (scripts/debian-root.sh --overlay: the root itself stays as it was), then
+# run there: the programs start, traceanalyze reads a trace, traceview
+# reads one without a display (--help; its window needs GTK's display).
+if [[ -f ${pkg[ltt-tools]:-} && -f ${pkg[traceview]:-} ]]; then
+	cp tests/gui/data/small.trace tests/gui/data/small.proc "$tmp/"
+	debs=("/ltt/deb/$(basename "${pkg[ltt-tools]}")" "/ltt/deb/$(basename "${pkg[traceview]}")")
+	[[ -f ${pkg[libltt-user0]:-} ]] && debs+=("/ltt/deb/$(basename "${pkg[libltt-user0]}")")
+	scripts/debian-root.sh trixie --overlay --bind "$deb:/ltt/deb" --bind "$tmp:/ltt/tmp" -- sh -c "
+		set -e
+		apt-get -qq install -y --no-install-recommends ${debs[*]} >/ltt/tmp/trixie-install.log 2>&1
+		echo installed
+		. /etc/os-release; echo \"os \$VERSION_ID\"
+		tracedaemon --version
+		traceanalyze --version
+		traceanalyze -s /ltt/tmp/small.trace /ltt/tmp/small.proc | head -n 20
+		traceview --version
+		dpkg-query -W -f='\${Package} \${Version}\n' ltt-tools traceview
+	" >"$tmp/trixie.log" 2>&1
+	rc=$?
+	t_run_expect "Debian 13 (trixie root): ltt-tools and traceview $version install with apt" 0 \
+		"^installed$" cat "$tmp/trixie.log"
+	[[ $rc == 0 ]] || sed 's/^/       /' "$tmp/trixie-install.log" "$tmp/trixie.log" 2>/dev/null | tail -n 12
+	t_run_expect "Debian 13 (trixie root): it is Debian 13" 0 "^os \"?13\"?$" cat "$tmp/trixie.log"
+	t_run_expect "Debian 13 (trixie root): tracedaemon and traceanalyze run ($version)" 0 \
+		"tracedaemon $version .*traceanalyze (\(ltt\) )?$version" tr '\n' ' ' <"$tmp/trixie.log"
+	t_run_expect "Debian 13 (trixie root): traceanalyze -s reads a trace" 0 \
+		"^  Syscall entry +[1-9]" cat "$tmp/trixie.log"
+	t_run_expect "Debian 13 (trixie root): traceview runs ($version)" 0 "^traceview $version" cat "$tmp/trixie.log"
+else
+	t_fail "Debian 13 (trixie root): ltt-tools and traceview install" "the packages were not built"
+fi
+
 # The stock kernel for the guest: scripts/stock-kernel.sh downloads and
 # unpacks the image (never installed on the host) and installs its headers
 # when they are missing.

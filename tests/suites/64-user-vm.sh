@@ -7,7 +7,11 @@
 # values; the user streams' framing; kernel blocks too). One vCPU under
 # -icount (shift=0: one instruction per virtual ns), so the costs per event
 # the guest notes (disabled and enabled paths) count instructions, not the
-# host's load. The kernel is not built here: not in the cache, a skip.
+# host's load. Then the same guest on two vCPUs with the fallback clock
+# (tests/user/vm-guest-fallback.sh): two threads log 10 000 events between
+# getppid() calls, and ltt-user-bracket checks each event's place among
+# the kernel's and notes the cross-clock error it measured.
+# The kernel is not built here: not in the cache, a skip.
 # LTT_SKIP_VM=1 skips the suite.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +23,7 @@ vm_suite_skip_if_requested "user events in the VM"
 build=$vm_build
 [[ $build == /* ]] || build=$repo/$build
 if ! vm_need "$build/bin/tracedaemon" "$build/bin/ltt-mark" "$build/bin/ltt-user-load" \
-	"$build/bin/ltt-user-check"; then
+	"$build/bin/ltt-user-check" "$build/bin/ltt-user-bracket"; then
 	t_fail "user events: programs built" "run make BUILD=$build first"
 	t_summary
 	exit 1
@@ -65,6 +69,37 @@ if vm_report "$rc" "$log" "$out" "user events in the guest"; then
 		fi
 	else
 		t_fail "the guest brought back user.trace and the loader's pid" "$(ls "$out")"
+	fi
+fi
+
+# The same on two vCPUs with the module's default clock: the kernel finds
+# the TSCs unsynchronized, the trace's clock is the fallback
+# (local_clock()), and application events carry CLOCK_MONOTONIC
+# (tests/user/vm-guest-fallback.sh). No -icount: the kernel's own choice
+# of clocks, as on a virtual machine (its own TSC calibration too); the
+# costs are host time.
+fb=$build/test-results/user-vm-fallback
+rm -rf "$fb"
+mkdir -p "$fb"
+if ((rc == 0)); then
+	vm_qemu=(--smp 2 --timeout 900 --mem 1G)
+	vm_boot "$fb" tests/user/vm-guest-fallback.sh >>"$fb.log" 2>&1
+	rc=$?
+fi
+if vm_report "$rc" "$fb.log" "$fb" "user events in the 2-vCPU fallback-clock guest" "fallback: "; then
+	pid=$(sed -n 's/^load_pid=//p' "$fb/facts.txt" 2>/dev/null)
+	if [[ -f $fb/user.trace && -n $pid ]]; then
+		# The daemon's measured bound: the kernel clock's largest move
+		# against CLOCK_MONOTONIC between two of its clock pairs.
+		bound=$(sed -n 's/.*the kernel.s clock moved at most \([0-9]*\) ns.*/\1/p' "$fb/td.log")
+		if [[ -n $bound ]]; then t_pass "fallback: the daemon states its placement bound: $bound ns"
+		else t_fail "fallback: the daemon states its placement bound" "$(grep 'user events' "$fb/td.log")"; fi
+		"$build/bin/ltt-user-bracket" "$fb/user.trace" "$pid" "${bound:-0}" >"$fb/bracket.txt" 2>&1
+		vm_import <(sed -E 's/^(ok|FAIL) - /\1 - fallback trace: /' "$fb/bracket.txt")
+		[[ $(tail -n 1 "$fb/bracket.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] ||
+			t_fail "ltt-user-bracket reported its totals" "$(tail -n 3 "$fb/bracket.txt")"
+	else
+		t_fail "the fallback guest brought back user.trace and the loader's pid" "$(ls "$fb")"
 	fi
 fi
 t_summary

@@ -34,7 +34,10 @@ if [[ ! -x $tv ]]; then
 	exit
 fi
 
-t_run_expect "traceview --help prints the usage" 0 'usage: traceview \[TRACE \[PROC\]\]' "$tv" --help
+t_run_expect "traceview --help prints the usage" 0 'usage: traceview \[--symfs DIR\] \[TRACE \[PROC\]\]' "$tv" --help
+t_run_expect "--symfs needs a DIR" 2 'traceview: --symfs needs a DIR' "$tv" --symfs
+t_run_expect "--symfs must be a directory" 2 'traceview: --symfs /nonexistent: not a directory' \
+	"$tv" --symfs /nonexistent "$data/small.trace"
 t_run_expect "unknown option is refused" 2 'unknown option --frobnicate' "$tv" --frobnicate
 t_run_expect "--follow needs a TRACE" 2 'traceview: --follow needs a TRACE' "$tv" --follow
 t_run_expect "no display: clear message" 3 'cannot open a display' \
@@ -108,7 +111,7 @@ fold_selftest "user streams selftest" "$log" "$?"
 
 for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
 	cpu-view process-analysis process-selection time-breakdown raw-trace \
-	raw-trace-filtered counter-strips; do
+	raw-trace-filtered counter-strips latency-tab critical-path; do
 	f=$out/$shot.png
 	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
 		t_pass "screenshot $shot.png is a PNG"

@@ -17,6 +17,12 @@
  *                                  N threads, one after another, each
  *                                  logs COUNT events and exits; event i
  *                                  of thread k has seq k * COUNT + i
+ *   ltt-user-load COUNT --bracket N
+ *                                  N threads at once, each logs COUNT / N
+ *                                  events, each between two getppid()
+ *                                  system calls (the kernel events the
+ *                                  checker places it between); event i
+ *                                  of thread k has seq k * COUNT / N + i
  *
  * The plain enabled run waits for the daemon's drain after each 1000
  * (not timed): the point is every event in the trace, in order. Prints
@@ -26,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ltt/user.h>
 
@@ -48,6 +56,43 @@ static void *thread_main(void *arg)
 	for (i = j->first; i < j->first + per_thread; i++)
 		ltt_user_log(t, (int64_t)i, names[i % 97], i * 0.5);
 	return NULL;
+}
+
+static pthread_barrier_t start_line;
+
+static void *bracket_main(void *arg)
+{
+	const struct job *j = arg;
+	long i;
+
+	pthread_barrier_wait(&start_line);
+	for (i = j->first; i < j->first + per_thread; i++) {
+		syscall(SYS_getppid);
+		ltt_user_log(t, (int64_t)i, names[i % 97], i * 0.5);
+		syscall(SYS_getppid);
+	}
+	return NULL;
+}
+
+/* N threads at once, each logging between system calls. */
+static int run_bracket(long n)
+{
+	pthread_t th[64];
+	struct job jobs[64];
+	long k;
+
+	pthread_barrier_init(&start_line, NULL, (unsigned int)n);
+	for (k = 0; k < n; k++) {
+		jobs[k].first = k * per_thread;
+		if (pthread_create(&th[k], NULL, bracket_main, &jobs[k]) != 0) {
+			perror("ltt-user-load: pthread_create");
+			return 1;
+		}
+	}
+	for (k = 0; k < n; k++)
+		pthread_join(th[k], NULL);
+	pthread_barrier_destroy(&start_line);
+	return 0;
 }
 
 /* N short-lived threads, one after another: each ring is given back. */
@@ -78,7 +123,7 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-	long count, i, threads = 0, batch = BATCH, pace = 0;
+	long count, i, threads = 0, bracket = 0, batch = BATCH, pace = 0;
 	double spent = 0, t0;
 	int disabled = 0, r;
 
@@ -89,10 +134,14 @@ int main(int argc, char **argv)
 		batch = count, pace = argc == 4 ? atol(argv[3]) : 0;
 	else if (argc == 4 && !strcmp(argv[2], "--threads"))
 		threads = atol(argv[3]);
+	else if (argc == 4 && !strcmp(argv[2], "--bracket"))
+		bracket = atol(argv[3]);
 	if (argc < 2 || count <= 0 || (argc == 3 && !disabled && batch != count) ||
-	    (argc == 4 && threads <= 0 && pace <= 0) || argc > 4) {
+	    (argc == 4 && threads <= 0 && pace <= 0 && bracket <= 0) || argc > 4 ||
+	    bracket > 64 || (bracket && count % bracket)) {
 		fprintf(stderr,
-			"usage: ltt-user-load COUNT [--disabled | --burst [NS] | --threads N]\n");
+			"usage: ltt-user-load COUNT [--disabled | --burst [NS] | --threads N | --bracket N]\n"
+			"  (--bracket: at most 64 threads, COUNT a multiple of N)\n");
 		return 2;
 	}
 	for (i = 0; i < 97; i++)
@@ -109,6 +158,22 @@ int main(int argc, char **argv)
 				strerror(-r));
 			return 1;
 		}
+	}
+	if (bracket) {
+		per_thread = count / bracket;
+		t0 = now_ns();
+		if (run_bracket(bracket))
+			return 1;
+		spent = now_ns() - t0;
+		r = ltt_user_flush(5000);
+		if (r) {
+			fprintf(stderr, "ltt-user-load: not drained: %s\n",
+				strerror(-r));
+			return 1;
+		}
+		printf("%ld events from %ld threads: %.1f ns per event and its two getppid()\n",
+		       count, bracket, spent / per_thread);
+		return 0;
 	}
 	if (threads) {
 		per_thread = count;

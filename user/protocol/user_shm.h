@@ -71,9 +71,25 @@ struct ltt_user_shm_header {
 	uint32_t enabled; /* written by the daemon: 1 while it traces us */
 	uint64_t lost_no_ring; /* events of threads that found no free ring */
 	uint32_t ring_bytes; /* data bytes of each ring, a power of two */
+	uint32_t clocks;  /* the process: LTT_USER_CLOCK_F_* it can stamp with */
+	uint32_t clock;   /* the daemon, before ENABLE: enum ltt_user_clock */
 	uint32_t reserved0;
-	uint64_t reserved[3];
+	uint64_t reserved[2];
 };
+
+/*
+ * The clock a record's `tsc` is read from, chosen by the daemon: the TSC
+ * when the trace's clock is a TSC every CPU shares, else CLOCK_MONOTONIC,
+ * which the daemon places on the trace's clock (LTT_IOC_GET_CLOCK_PAIR).
+ * A library that leaves `clocks` 0 stamps with the TSC only: the daemon
+ * enables it only in TSC traces.
+ */
+enum ltt_user_clock {
+	LTT_USER_CLOCK_TSC = 0,
+	LTT_USER_CLOCK_MONOTONIC = 1,
+};
+#define LTT_USER_CLOCK_F_TSC (1u << LTT_USER_CLOCK_TSC)
+#define LTT_USER_CLOCK_F_MONOTONIC (1u << LTT_USER_CLOCK_MONOTONIC)
 
 struct ltt_user_shm_type {
 	uint32_t ready;   /* 1 once the rest is written */
@@ -99,7 +115,7 @@ struct ltt_user_rec {
 	uint16_t size;     /* bytes of the record, a multiple of 8 */
 	uint16_t reserved; /* zero */
 	uint32_t type;     /* a declared type id */
-	uint64_t tsc;      /* rdtsc when the event was logged */
+	uint64_t tsc;      /* logged at: rdtsc, or CLOCK_MONOTONIC ns */
 };
 
 #define LTT_USER_REC_MAX (sizeof(struct ltt_user_rec) + LTT_USER_PAYLOAD_MAX)
@@ -117,13 +133,17 @@ struct ltt_user_rec {
  * Socket messages (SOCK_SEQPACKET: one message per send). REGISTER carries
  * the memfd (SCM_RIGHTS), then the wakeup eventfd; ENABLE and DISABLE go
  * from the daemon to the process, which mirrors them in its enabled word;
- * SNAPSHOT asks the daemon for a flight-recorder snapshot, `text` saying why.
+ * SNAPSHOT asks the daemon for a flight-recorder snapshot, `text` saying why;
+ * REFUSE tells a registered process at once that this daemon will not
+ * record its events, `text` saying why (ltt-mark prints it), so that it
+ * never waits for an ENABLE that will not come.
  */
 enum ltt_user_msg_kind {
 	LTT_USER_MSG_REGISTER = 1,
 	LTT_USER_MSG_ENABLE = 2,
 	LTT_USER_MSG_DISABLE = 3,
 	LTT_USER_MSG_SNAPSHOT = 4,
+	LTT_USER_MSG_REFUSE = 5,
 };
 
 #define LTT_USER_MSG_MAGIC 0x4c545455 /* "UTTL" */
@@ -133,7 +153,7 @@ struct ltt_user_msg {
 	uint32_t magic;   /* LTT_USER_MSG_MAGIC */
 	uint16_t version; /* LTT_USER_SHM_VERSION */
 	uint16_t kind;    /* enum ltt_user_msg_kind */
-	char text[LTT_USER_MSG_TEXT]; /* SNAPSHOT: why, NUL-terminated */
+	char text[LTT_USER_MSG_TEXT]; /* SNAPSHOT, REFUSE: why, NUL-terminated */
 };
 
 LTT_STATIC_ASSERT(sizeof(struct ltt_user_shm_header) == 64, "shm header");

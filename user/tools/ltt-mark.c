@@ -34,12 +34,17 @@ static int connect_daemon(void)
 {
 	int r = ltt_user_wait_enabled(ENABLE_TIMEOUT_MS);
 
+	char why[128];
+
 	if (r == -ENOENT)
 		fprintf(stderr, "ltt-mark: no tracedaemon is running (no socket at %s)\n",
 			ltt_user_socket_paths());
+	else if (r == -EPERM && ltt_user_refusal(why, sizeof(why)) == 0)
+		fprintf(stderr, "ltt-mark: tracedaemon records no events of this process: %s\n",
+			why);
 	else if (r == -ETIMEDOUT)
 		fprintf(stderr,
-			"ltt-mark: tracedaemon did not enable this process within %d ms (it filters it out, or records no user events)\n",
+			"ltt-mark: tracedaemon did not answer this process within %d ms\n",
 			ENABLE_TIMEOUT_MS);
 	else if (r)
 		fprintf(stderr, "ltt-mark: cannot reach tracedaemon: %s\n",

@@ -18,6 +18,10 @@
 #                   ltt and lttng with the loop in batches of BATCH events
 #                   and an untimed pause after each (user-bench.c), so that
 #                   the readers keep up: the producer's cost without losses
+#   ltt_fallback, ltt_fallback_paced
+#                   ltt and ltt_paced with the module's fallback clock
+#                   (clock=local): the application stamps CLOCK_MONOTONIC
+#                   (clock_gettime) instead of rdtsc
 # Writes to /out:
 #   runs.txt      "run CONFIG I ns_per_event=X" and, for ltt, "events=N
 #                 lost=N" (tracedaemon's user-event summary), for lttng
@@ -138,6 +142,13 @@ if ltt_load_first "clock=$ltt_clock"; then
 	rmmod ltt_tracer || fail "rmmod ltt_tracer" "refused"
 else
 	fail "insmod ltt_tracer.ko" "/dev/tracer missing"
+fi
+if ltt_load "clock=local"; then
+	series ltt_fallback ltt_run
+	series ltt_fallback_paced ltt_run "$batch"
+	rmmod ltt_tracer || fail "rmmod ltt_tracer" "refused"
+else
+	fail "insmod ltt_tracer.ko clock=local" "/dev/tracer missing"
 fi
 series lttng_disabled plain_run user-bench-lttng "$count" disabled
 if lttng_setup; then

@@ -23,8 +23,10 @@ CONFIGS = [
     ("lttng", "LTTng-UST tracepoint, UST session enabling it"),
     ("ltt_paced", "ltt, the loop in batches with untimed pauses"),
     ("lttng_paced", "lttng, the loop in batches with untimed pauses"),
+    ("ltt_fallback", "ltt on the module's fallback clock: CLOCK_MONOTONIC stamps"),
+    ("ltt_fallback_paced", "ltt_fallback, the loop in batches with untimed pauses"),
 ]
-TRACED = {"ltt", "lttng", "ltt_paced", "lttng_paced"}
+TRACED = {"ltt", "lttng", "ltt_paced", "lttng_paced", "ltt_fallback", "ltt_fallback_paced"}
 
 
 def fields(words):

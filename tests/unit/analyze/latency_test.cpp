@@ -5,11 +5,14 @@
 #include "sibling_program.hpp"
 #include "trace_builder.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <libltt/critical_path.hpp>
 #include <libltt/latency.hpp>
+#include <libltt/latency_render.hpp>
 #include <libltt/proc_file.hpp>
 #include <memory>
 
@@ -86,6 +89,85 @@ TEST(LatencyDistribution, RunqlatBuckets) {
     EXPECT_EQ(ltt::latencyBucket(3999), 1u);
     EXPECT_EQ(ltt::latencyBucket(4000), 2u); // 4 -> 7
     EXPECT_EQ(ltt::latencyBucket(1024000), 10u);
+}
+
+// A distribution's figures against the values sorted: sizes on both sides
+// of the selection threshold and of the chunks, values from 0 ns to
+// minutes (the 32-bit ones and the long ones), many on runqlat's bucket
+// boundaries; and a union of parts against all their values together.
+TEST(LatencyDistribution, FiguresMatchTheSortedValues) {
+    std::uint64_t state = 12345;
+    auto next = [&state] { // xorshift64
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    auto value = [&](std::uint64_t r) -> std::uint64_t {
+        switch (r % 6) {
+        case 0:
+            return r % 64;
+        case 1: // on or beside a runqlat boundary
+            return (1000ull << (next() % 40)) - 1 + next() % 3;
+        case 2:
+            return 0xfffffffeull + next() % 3; // around the 32-bit limit
+        case 3:
+            return next() % (600ull * 1000000000); // up to ten minutes
+        default:
+            return next() % 5000000;
+        }
+    };
+    auto check = [](const ltt::LatencyDistribution& d, std::vector<std::uint64_t> v,
+                    const std::string& what) {
+        ASSERT_EQ(d.count(), v.size()) << what;
+        std::sort(v.begin(), v.end());
+        std::array<std::uint64_t, ltt::kLatencyBuckets> buckets{};
+        std::uint64_t total = 0;
+        for (std::uint64_t x : v) {
+            ++buckets[ltt::latencyBucket(x)];
+            total += x;
+        }
+        EXPECT_EQ(d.minNs(), v.front()) << what;
+        EXPECT_EQ(d.maxNs(), v.back()) << what;
+        EXPECT_EQ(d.totalNs(), total) << what;
+        EXPECT_EQ(d.buckets(), buckets) << what;
+        auto rank = [&](std::uint64_t p) { // nearest rank, 1-based ceil(p/100 n)
+            return v[std::max<std::size_t>((p * v.size() + 99) / 100, 1) - 1];
+        };
+        EXPECT_EQ(d.p50(), rank(50)) << what;
+        EXPECT_EQ(d.p90(), rank(90)) << what;
+        EXPECT_EQ(d.p99(), rank(99)) << what;
+    };
+    for (std::size_t n : {1u, 7u, 100u, 1023u, 1024u, 4096u, 4097u, 70000u, 300000u}) {
+        ltt::LatencyDistribution d;
+        std::vector<std::uint64_t> v;
+        for (std::size_t i = 0; i < n; ++i) {
+            v.push_back(value(next()));
+            d.add(v.back());
+        }
+        // Moved while being filled, as the per-call table is.
+        ltt::LatencyDistribution moved(std::move(d));
+        moved.add(42);
+        v.push_back(42);
+        moved.finish();
+        check(moved, v, "n " + std::to_string(n));
+    }
+    // A union: parts of very different sizes and ranges.
+    std::vector<ltt::LatencyDistribution> parts(5);
+    std::vector<std::uint64_t> all;
+    const std::size_t sizes[] = {3, 5000, 100000, 0, 2000};
+    for (std::size_t p = 0; p < parts.size(); ++p)
+        for (std::size_t i = 0; i < sizes[p]; ++i) {
+            const std::uint64_t x = p == 1 ? 2000 + next() % 3 : value(next());
+            parts[p].add(x);
+            all.push_back(x);
+        }
+    ltt::LatencyDistribution u;
+    std::vector<ltt::LatencyDistribution*> ptrs;
+    for (auto& p : parts)
+        ptrs.push_back(&p);
+    u.finishUnion(ptrs, 5);
+    check(u, all, "union");
 }
 
 TEST(Latency, WakeupToRunningExactly) {

@@ -18,6 +18,7 @@
 #ifndef LTT_USER_H
 #define LTT_USER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -87,11 +88,19 @@ int ltt_user_snapshot(void);
 /*
  * For short-lived programs (ltt-mark): waits up to `timeout_ms` for a
  * daemon to enable the process. Returns 0 when enabled, -ENOENT when no
- * daemon's socket was found, -ETIMEDOUT when a daemon is connected but did
- * not enable the process (it filters the process out, or does not record
- * user events).
+ * daemon's socket was found, -EPERM at once when the daemon said it will
+ * not record this process (ltt_user_refusal() says why), -ETIMEDOUT when
+ * a daemon is connected but answered neither way in time.
  */
 int ltt_user_wait_enabled(int timeout_ms);
+
+/*
+ * Why the connected daemon will not record this process (its filters
+ * leave it out, it records no user events), copied into `buf` (`size`
+ * bytes, NUL-terminated). Returns 0, -ENOENT when the daemon refused
+ * nothing, -EINVAL without a buffer.
+ */
+int ltt_user_refusal(char *buf, size_t size);
 
 /*
  * Waits up to `timeout_ms` until the daemon has taken every event this

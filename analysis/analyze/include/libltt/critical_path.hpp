@@ -153,11 +153,4 @@ private:
     std::optional<TraceError> error_m;
 };
 
-// traceanalyze --critical-path's text: the segments, then the time per
-// resource.
-void writeCriticalPathText(std::FILE* out, const CriticalPath& path);
-// The "critical_path" member of the JSON document (docs/json.md), written
-// as `,\n  "critical_path": {...}`.
-void writeCriticalPathJson(std::FILE* out, const CriticalPath& path);
-
 } // namespace ltt

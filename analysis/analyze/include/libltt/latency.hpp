@@ -73,42 +73,38 @@ inline std::size_t fineBucket(std::uint64_t v) {
 }
 
 // The values of one kind of latency in one place (a process, a call, a
-// line): every value, so percentiles are exact. Values are kept in 32 bits
-// (up to 4.29 s), longer ones apart.
+// line): every value, so percentiles are exact. While the trace is walked
+// add() only stores the value (in 32 bits, up to 4.29 s; longer ones
+// apart), in chunks that never move; the figures are computed from the
+// values once, when the distribution is finished.
 class LatencyDistribution {
 public:
     LatencyDistribution() = default;
-    LatencyDistribution(LatencyDistribution&&) noexcept = default;
-    LatencyDistribution& operator=(LatencyDistribution&&) noexcept = default;
+    LatencyDistribution(LatencyDistribution&& o) noexcept { *this = std::move(o); }
+    LatencyDistribution& operator=(LatencyDistribution&& o) noexcept;
 
-    // One instance: counted, and its value kept for the percentiles.
+    // One instance: its value kept for the figures.
     void add(std::uint64_t ns) {
-        ++buckets_m[latencyBucket(ns)];
-        min_m = count_m ? std::min(min_m, ns) : ns;
-        max_m = std::max(max_m, ns);
-        total_m += ns;
-        ++count_m;
-        if (ns < kLong) [[likely]] {
-            values_m.push_back(static_cast<std::uint32_t>(ns));
-        } else {
-            values_m.push_back(kLong);
-            long_m.push_back(ns);
+        if (ns < kLong && next_m != end_m) [[likely]] {
+            *next_m++ = static_cast<std::uint32_t>(ns);
+            return;
         }
+        addSlow(ns);
     }
     // Offers an instance to the list of the `keep` longest (of equal
     // lengths, the earliest).
     void offer(const LatencyInstance& inst, std::size_t keep) {
-        if (keep && (worst_m.size() < keep || inst.ns >= worst_m.back().ns))
+        if (inst.ns >= floor_m && keep && (worst_m.size() < keep || inst.ns >= worst_m.back().ns))
             insertWorst(inst, keep);
     }
-    // Computes the percentiles from the values kept, then frees them. Call
+    // Computes the figures from the values kept, then frees them. Call
     // once all values are in.
     void finish();
     // This distribution as the union of `parts` (a kind's, of its calls,
     // lines or tasks: so the walk adds each value once): every figure, the
     // worst list from theirs, the percentiles from their values. Call
     // before their finish().
-    void finishUnion(const std::vector<const LatencyDistribution*>& parts, std::size_t keep);
+    void finishUnion(const std::vector<LatencyDistribution*>& parts, std::size_t keep);
 
     std::uint64_t count() const { return count_m; }
     std::uint64_t minNs() const { return min_m; }
@@ -122,20 +118,36 @@ public:
     const std::array<std::uint64_t, kLatencyBuckets>& buckets() const { return buckets_m; }
     // Longest first.
     const std::vector<LatencyInstance>& worst() const { return worst_m; }
+    // Values added and not yet finished (count() is known after finish()).
+    bool empty() const { return chunks_m.empty() && long_m.empty(); }
 
-    static constexpr std::uint32_t kLong = 0xffffffffu; // values_m's mark of a long one
+    static constexpr std::uint32_t kLong = 0xffffffffu; // from here on, kept in 64 bits
     // Fewer values than this: percentiles by selection over all of them.
     static constexpr std::uint64_t kFineFrom = 4096;
 
 private:
     friend struct LatencyParts;
+    void addSlow(std::uint64_t ns);
     void insertWorst(const LatencyInstance& inst, std::size_t keep);
-    std::vector<std::uint32_t> values_m;
-    std::vector<std::uint64_t> long_m; // the values of 2^32 - 1 ns and more
+    // Computes count, min, max, total, the fine histogram and from it the
+    // buckets, from the values; once.
+    void seal();
+    template <class F> void forEachValue(F&& f) const;
+    // Chunk i holds kFirstChunk << i values, at most kMaxChunk; all full
+    // but the last, filled up to next_m.
+    static constexpr std::size_t kFirstChunk = 16, kMaxChunk = 65536;
+    // (What add() and offer() read first, together.)
+    std::uint32_t* next_m = nullptr;
+    std::uint32_t* end_m = nullptr;
+    std::uint64_t floor_m = 0; // an instance shorter than this is not kept
+    std::vector<std::unique_ptr<std::uint32_t[]>> chunks_m;
+    std::vector<std::uint64_t> long_m;       // the values of 2^32 - 1 ns and more
+    std::unique_ptr<std::uint64_t[]> fine_m; // kFineBuckets counts, from seal()
     std::array<std::uint64_t, kLatencyBuckets> buckets_m{};
     std::vector<LatencyInstance> worst_m; // sorted, longest first
     std::uint64_t count_m = 0, min_m = 0, max_m = 0, total_m = 0;
     std::array<std::uint64_t, 3> p_m{};
+    bool sealed_m = false;
 };
 
 // The nearest-rank percentile `p` (0 < p <= 100) of `values`, which it
@@ -248,12 +260,5 @@ private:
     std::uint32_t syscallSlots_m = 0;
     std::optional<TraceError> error_m;
 };
-
-// traceanalyze --latency's text: per kind, the figures, runqlat's
-// histogram and the worst instances, system-wide then per process.
-void writeLatencyText(std::FILE* out, const LatencyAnalysis& latency);
-// The "latency" member of the JSON document (docs/json.md), written as
-// `,\n  "latency": {...}`.
-void writeLatencyJson(std::FILE* out, const LatencyAnalysis& latency);
 
 } // namespace ltt

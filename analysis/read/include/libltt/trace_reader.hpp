@@ -239,6 +239,10 @@ public:
         std::uint64_t lost = 0;            // events the thread could not log (its ring full)
         bool final = false;                // its last block has LTT_BLOCK_F_FINAL
         std::vector<std::uint32_t> blocks; // indices into blocks(), in sequence order
+        // Its blocks have LTT_BLOCK_F_USER_MONOTONIC: the application read
+        // CLOCK_MONOTONIC and the daemon placed the times on the trace's
+        // fallback clock (docs/trace-format.md §2.4); else it read the TSC.
+        bool monotonic = false;
     };
     // The user streams, by number. Their records are merged with the CPUs'
     // (after them on equal times) and come as Events with isUser() true.
