@@ -40,7 +40,7 @@ CriticalPath::CriticalPath(const TraceReader& reader, const ProcSnapshot* snapsh
     tl(0).name = "The All Mighty";
     if (snapshot)
         for (const ProcTask& t : snapshot->tasks)
-            if (t.pid != 0)
+            if (t.pid > 0)
                 tl(t.pid).name = t.name;
     cpus_m.resize(reader.ncpus());
 }
@@ -224,7 +224,7 @@ template <class E> [[gnu::always_inline]] inline void CriticalPath::step(const E
                 if (i != e.cpu && cpus_m[i].current != 0)
                     elsewhere.push_back(cpus_m[i].current);
             for (Timeline& t : tls_m) {
-                if (t.pid == 0 ||
+                if (t.pid <= 0 ||
                     std::find(elsewhere.begin(), elsewhere.end(), t.pid) != elsewhere.end())
                     continue;
                 if (index_m.find(t.pid) == 0 || &tls_m[index_m.find(t.pid) - 1] != &t)
@@ -242,7 +242,7 @@ template <class E> [[gnu::always_inline]] inline void CriticalPath::step(const E
                 old.running = false;
             }
             c.current = bs.pid;
-            if (bs.pid != 0) {
+            if (bs.pid > 0) {
                 Timeline& in = tl(bs.pid);
                 if (!in.running || bs.lost) {
                     close(in, ns);
@@ -357,7 +357,7 @@ void CriticalPath::walkBack(const Timeline& w, std::uint64_t lo, std::uint64_t h
 
 void CriticalPath::finish() {
     for (Timeline& t : tls_m) {
-        if (t.pid == 0)
+        if (t.pid <= 0)
             continue;
         const bool live = index_m.find(t.pid) && &tls_m[index_m.find(t.pid) - 1] == &t;
         if (live)
@@ -370,7 +370,7 @@ void CriticalPath::finish() {
     const std::uint64_t to = firstNs_m + std::min<std::uint64_t>(opt_m.toNs, ~0ull - firstNs_m);
     const Timeline* target = nullptr;
     for (const Timeline& t : tls_m)
-        if (t.pid == opt_m.pid && t.pid != 0 && !t.segs.empty() && t.segs.back().end >= from &&
+        if (t.pid == opt_m.pid && t.pid > 0 && !t.segs.empty() && t.segs.back().end >= from &&
             t.segs.front().start <= to) {
             target = &t;
             break;

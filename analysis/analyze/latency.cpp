@@ -392,7 +392,7 @@ LatencyAnalysis::LatencyAnalysis(const TraceReader& reader, const ProcSnapshot* 
     idle.selected = false;
     if (snapshot)
         for (const ProcTask& t : snapshot->tasks)
-            if (t.pid != 0)
+            if (t.pid > 0)
                 create(t.pid, t.tgid ? t.tgid : t.pid, t.name).fromSnapshot = true;
     cpus_m.resize(reader.ncpus());
     for (Cpu& c : cpus_m)
@@ -401,7 +401,7 @@ LatencyAnalysis::LatencyAnalysis(const TraceReader& reader, const ProcSnapshot* 
 }
 
 bool LatencyAnalysis::isSelected(const Task& t) const {
-    if (t.pid == 0)
+    if (t.pid <= 0)
         return false;
     if (opt_m.pids.empty())
         return true;
@@ -493,7 +493,7 @@ void LatencyAnalysis::blockStart(const Event& e, std::uint64_t ns) {
         c.irqs.clear();
         c.softs.clear();
         Task* old = c.current;
-        if (old->pid != 0 && old->onCpu == e.cpu) {
+        if (old->pid > 0 && old->onCpu == e.cpu) {
             old->onCpu = -1;
             old->state = State::Unknown;
         }
@@ -503,7 +503,7 @@ void LatencyAnalysis::blockStart(const Event& e, std::uint64_t ns) {
         if (c.current->onCpu == e.cpu && c.current != &in)
             c.current->onCpu = -1;
         c.current = &in;
-        if (in.pid != 0) {
+        if (in.pid > 0) {
             in.onCpu = e.cpu;
             in.state = State::Running;
         }
@@ -523,7 +523,7 @@ void LatencyAnalysis::schedchange(const Event& e, std::uint64_t ns) {
     // TraceAnalysis has it: the block header is authoritative where a
     // record's `out` disagrees), so preemption and I/O wait add up to the
     // analysis's preempted and I/O wait time.
-    if (c.current->pid != 0) {
+    if (c.current->pid > 0) {
         Task& out = *c.current;
         out.onCpu = -1;
         out.since = ns;
@@ -540,7 +540,7 @@ void LatencyAnalysis::schedchange(const Event& e, std::uint64_t ns) {
     }
     Task& in = live(d.in);
     c.current = &in;
-    if (in.pid == 0)
+    if (in.pid <= 0)
         return;
     const bool whole = in.sinceGen == gen_m && ns >= in.since;
     switch (in.state) {
@@ -576,7 +576,7 @@ void LatencyAnalysis::process(const Event& e, std::uint64_t ns) {
     switch (e.subtype) {
     case LTT_PROCESS_WAKEUP: {
         Task& t = live(d.pid);
-        if (t.onCpu >= 0 || t.pid == 0)
+        if (t.onCpu >= 0 || t.pid <= 0)
             break; // still current: it never blocked
         if (t.state == State::IoBlocked) {
             if (t.sinceGen == gen_m && ns >= t.since)
@@ -636,7 +636,7 @@ template <class E> [[gnu::always_inline]] inline void LatencyAnalysis::step(cons
     switch (e.id) {
     case LTT_EV_SYSCALL_ENTRY: {
         Task* cur = c.current;
-        if (cur->pid == 0)
+        if (cur->pid <= 0)
             break;
         ltt_ev_syscall_entry d;
         std::uint32_t slot = syscallSlots_m;
@@ -706,7 +706,7 @@ template <class E> [[gnu::always_inline]] inline void LatencyAnalysis::step(cons
         Task* cur = c.current;
         if (e.subtype == LTT_FS_BUF_WAIT_START || e.subtype == LTT_FS_BUF_WAIT_END) {
             cur->inBufWait = e.subtype == LTT_FS_BUF_WAIT_START;
-        } else if (e.subtype == LTT_FS_EXEC && cur->pid != 0) {
+        } else if (e.subtype == LTT_FS_EXEC && cur->pid > 0) {
             ltt_ev_file_system x;
             const std::size_t n = e.copyDetails(x);
             std::size_t len = 0;
@@ -739,7 +739,7 @@ template <class E> [[gnu::always_inline]] inline void LatencyAnalysis::step(cons
 template <class E> std::uint32_t LatencyAnalysis::dependsOn(const E& e) const {
     auto elsewhere = [&](std::int32_t pid) -> std::uint32_t {
         const std::uint32_t i = live_m.find(pid);
-        if (!i || pid == 0)
+        if (!i || pid <= 0)
             return 0;
         const std::int32_t on = tasks_m[i - 1].onCpu;
         if (on < 0 || on == e.cpu)
