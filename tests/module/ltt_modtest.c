@@ -1020,6 +1020,12 @@ static void on_kernel_record(const struct ltt_checked_record *r, void *arg)
 
 	if (h->event == LTT_EV_TRACE_START)
 		return;
+	/*
+	 * A CONTEXT record names the task current when a kept event came:
+	 * the parent, when it wakes the tracked child. Not an event of it.
+	 */
+	if (h->event == LTT_EV_CONTEXT)
+		return;
 	k->events++;
 	if (h->event == LTT_EV_SCHEDCHANGE) {
 		if (h->size == 8) {
