@@ -297,9 +297,16 @@ boot_line() {
 	done
 }
 
+# cell_status LINE COLUMN: that cell's status in DIR ("none" when not run).
+cell_status() {
+	local st
+	st=$(sed -n "s/^$2 \([^ ]*\).*/\1/p" "$out/$1/cells" 2>/dev/null)
+	echo "${st:-none}"
+}
+
 # print_table: the table of DIR's cells (and DIR/table.md).
 print_table() {
-	local l c st rel
+	local l c rel
 	{
 		printf '%-10s %-26s' kernel release
 		for c in "${columns[@]}"; do printf ' %-10s' "$c"; done
@@ -308,8 +315,7 @@ print_table() {
 			rel=$(cat "$out/$l/release" 2>/dev/null || echo '?')
 			printf '%-10s %-26s' "$l" "$rel"
 			for c in "${columns[@]}"; do
-				st=$(sed -n "s/^$c \([^ ]*\).*/\1/p" "$out/$l/cells" 2>/dev/null)
-				printf ' %-10s' "${st:-none}"
+				printf ' %-10s' "$(cell_status "$l" "$c")"
 			done
 			echo
 		done
@@ -325,8 +331,7 @@ print_table() {
 			rel=$(cat "$out/$l/release" 2>/dev/null || echo '?')
 			printf '| %s | %s |' "$l" "\`$rel\`"
 			for c in "${columns[@]}"; do
-				st=$(sed -n "s/^$c \([^ ]*\).*/\1/p" "$out/$l/cells" 2>/dev/null)
-				printf ' %s |' "${st:-none}"
+				printf ' %s |' "$(cell_status "$l" "$c")"
 			done
 			echo
 		done

@@ -48,17 +48,16 @@ for l in $lines; do
 	[[ -f $d/accuracy.txt ]] && vm_import "$d/accuracy.txt" "$l: "
 done
 
-# README.md's support table is this table: the same cells per line.
-readme_row() { # LINE: the statuses of README's row for LINE
-	sed -n "s/^| $1 | [^|]* |\(.*\)|\$/\1/p" README.md | tr -d ' ' | tr '|' ' '
+# README.md's support table is this table: the same cells per line as the
+# Markdown table kernels.sh wrote (the release column aside, since a newer
+# ABI of a line may have been tested).
+row_cells() { # FILE LINE: the statuses of FILE's table row for LINE
+	sed -n "s/^| $2 | [^|]* |\(.*\)|\$/\1/p" "$1" | tr -d ' ' | tr '|' ' '
 }
 for l in $lines; do
-	want=$(for c in builds loads accuracy restricted flight concurrent dkms; do
-		st=$(sed -n "s/^$c \([^ ]*\).*/\1/p" "$res/$l/cells" 2>/dev/null)
-		echo "${st:-none}"
-	done | tr '\n' ' ' | sed 's/ $//')
+	want=$(row_cells "$res/table.md" "$l")
 	# shellcheck disable=SC2016 # eval expands it
-	t_check "README.md's support table shows $l as the matrix did ($want)" \
-		eval '[[ $(readme_row "$l") == "$want" ]]'
+	t_check "README.md's support table shows $l as the matrix did (${want:-no row})" \
+		eval '[[ -n $want && $(row_cells README.md "$l") == "$want" ]]'
 done
 t_summary
