@@ -332,7 +332,11 @@ def scenario_sleep():
     check("sleep: nanosleep called 20 times", sc_counts(p).get("nanosleep") == COUNT)
     check("sleep: sleeping time covers the 20 x 25 ms", slept >= COUNT * MS * 1e6,
           f"{slept / 1e6:.1f} ms sleeping")
-    check("sleep: running time is small next to sleeping", run < 0.2 * slept,
+    # Sleeping counted as running would make running at least as long as
+    # sleeping. The margin is for what the process runs besides its sleeps:
+    # exec and the dynamic loader, 20-40 ms in an idle TCG guest, 144 ms
+    # once in Debian 13's guest with the host at load 11 (a ratio of 0.29).
+    check("sleep: running time is under half the sleeping time", run < 0.5 * slept,
           f"{run / 1e6:.1f} ms running, {slept / 1e6:.1f} ms sleeping")
     check("sleep: no I/O wait", p["time_io_wait_ns"] == 0, f"{p['time_io_wait_ns']} ns")
 
