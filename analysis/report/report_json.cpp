@@ -204,10 +204,10 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
     std::fprintf(f, ", \"ended_cleanly\": %s", r.unfinished() ? "false" : "true");
     if (a.hasUserStreams())
         std::fprintf(f,
-                     ", \"user_streams\": %zu, \"user_events\": %llu, \"user_lost_events\": "
-                     "%llu, \"user_damaged\": %llu",
-                     r.userStreams().size(), ull(a.userEvents()), ull(a.userLostEvents()),
-                     ull(a.userProblemCount()));
+                     ", \"user_streams\": %zu, \"user_monotonic_streams\": %zu, "
+                     "\"user_events\": %llu, \"user_lost_events\": %llu, \"user_damaged\": %llu",
+                     r.userStreams().size(), r.monotonicUserStreams(), ull(a.userEvents()),
+                     ull(a.userLostEvents()), ull(a.userProblemCount()));
     std::fprintf(f, "},\n  \"masked_out\": [");
     auto missing = av.missing();
     for (std::size_t i = 0; i < missing.size(); ++i) {

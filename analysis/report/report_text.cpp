@@ -125,6 +125,15 @@ public:
             std::fprintf(f_m, "App events: %llu in %zu user streams; lost: %llu; damaged: %llu\n",
                          ull(a_m.userEvents()), r_m.userStreams().size(), ull(a_m.userLostEvents()),
                          ull(a_m.userProblemCount()));
+        // Streams stamped with CLOCK_MONOTONIC (the trace's fallback clock)
+        // were placed on the kernel's clock by the daemon: their order
+        // against kernel events holds only within the bound the daemon
+        // printed (docs/user-events.md, "Clocks").
+        if (std::size_t monotonic = r_m.monotonicUserStreams())
+            std::fprintf(f_m,
+                         "App clock:  CLOCK_MONOTONIC in %zu of %zu user streams, placed on the "
+                         "kernel clock by the daemon's clock pairs\n",
+                         monotonic, r_m.userStreams().size());
         if (r_m.unfinished())
             std::fprintf(f_m, "Unfinished: %s\n", r_m.unfinished()->message.c_str());
         if (r_m.truncation() && r_m.tailWithoutBlock())

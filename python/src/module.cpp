@@ -185,6 +185,7 @@ public:
         t["ended_cleanly"] = !r.unfinished();
         if (a.hasUserStreams()) {
             t["user_streams"] = r.userStreams().size();
+            t["user_monotonic_streams"] = r.monotonicUserStreams();
             t["user_events"] = a.userEvents();
             t["user_lost_events"] = a.userLostEvents();
             t["user_damaged"] = a.userProblemCount();

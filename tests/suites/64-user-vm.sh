@@ -98,6 +98,17 @@ if vm_report "$rc" "$fb.log" "$fb" "user events in the 2-vCPU fallback-clock gue
 		vm_import <(sed -E 's/^(ok|FAIL) - /\1 - fallback trace: /' "$fb/bracket.txt")
 		[[ $(tail -n 1 "$fb/bracket.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] ||
 			t_fail "ltt-user-bracket reported its totals" "$(tail -n 3 "$fb/bracket.txt")"
+		# The report says which clock the application events were stamped
+		# with: both of the loader's threads read CLOCK_MONOTONIC.
+		clock=$("$build/bin/traceanalyze" "$fb/user.trace" 2>/dev/null | sed -n 's/^App clock: *//p')
+		# shellcheck disable=SC2016 # eval expands it
+		t_check "fallback: the report names the user streams' clock (${clock:-no App clock line})" \
+			eval '[[ $clock == "CLOCK_MONOTONIC in "[1-9]*" user streams, placed on the kernel clock"* ]]'
+		read -r mono streams < <("$build/bin/traceanalyze" --json "$fb/user.trace" 2>/dev/null |
+			python3 -c 'import json,sys; t=json.load(sys.stdin)["trace"]; print(t["user_monotonic_streams"], t["user_streams"])')
+		# shellcheck disable=SC2016 # eval expands it
+		t_check "fallback: --json counts every user stream as CLOCK_MONOTONIC (${mono:-?} of ${streams:-?})" \
+			eval '[[ -n $mono && $mono -gt 0 && $mono == "$streams" ]]'
 	else
 		t_fail "the fallback guest brought back user.trace and the loader's pid" "$(ls "$fb")"
 	fi

@@ -87,6 +87,23 @@ TEST(UserStreams, MergedWithTheCpusByTime) {
     EXPECT_EQ(o.reader->eventCount(), 12u);
 }
 
+TEST(UserStreams, MonotonicStreamsAreCounted) {
+    // Stream 5 stamped with the TSC, stream 6 with CLOCK_MONOTONIC (its
+    // blocks flagged LTT_BLOCK_F_USER_MONOTONIC by the daemon).
+    TraceBuilder b = goodTrace();
+    b.userBlock(6, 0, 1006, 301);
+    declare(b, 1006, 301);
+    event(b, 1016, 301, 1);
+    b.end(1051, LTT_BLOCK_F_USER | LTT_BLOCK_F_USER_MONOTONIC | LTT_BLOCK_F_FINAL);
+    auto o = open(b.bytes());
+    ASSERT_TRUE(o.reader) << o.error.str();
+    ASSERT_EQ(o.reader->userStreams().size(), 2u);
+    EXPECT_FALSE(o.reader->userStream(5)->monotonic);
+    EXPECT_TRUE(o.reader->userStream(6)->monotonic);
+    EXPECT_EQ(o.reader->monotonicUserStreams(), 1u);
+    EXPECT_EQ(open(goodTrace().bytes()).reader->monotonicUserStreams(), 0u);
+}
+
 TEST(UserStreams, DecodedAsTextAndJson) {
     auto o = open(goodTrace().bytes());
     ASSERT_TRUE(o.reader);

@@ -247,6 +247,13 @@ public:
     // The user streams, by number. Their records are merged with the CPUs'
     // (after them on equal times) and come as Events with isUser() true.
     const std::vector<UserStream>& userStreams() const { return userStreams_m; }
+    // How many of them are stamped with CLOCK_MONOTONIC (UserStream::monotonic).
+    std::size_t monotonicUserStreams() const {
+        std::size_t n = 0;
+        for (const UserStream& u : userStreams_m)
+            n += u.monotonic;
+        return n;
+    }
     // The user stream of `number`, or nullptr.
     const UserStream* userStream(std::uint16_t number) const;
     // Set when the file ends in something other than whole blocks: inside
