@@ -70,6 +70,8 @@ void CriticalPath::push(Timeline& t, Seg s) {
 
 // Ends the task's open stretch at `ns`.
 void CriticalPath::close(Timeline& t, std::uint64_t ns) {
+    if (t.open == St::Gone)
+        return;
     if (t.segs.empty() && t.openStart < firstNs_m)
         t.openStart = firstNs_m; // nothing is known before the trace
     ns = std::max(ns, t.openStart);
@@ -134,7 +136,7 @@ template <class E> [[gnu::always_inline]] inline void CriticalPath::step(const E
             close(out, ns);
             out.running = false;
             out.open = d.out_state == LTT_TASK_RUNNING                     ? St::Runnable
-                       : (d.out_state & (LTT_TASK_DEAD | LTT_TASK_ZOMBIE)) ? St::Unknown
+                       : (d.out_state & (LTT_TASK_DEAD | LTT_TASK_ZOMBIE)) ? St::Gone
                                                                            : St::Blocked;
         }
         c.current = d.in;
@@ -229,6 +231,8 @@ template <class E> [[gnu::always_inline]] inline void CriticalPath::step(const E
                     continue;
                 if (index_m.find(t.pid) == 0 || &tls_m[index_m.find(t.pid) - 1] != &t)
                     continue; // an old instance of a reused pid
+                if (t.open == St::Gone)
+                    continue; // exited before the gap
                 close(t, ns);
                 t.open = St::Unknown;
                 t.running = false;
@@ -347,6 +351,8 @@ void CriticalPath::walkBack(const Timeline& w, std::uint64_t lo, std::uint64_t h
             break;
         case St::Blocked:
             resolve(w, *it, a, b, via, depth, out);
+            break;
+        case St::Gone: // never stored
             break;
         }
         at = b;

@@ -456,6 +456,38 @@ TEST(CriticalPath, IntervalIsClipped) {
     EXPECT_EQ(p.p->segments()[0].endNs - p.p->segments()[0].startNs, 1000000u);
 }
 
+TEST(CriticalPath, EndsWhereTheTaskDied) {
+    // The last one exits at its final switch (t1 + 30000) and the trace
+    // goes on for 5 ms: its path ends at the exit, with no "unknown" after.
+    const std::uint64_t t1 = kAnchor + 1000 + 10000000;
+    TraceBuilder b(2);
+    const std::uint64_t t0 = kAnchor + 1000;
+    b.block(0, t0, 100);
+    b.ev(t0, LTT_EV_SCHEDCHANGE, 0, sc(0, 100, LTT_TASK_INTERRUPTIBLE));
+    b.end(t0 + 100);
+    b.block(1, t0, 102);
+    b.ev(t0 + 2000, LTT_EV_SCHEDCHANGE, 0, sc(0, 102, LTT_TASK_INTERRUPTIBLE));
+    b.end(t0 + 2100);
+    b.block(0, t1, 0);
+    b.ev(t1, LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, wake(100));
+    b.ev(t1 + 2000, LTT_EV_SCHEDCHANGE, 0, sc(100, 0, LTT_TASK_RUNNING));
+    b.ev(t1 + 7000, LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, wake(102));
+    b.ev(t1 + 9000, LTT_EV_SCHEDCHANGE, 0, sc(0, 100, LTT_TASK_INTERRUPTIBLE));
+    b.end(t1 + 10000);
+    b.block(1, t1 + 8000, 0);
+    b.ev(t1 + 8000, LTT_EV_SCHEDCHANGE, 0, sc(102, 0, LTT_TASK_RUNNING));
+    b.ev(t1 + 30000, LTT_EV_SCHEDCHANGE, 0, sc(0, 102, LTT_TASK_DEAD));
+    b.ev(t1 + 5000000, LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, wake(100));
+    b.end(t1 + 5001000);
+    auto p = criticalPath(b, 102);
+    ASSERT_TRUE(p.p->found());
+    EXPECT_EQ(p.p->toNs(), t1 + 30000 - kAnchor);
+    ASSERT_FALSE(p.p->segments().empty());
+    EXPECT_EQ(p.p->segments().back().kind, ltt::CriticalKind::Running);
+    for (const auto& s : p.p->segments())
+        EXPECT_NE(s.kind, ltt::CriticalKind::Unknown) << s.startNs << ".." << s.endNs;
+}
+
 TEST(CriticalPath, UnknownTaskIsNotFound) {
     auto p = criticalPath(tokenChain(), 4242);
     EXPECT_FALSE(p.p->found());

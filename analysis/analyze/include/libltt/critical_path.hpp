@@ -96,7 +96,9 @@ public:
     bool available() const { return avail_m; }
 
 private:
-    enum class St : std::uint8_t { Running, Runnable, Blocked, Unknown };
+    // Gone: switched out dead. The task's life is over; no stretch follows
+    // (never stored in segs).
+    enum class St : std::uint8_t { Running, Runnable, Blocked, Unknown, Gone };
     enum class Src : std::uint8_t { None, Task, Irq, Soft, Timer };
     struct Seg {
         std::uint64_t start, end;
