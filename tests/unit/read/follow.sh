@@ -88,6 +88,11 @@ follow_tests() {
 	"$writer" "$tmp/v2.trace" "$tmp/live.trace" --pause 0.005 --no-final --cut --hold 60 \
 		>/dev/null &
 	pids+=($!)
+	# The file's idle time counts from when it appeared: wait for the writer
+	# to create it (a loaded machine may take over a second to start it),
+	# or a missing file times out instead, which is not what is tested here.
+	local i=0
+	while [[ ! -s $tmp/live.trace ]] && ((i++ < 300)); do sleep 0.1; done
 	local t0=$SECONDS
 	timeout 30 "$ta" --follow --interval 0.05 --timeout 1 "$tmp/live.trace" "$tmp/v2.proc" \
 		>"$tmp/follow.out" 2>"$tmp/follow.err"
