@@ -8,8 +8,8 @@
 namespace traceview {
 
 void writeUnattributedTrace(const std::string& path) {
-    const std::uint64_t mask = LTT_EV_MASK_STRUCTURE | LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) |
-                               LTT_EV_BIT(LTT_EV_SYSCALL_EXIT);
+    const std::uint64_t mask =
+        LTT_EV_MASK_STRUCTURE | LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY) | LTT_EV_BIT(LTT_EV_SYSCALL_EXIT);
     constexpr std::uint32_t kGetpid = 39, kWrite = 1;
     ltt_trace_info info{};
     info.abi_version = LTT_ABI_VERSION;
