@@ -954,6 +954,24 @@ static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
 NOKPROBE_SYMBOL(ltt_callback_filtered);
 
 /*
+ * The path of a session whose only flag is LTT_FILTER_CONTEXT (no
+ * scheduling changes recorded, nothing filtered): the write with the
+ * context check around it, none of ltt_callback_filtered()'s tests.
+ */
+static noinline void notrace ltt_callback_context(struct ltt_session *s,
+						  u8 event, u8 subtype,
+						  const void *details,
+						  u16 size,
+						  struct task_struct *task)
+{
+	ltt_context_before(s, event);
+	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
+		  true, task);
+	ltt_context_after(s, event, details, size);
+}
+NOKPROBE_SYMBOL(ltt_callback_context);
+
+/*
  * One tracing session's share of an event: its mask, filters, writer, and
  * with @vars the VARS record its vars_mask asks for (LTT_FILTER_VARS
  * sends it to ltt_callback_filtered()).
@@ -967,8 +985,12 @@ static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
 	if (!(s->run.event_mask & BIT_ULL(event)))
 		return;
 	if (unlikely(s->run.filters)) {
-		ltt_callback_filtered(s, event, subtype, details, size, task,
-				      vars);
+		if (s->run.filters == LTT_FILTER_CONTEXT)
+			ltt_callback_context(s, event, subtype, details, size,
+					     task);
+		else
+			ltt_callback_filtered(s, event, subtype, details, size,
+					      task, vars);
 		return;
 	}
 	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),

@@ -222,6 +222,14 @@ bool TraceDocument::complete(Progress& progress) {
         return false;
     if (analysis->error() && d.warnings.empty())
         d.warnings.push_back(analysis->error()->str());
+    // As traceanalyze's warning: counted apart, never under a process.
+    if (const std::uint64_t n = analysis->unattributedEvents()) {
+        std::string w = std::to_string(n) + " events not attributed to any task (\"unattributed\"";
+        for (unsigned k = 0; k < static_cast<unsigned>(ltt::Unattributed::Count); ++k)
+            if (const std::uint64_t c = analysis->unattributedEvents(ltt::Unattributed(k)))
+                w += ", " + std::to_string(c) + " " + ltt::unattributedKey(ltt::Unattributed(k));
+        d.warnings.push_back(w + ")");
+    }
     const auto& procs = analysis->processes();
     for (std::uint32_t i = 0; i < procs.size(); ++i)
         d.latest[procs[i].pid] = i;
@@ -341,6 +349,8 @@ std::optional<std::uint64_t> TraceDocument::eventOnCpuAt(unsigned cpu, std::uint
 std::string TraceDocument::processName(std::int32_t pid) const {
     if (pid == 0)
         return "swapper";
+    if (pid == ltt::kUnattributedPid)
+        return "unattributed";
     if (!ready()) {
         auto it = impl_m->snapshotNames.find(pid);
         return it != impl_m->snapshotNames.end() ? it->second : "…";
@@ -408,15 +418,57 @@ std::vector<ProcessInfo> TraceDocument::processes() const {
     return out;
 }
 
+std::optional<UnattributedInfo> TraceDocument::unattributed() const {
+    if (!ready() || !impl_m->analysis->unattributedEvents())
+        return std::nullopt;
+    const ltt::TraceAnalysis& a = *impl_m->analysis;
+    UnattributedInfo u;
+    u.events = a.unattributedEvents();
+    for (unsigned k = 0; k < static_cast<unsigned>(ltt::Unattributed::Count); ++k) {
+        const auto why = ltt::Unattributed(k);
+        if (const std::uint64_t n = a.unattributedEvents(why))
+            u.reasons.push_back(
+                {ltt::unattributedKey(why), ltt::unattributedReason(why, a.restricted()), n});
+    }
+    u.syscalls = a.unattributed().stats.syscalls;
+    u.runningNs = a.unattributed().stats.runningNs;
+    return u;
+}
+
 std::vector<ReportLine> TraceDocument::processReport(std::int64_t id) const {
-    const auto& procs = impl_m->analysis->processes();
-    if (id <= 0 || std::uint64_t(id) >= procs.size())
-        return ltt::systemCharacteristics(*impl_m->analysis);
-    return ltt::processCharacteristics(*impl_m->analysis, procs[std::size_t(id)]);
+    const ltt::TraceAnalysis& a = *impl_m->analysis;
+    const auto& procs = a.processes();
+    if (id == kUnattributedId) {
+        // Its events and why, then a process's figures (no PID, parent,
+        // start: it is no task).
+        std::vector<ReportLine> out{{"Events", std::to_string(a.unattributedEvents())}};
+        if (const auto u = unattributed())
+            for (const auto& r : u->reasons)
+                out.push_back({"Reason " + r.key, std::to_string(r.events) + ": " + r.text});
+        ltt::Process p = a.unattributed();
+        p.fromSnapshot = true; // no "Started at" line
+        for (auto& line : ltt::processCharacteristics(a, p))
+            if (line.label != "PID" && line.label != "Parent PID" && line.label != "Thread group")
+                out.push_back(std::move(line));
+        return out;
+    }
+    if (id <= 0 || std::uint64_t(id) >= procs.size()) {
+        auto out = ltt::systemCharacteristics(a);
+        if (a.unattributedEvents()) {
+            auto at = std::find_if(out.begin(), out.end(),
+                                   [](const ReportLine& l) { return l.label == "Lost events"; });
+            out.insert(at == out.end() ? at : at + 1,
+                       {"Unattributed events", std::to_string(a.unattributedEvents())});
+        }
+        return out;
+    }
+    return ltt::processCharacteristics(a, procs[std::size_t(id)]);
 }
 
 std::vector<SyscallLine> TraceDocument::syscalls(std::int64_t id) const {
     const auto& procs = impl_m->analysis->processes();
+    if (id == kUnattributedId)
+        return ltt::syscallAccounting(*impl_m->analysis, &impl_m->analysis->unattributed());
     if (id <= 0 || std::uint64_t(id) >= procs.size())
         return ltt::syscallAccounting(*impl_m->analysis, nullptr);
     return ltt::syscallAccounting(*impl_m->analysis, &procs[std::size_t(id)]);
@@ -430,6 +482,8 @@ ltt::Process selectionProcess(const ltt::TraceAnalysis& a, const std::vector<std
     for (std::int64_t id : ids)
         if (id >= 0 && std::uint64_t(id) < procs.size())
             ltt::addStats(sum.stats, procs[std::size_t(id)].stats);
+        else if (id == kUnattributedId)
+            ltt::addStats(sum.stats, a.unattributed().stats);
     sum.fromSnapshot = true; // no "Started at" line
     return sum;
 }
@@ -455,6 +509,8 @@ TraceDocument::selectionSyscalls(const std::vector<std::int64_t>& ids) const {
 std::vector<std::int64_t> TraceDocument::withDescendants(std::int64_t id) const {
     const auto& procs = impl_m->analysis->processes();
     std::vector<std::int64_t> out;
+    if (id == kUnattributedId)
+        return {id}; // no task, no children
     if (id < 0 || std::uint64_t(id) >= procs.size())
         return out;
     std::vector<std::uint8_t> seen(procs.size(), 0);

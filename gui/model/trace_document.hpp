@@ -78,6 +78,23 @@ struct ProcessInfo {
     std::uint64_t runningNs = 0;
 };
 
+// The "unattributed" entry (docs/analysis.md, "Attribution"): the events
+// the trace does not attribute to any task, counted apart from the
+// processes and never in the tree, by reason. In processReport(),
+// syscalls() and the selections it is the id kUnattributedId.
+struct UnattributedInfo {
+    struct Reason {
+        std::string key;  // no_context, no_task, hidden_task (--json's keys)
+        std::string text; // what traceanalyze's warning says
+        std::uint64_t events = 0;
+    };
+    std::uint64_t events = 0;
+    std::vector<Reason> reasons; // those with events, in the report's order
+    std::uint64_t syscalls = 0;
+    std::uint64_t runningNs = 0;
+};
+inline constexpr std::int64_t kUnattributedId = -2;
+
 class TraceDocument {
 public:
     // Opens and indexes a trace (runs on a worker thread). Returns nullptr
@@ -140,17 +157,23 @@ public:
     static std::string eventTypeLabel(std::uint64_t mask);
 
     std::vector<ProcessInfo> processes() const;
+    // The unattributed entry; nullopt when the trace attributes every
+    // event (and until ready()).
+    std::optional<UnattributedInfo> unattributed() const;
     // CPU time out of the idle task (user, kernel, interrupts) over all
     // CPUs, from the process analysis (TraceAnalysis::total()).
     std::uint64_t busyCpuNs() const;
-    // By ProcessInfo::id; the root (id 0) gives the system-wide figures.
+    // By ProcessInfo::id; the root (id 0) gives the system-wide figures,
+    // kUnattributedId the unattributed entry's (its events and reasons
+    // first, then the characteristics a process has).
     std::vector<ReportLine> processReport(std::int64_t id) const;
     std::vector<SyscallLine> syscalls(std::int64_t id) const;
     // A selection of several processes (ProcessInfo ids) seen as one: the
     // same characteristics and system call accounting, each figure the sum
     // over the selection (longest delay and slice: the maximum); the
     // process's own lines (PID, parent, start, exit) are replaced by the
-    // number of processes. The root (id 0) in a selection stands for pid 0.
+    // number of processes. The root (id 0) in a selection stands for pid 0,
+    // kUnattributedId for the unattributed entry.
     std::vector<ReportLine> selectionReport(const std::vector<std::int64_t>& ids) const;
     std::vector<SyscallLine> selectionSyscalls(const std::vector<std::int64_t>& ids) const;
     // `id` and every process below it in the tree.

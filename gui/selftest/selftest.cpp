@@ -4,6 +4,7 @@
 #include "selftest.hpp"
 
 #include "screenshot.hpp"
+#include "unattributed_fixture.hpp"
 #include "vars_fixture.hpp"
 
 #include <algorithm>
@@ -487,6 +488,9 @@ void checkProcessTab(SelfTest& st, Next next) {
         delay = delay || (label == "Time waiting to run (sched delay)" &&
                           value.find(" s => ") == 11 && value.find('.') == 1);
     checks->check(delay, "process figures carry traceanalyze's labels and precision");
+    checks->check(p.unattributedLabel().empty(),
+                  "no unattributed row when the trace attributes every event",
+                  p.unattributedLabel());
     shot("process-analysis-selected");
     p.selectPid(0);
     next();
@@ -1091,6 +1095,63 @@ void checkCriticalPath(SelfTest& st, Next next) {
 }
 
 // The last screenshot and the summary line; quits.
+// The fixture trace with events no task can have (unattributed_fixture.cpp),
+// written in the output directory, opened.
+void openUnattributedTrace(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    const std::string path = st.outDir + "/unattributed.trace";
+    try {
+        writeUnattributedTrace(path);
+    } catch (const std::exception& e) {
+        checks->check(false, "write the unattributed test trace", e.what());
+        next();
+        return;
+    }
+    win.openTrace(path, "", [checks, next, &win](bool ok) {
+        checks->check(ok, "open the unattributed test trace",
+                      ok ? "" : win.statusLabel().get_text());
+        win.notebook().set_current_page(1); // drawn before the next step's shot
+        next();
+    });
+}
+
+// Its row after the tree, with count and reasons; selected, its figures,
+// reasons and system calls; the warning; the graph's row name.
+void checkUnattributed(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    auto& p = win.processView();
+    const TraceDocument* doc = win.document();
+    checks->check(p.unattributedLabel() == "unattributed: 11 events (8 no_context, 3 no_task)",
+                  "the process tab has the unattributed row, its count and reasons",
+                  p.unattributedLabel());
+    p.selectPid(ltt::kUnattributedPid);
+    const auto shown = p.reportLines(); // a copy: one vector for both ends
+    std::map<std::string, std::string> lines(shown.begin(), shown.end());
+    checks->check(p.selectedPid() == ltt::kUnattributedPid && lines["Events"] == "11" &&
+                      lines["Reason no_context"].starts_with("8: ") &&
+                      lines["Reason no_task"].starts_with("3: ") &&
+                      lines["Number of system calls"] == "4" && !lines.count("PID"),
+                  "selected, it shows its events, reasons and figures",
+                  "Events " + lines["Events"] + ", calls " + lines["Number of system calls"]);
+    checks->check(p.syscallRows() == 2, "and its system calls (getpid, write)",
+                  std::to_string(p.syscallRows()) + " rows");
+    const std::string status = win.statusLabel().get_text();
+    checks->check(status.find("WARNING: 11 events not attributed to any task") != std::string::npos,
+                  "the status bar warns of the unattributed events", status);
+    const auto row = doc ? doc->graph().rowOfPid(ltt::kUnattributedPid) : std::nullopt;
+    checks->check(row && doc->rowLabel(*row) == "unattributed (-1)",
+                  "the event graph names its row", row ? doc->rowLabel(*row) : "no row");
+    next();
+}
+
+// The panel as selected in the step before (laid out since).
+void shootUnattributed(SelfTest& st, Next next) {
+    st.shot("process-analysis-unattributed");
+    next();
+}
+
 void finish(SelfTest& st, Next next) {
     Gtk::Application& app = st.app;
     Checks* checks = &st.checks;
@@ -1130,7 +1191,9 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
          checkCriticalPath});
     addUserEventSteps(*script, win, &st->checks, st->shotFn());
     // Cancel, then the fixture trace with VARS records.
-    add({cancelOpen, openVarsTrace, checkCounterStrips, finish});
+    add({cancelOpen, openVarsTrace, checkCounterStrips});
+    // A trace with unattributed events: the process tab's row.
+    add({openUnattributedTrace, checkUnattributed, shootUnattributed, finish});
     script->run(win, 300);
 }
 

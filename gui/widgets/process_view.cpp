@@ -235,6 +235,22 @@ void ProcessView::setDocument(const TraceDocument* doc) {
             }
         };
     addChildren(rootIt, 0, 0);
+    // The unattributed entry: beside the tree, never in it (no task).
+    unattributedLabel_m.clear();
+    if (const auto u = doc->unattributed()) {
+        std::string why;
+        for (const auto& r : u->reasons)
+            why += (why.empty() ? "" : ", ") + std::to_string(r.events) + " " + r.key;
+        unattributedLabel_m =
+            "unattributed: " + std::to_string(u->events) + " events (" + why + ")";
+        auto row = *store_m->append();
+        row[cols_m.label] = unattributedLabel_m;
+        row[cols_m.pid] = ltt::kUnattributedPid;
+        row[cols_m.id] = kUnattributedId;
+        row[cols_m.syscalls] = u->syscalls;
+        row[cols_m.running] = u->runningNs;
+        row[cols_m.runningText] = ltt::formatSeconds(u->runningNs) + " s";
+    }
     tree_m.expand_all();
     tree_m.get_selection()->select(rootIt);
     showDetails(0, 0);
@@ -277,7 +293,12 @@ void ProcessView::showDetails(std::int64_t id, std::int32_t pid) {
     callsites_m.showProcess(doc_m, pid);
     if (!doc_m)
         return;
-    title_m.set_markup(id == 0 ? "<big><b>The All Mighty (0)</b></big> — system-wide"
+    if (id == kUnattributedId)
+        title_m.set_markup("<big><b>unattributed</b></big> — events the trace does not "
+                           "attribute to any task");
+    else
+        title_m.set_markup(id == 0
+                               ? "<big><b>The All Mighty (0)</b></big> — system-wide"
                                : "<big><b>" + Glib::Markup::escape_text(doc_m->processName(pid)) +
                                      " (" + std::to_string(pid) + ")</b></big>");
     showReport(doc_m->processReport(id), doc_m->syscalls(id));

@@ -1,7 +1,9 @@
 // The Process analysis tab (LTT's second tab): the process tree rooted at
 // "The All Mighty (0)" on the left; on the right the selected process's
 // characteristics and system call accounting, or system-wide figures for the
-// root. Columns sort by clicking their headers.
+// root. Columns sort by clicking their headers. Events the trace does not
+// attribute to any task have a row of their own after the tree
+// ("unattributed: N events (reasons)"), with the same figures.
 //
 // Several processes can be selected (Ctrl/Shift+click), and "Include
 // descendants" adds every process below the selected ones: the panel then
@@ -41,6 +43,9 @@ public:
 
     // For tests.
     std::string rootLabel() const;
+    // The unattributed entry's row (its events and reasons), after the
+    // tree; empty when the trace attributes every event.
+    const std::string& unattributedLabel() const { return unattributedLabel_m; }
     std::size_t processCount() const { return processCount_m; }
     std::vector<std::pair<std::string, std::string>> reportLines() const { return report_m; }
     std::size_t syscallRows() const;
@@ -104,6 +109,7 @@ private:
     std::size_t processCount_m = 0;
     std::vector<std::pair<std::string, std::string>> report_m;
     std::string syscallNote_m;
+    std::string unattributedLabel_m;
     bool syncing_m = false;
     sigc::signal<void(std::int32_t)> pidSignal_m;
 };

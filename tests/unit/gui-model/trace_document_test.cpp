@@ -10,14 +10,18 @@
 // TraceDocument (gui/model, the traceview_model library this binary links)
 // is the whole model the panel renders, and it needs no toolkit.
 #include "trace_document.hpp"
+#include "unattributed_fixture.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
 #include <map>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -200,3 +204,105 @@ TEST(TraceDocument, CompleteIsCancellable) {
 }
 
 } // namespace
+
+namespace {
+
+std::map<std::string, std::string> asMap(const std::vector<ltt::ReportLine>& lines) {
+    std::map<std::string, std::string> m;
+    for (const auto& l : lines)
+        m[l.label] = l.value;
+    return m;
+}
+
+} // namespace
+
+// The unattributed entry in traceview's model says what traceanalyze says:
+// its events by reason, its figures and system calls, apart from the tree.
+TEST(TraceDocument, UnattributedEntryAsTheReportsSayIt) {
+    char dir[] = "/tmp/ltt-gui-unattributed.XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir));
+    const std::string trace = std::string(dir) + "/u.trace";
+    traceview::writeUnattributedTrace(trace);
+    ltt::TraceError err;
+    auto reader = ltt::TraceReader::open(trace, &err);
+    ASSERT_TRUE(reader) << err.str();
+    ltt::TraceAnalysis a(*reader, nullptr);
+    ASSERT_TRUE(a.run());
+    ASSERT_EQ(a.unattributedEvents(ltt::Unattributed::NoContext), 8u);
+    ASSERT_EQ(a.unattributedEvents(ltt::Unattributed::NoBlockTask), 3u);
+
+    traceview::Progress progress;
+    std::string error;
+    auto doc = traceview::TraceDocument::open(trace, "", progress, error);
+    ASSERT_TRUE(doc) << error;
+    EXPECT_FALSE(doc->unattributed()) << "nothing before the analysis";
+    ASSERT_TRUE(doc->complete(progress));
+
+    const auto u = doc->unattributed();
+    ASSERT_TRUE(u);
+    EXPECT_EQ(u->events, a.unattributedEvents());
+    ASSERT_EQ(u->reasons.size(), 2u);
+    EXPECT_EQ(u->reasons[0].key, "no_context");
+    EXPECT_EQ(u->reasons[0].events, 8u);
+    EXPECT_EQ(u->reasons[0].text, ltt::unattributedReason(ltt::Unattributed::NoContext, false));
+    EXPECT_EQ(u->reasons[1].key, "no_task");
+    EXPECT_EQ(u->reasons[1].events, 3u);
+    EXPECT_EQ(u->syscalls, 4u);
+    EXPECT_EQ(u->runningNs, a.unattributed().stats.runningNs);
+
+    // Never a process of the tree; its name where a row shows pid -1.
+    for (const auto& p : doc->processes())
+        EXPECT_NE(p.pid, ltt::kUnattributedPid) << p.name;
+    EXPECT_EQ(doc->processName(ltt::kUnattributedPid), "unattributed");
+    bool warned = false;
+    for (const auto& w : doc->warnings())
+        warned |= w == "11 events not attributed to any task (\"unattributed\", 8 no_context, "
+                       "3 no_task)";
+    EXPECT_TRUE(warned);
+
+    // Its lines: the count, each reason, then the text report's figures of
+    // its block, label for label.
+    const auto gui = asMap(doc->processReport(traceview::kUnattributedId));
+    EXPECT_EQ(gui.at("Events"), "11");
+    EXPECT_EQ(gui.at("Reason no_context"),
+              "8: " + std::string(ltt::unattributedReason(ltt::Unattributed::NoContext, false)));
+    EXPECT_EQ(gui.at("Reason no_task"),
+              "3: " + std::string(ltt::unattributedReason(ltt::Unattributed::NoBlockTask, false)));
+    EXPECT_FALSE(gui.count("PID"));
+    const auto blocks = textProcesses(lines(render(ltt::writeTextReport, a)));
+    const auto text = std::find_if(blocks.begin(), blocks.end(), [](const TextProcess& t) {
+        return t.header.rfind("unattributed (", 0) == 0;
+    });
+    ASSERT_NE(text, blocks.end());
+    ASSERT_FALSE(text->figures.empty());
+    for (const auto& [label, value] : text->figures) {
+        ASSERT_TRUE(gui.count(label)) << label;
+        EXPECT_EQ(gui.at(label), value) << label;
+    }
+    EXPECT_EQ(gui.at("Number of system calls"), "4");
+    const auto calls = doc->syscalls(traceview::kUnattributedId);
+    std::map<std::string, std::uint64_t> byName;
+    for (const auto& c : calls)
+        byName[c.name] = c.count;
+    EXPECT_EQ(byName["getpid"], 3u);
+    EXPECT_EQ(byName["write"], 1u);
+    EXPECT_EQ(asMap(doc->processReport(0)).at("Unattributed events"), "11");
+
+    // In a selection it counts like a process; it has no descendants.
+    EXPECT_EQ(doc->withDescendants(traceview::kUnattributedId),
+              std::vector<std::int64_t>{traceview::kUnattributedId});
+    // The root (pid 0, no calls here) and the entry: its calls.
+    const auto sel = asMap(doc->selectionReport({0, traceview::kUnattributedId}));
+    EXPECT_EQ(sel.at("Processes selected"), "2");
+    EXPECT_EQ(sel.at("Number of system calls"), "4");
+    std::remove(trace.c_str());
+    rmdir(dir);
+
+    // A trace that attributes every event has no entry.
+    auto small = traceview::TraceDocument::open(kData + "small.trace", kData + "small.proc",
+                                                progress, error);
+    ASSERT_TRUE(small) << error;
+    ASSERT_TRUE(small->complete(progress));
+    EXPECT_FALSE(small->unattributed());
+    EXPECT_FALSE(asMap(small->processReport(0)).count("Unattributed events"));
+}
