@@ -3388,6 +3388,246 @@ static int mode_security_attacks(const char *helper)
 	return failed ? 1 : 0;
 }
 
+/*
+ * The CPUs the kernel keeps for a workload of their own (isolcpus,
+ * nohz_full: /sys/devices/system/cpu/{isolated,nohz_full}), as a mask of
+ * the first 64.
+ */
+static uint64_t isolated_cpus(void)
+{
+	static const char *const files[] = {
+		"/sys/devices/system/cpu/isolated",
+		"/sys/devices/system/cpu/nohz_full",
+	};
+	uint64_t mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		char buf[256], *p = buf, *end;
+		FILE *f = fopen(files[i], "r");
+		unsigned long a, b;
+
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		/* A cpulist: "1", "1-3,5"; "(null)" when none. */
+		while (*p >= '0' && *p <= '9') {
+			a = strtoul(p, &end, 10);
+			b = a;
+			if (*end == '-')
+				b = strtoul(end + 1, &end, 10);
+			for (; a <= b && a < 64; a++)
+				mask |= 1ull << a;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	return mask;
+}
+
+/* Function-call IPIs (the CAL row of /proc/interrupts) CPUs in @mask took. */
+static uint64_t cal_interrupts(uint64_t mask)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	uint64_t n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned int cpu = 0;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		p += 4;
+		for (;; cpu++) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (cpu < 64 && (mask & (1ull << cpu)))
+				n += v;
+			p = end;
+		}
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Count the blocks of @buf per CPU into @n (LTT_MAX_CPUS): a snapshot's
+ * blocks, whose sequence numbers go on from the last snapshot's, so not
+ * ltt_blocks_check()'s. -EPROTO when one is not a block.
+ */
+static int count_blocks(const uint8_t *buf, size_t len, uint64_t *n)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct ltt_block_start bs;
+
+		if (len - off < sizeof(struct ltt_record_header) + sizeof(bs))
+			return -EPROTO;
+		memcpy(&bs, buf + off + sizeof(struct ltt_record_header),
+		       sizeof(bs));
+		if (bs.magic != LTT_BLOCK_MAGIC || bs.length < sizeof(bs) ||
+		    bs.length > len - off || bs.cpu >= LTT_MAX_CPUS)
+			return -EPROTO;
+		n[bs.cpu]++;
+		off += bs.length;
+	}
+	return 0;
+}
+
+/* What uid 1000's sessions left on the isolated CPUs: shared ints. */
+enum {
+	ISO_ERR,
+	ISO_HB_ISO,
+	ISO_HB_OTHER,
+	ISO_SNAP_ERR,
+	ISO_SNAPS,
+	ISO_SNAP_BLOCKS,
+	ISO_SNAP_OTHER,
+	ISO_CAL,
+	ISO_N
+};
+
+static int sec_isolated_user(void *arg)
+{
+	int *v = arg, fd, i, e;
+	uint64_t iso = isolated_cpus(), cal, nb[LTT_MAX_CPUS];
+	struct ltt_blocks_result res;
+	struct trace t = { 0 };
+
+	/* A trace of a second: its heartbeats, CPU by CPU. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : start(fd, &t);
+	if (!e) {
+		usleep(1200000);
+		e = stop_and_collect(fd, &t);
+	}
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, NULL, NULL, &res)) {
+		note("security: blocks: %s", res.error);
+		e = -EPROTO;
+	}
+	for (i = 0; !e && i < (int)t.info.ncpus && i < 64; i++)
+		v[iso & (1ull << i) ? ISO_HB_ISO : ISO_HB_OTHER] +=
+			res.heartbeats[i];
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	v[ISO_ERR] = e;
+	/* Flight-recorder mode: 5 snapshots, each read whole. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF :
+		    configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0, 64u << 10);
+	e = e ? e : set_u32(fd, LTT_IOC_SET_OVERWRITE, 1);
+	e = e ? e : start(fd, &t);
+	if (!e && fcntl(fd, F_SETFL, O_NONBLOCK))
+		e = -errno;
+	cal = cal_interrupts(iso);
+	for (i = 0; !e && i < 5; i++) {
+		syscall_loop(SEC_LOOP);
+		e = xioctl(fd, LTT_IOC_SNAPSHOT, NULL);
+		t.len = 0;
+		while (!e) {
+			int r = read_all(fd, &t);
+
+			if (r == -EAGAIN || (!r && t.len))
+				break;
+			e = r ? r : -ENODATA;
+		}
+		memset(nb, 0, sizeof(nb));
+		if (!e && count_blocks(t.buf, t.len, nb)) {
+			note("security: snapshot %d: not blocks", i + 1);
+			e = -EPROTO;
+		}
+		for (int c = 0; !e && c < (int)t.info.ncpus && c < 64; c++)
+			v[iso & (1ull << c) ? ISO_SNAP_BLOCKS :
+					      ISO_SNAP_OTHER] += nb[c];
+		v[ISO_SNAPS] += !e;
+	}
+	v[ISO_CAL] = (int)(cal_interrupts(iso) - cal);
+	if (fd >= 0) {
+		xioctl(fd, LTT_IOC_STOP, NULL);
+		close(fd);
+	}
+	trace_free(&t);
+	v[ISO_SNAP_ERR] = e;
+	return 0;
+}
+
+/*
+ * With CPUs isolated (isolcpus=domain or nohz_full): uid 1000's session
+ * puts no heartbeat timer on them and its snapshots send them no IPI,
+ * while root's session, whose choice it is, still has heartbeats there.
+ */
+static int mode_security_isolated(void)
+{
+	uint64_t iso = isolated_cpus();
+	int *v = shared_ints(ISO_N), fd, e;
+	struct ltt_blocks_result res;
+	struct trace t = { 0 };
+	uint64_t root_hb = 0;
+
+	if (!v)
+		return 1;
+	if (!iso) {
+		printf("skip - %ssecurity: isolated CPUs: none (no isolcpus= or nohz_full= on the kernel's command line)\n",
+		       prefix);
+		printf("%d passed, %d failed\n", passed, failed);
+		return 0;
+	}
+	note("security: isolated CPUs mask 0x%llx", (unsigned long long)iso);
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : start(fd, &t);
+	memset(v, 0, ISO_N * sizeof(int));
+	v[ISO_ERR] = v[ISO_SNAP_ERR] = SEC_UNSET;
+	e = e ? e : as_user(sec_isolated_user, v);
+	if (!e)
+		e = stop_and_collect(fd, &t);
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, NULL, NULL, &res))
+		e = -EPROTO;
+	for (int c = 0; !e && c < (int)t.info.ncpus && c < 64; c++)
+		if (iso & (1ull << c))
+			root_hb += res.heartbeats[c];
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	note("security: heartbeats on isolated CPUs: root %llu, uid 1000 %d (%d elsewhere); snapshot blocks there %d (%d elsewhere) in %d snapshots; CAL IPIs there %d",
+	     (unsigned long long)root_hb, v[ISO_HB_ISO], v[ISO_HB_OTHER],
+	     v[ISO_SNAP_BLOCKS], v[ISO_SNAP_OTHER], v[ISO_SNAPS], v[ISO_CAL]);
+	check(!e && !v[ISO_ERR] && !v[ISO_SNAP_ERR],
+	      "security: uid 1000 traces and takes snapshots with CPUs isolated",
+	      "status %d, uid 1000's trace %d, snapshots %d", e, v[ISO_ERR],
+	      v[ISO_SNAP_ERR]);
+	check(!e && root_hb > 0,
+	      "security: root's session keeps its heartbeats on the isolated CPUs",
+	      "%llu heartbeats", (unsigned long long)root_hb);
+	check(!v[ISO_ERR] && v[ISO_HB_OTHER] > 0 && !v[ISO_HB_ISO],
+	      "security: uid 1000's session has no heartbeat on the isolated CPUs",
+	      "%d there, %d on the others", v[ISO_HB_ISO], v[ISO_HB_OTHER]);
+	check(!v[ISO_SNAP_ERR] && v[ISO_SNAPS] == 5 && v[ISO_SNAP_OTHER] > 0 &&
+		      !v[ISO_SNAP_BLOCKS],
+	      "security: uid 1000's snapshots leave the isolated CPUs out",
+	      "%d blocks of theirs, %d of the others, in %d snapshots",
+	      v[ISO_SNAP_BLOCKS], v[ISO_SNAP_OTHER], v[ISO_SNAPS]);
+	check(!v[ISO_SNAP_ERR] && v[ISO_CAL] < 5,
+	      "security: uid 1000's 5 snapshots send the isolated CPUs no IPI",
+	      "%d function-call interrupts there", v[ISO_CAL]);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 static int mode_one(const char *name)
 {
 	int fd = -1;
@@ -3461,7 +3701,9 @@ int main(int argc, char **argv)
 		return mode_security_default();
 	if (!strcmp(mode, "security") && argc > 3 && !strcmp(argv[2], "attacks"))
 		return mode_security_attacks(argv[3]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK|security default|security attacks HELPER\n",
+	if (!strcmp(mode, "security") && argc > 2 && !strcmp(argv[2], "isolated"))
+		return mode_security_isolated();
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK|security default|security attacks HELPER|security isolated\n",
 		argv[0]);
 	return 2;
 }
