@@ -107,8 +107,18 @@ public:
     // Has the closer take `fd` (it is closed here too, at once or later);
     // false when there is no closer or its queue is full.
     bool close(int fd) {
-        return to_m >= 0 && ::send(to_m, &fd, sizeof fd, MSG_NOSIGNAL | MSG_DONTWAIT) ==
-                                static_cast<ssize_t>(sizeof fd);
+        if (to_m < 0)
+            return false;
+        // A closer that ended (killed with the thread that made it) reads
+        // no more: without this, what is sent would stay open here.
+        if (::waitpid(pid_m, nullptr, __WCLONE | WNOHANG) != 0) {
+            ::close(to_m);
+            ::close(from_m);
+            to_m = from_m = -1;
+            return false;
+        }
+        return ::send(to_m, &fd, sizeof fd, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+               static_cast<ssize_t>(sizeof fd);
     }
     // Lets the closer end once its queue is done, waiting at most
     // `patience` for it; one still in a close is left to end by itself.

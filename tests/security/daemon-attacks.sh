@@ -108,7 +108,8 @@ stream_flood() {
 # attacker ($fp) still holding, for the caller to stop the daemon.
 fp=
 fuse_hold() {
-	"$ATTACK" "$sock" fuse-flush 15 >"$work/fuse.out" 2>&1 &
+	: >"$work/fuse.out"
+	"$ATTACK" "$sock" fuse-flush 15 >>"$work/fuse.out" 2>&1 &
 	fp=$!
 	i=0
 	while ! grep -qE "flush_pending=|mounted=0" "$work/fuse.out" && [ $i -lt 300 ]; do
