@@ -50,6 +50,7 @@
 #include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <linux/capability.h>
@@ -3316,6 +3317,99 @@ static void sec_namespaces(int *v)
 		waitpid(pid, &st, 0);
 }
 
+/* The memory charged to the cgroup @dir so far, or -1. */
+static long long cgroup_memory(const char *dir)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* In the cgroup of check_sec_memcg(): uid 1000's START, charged there. */
+static int sec_memcg_user(void *arg)
+{
+	long long *v = arg;
+	const char *dir = "/sys/fs/cgroup/ltt-security";
+	struct trace t = { 0 };
+	int fd = open_dev(), e;
+
+	if (fd < 0)
+		return 1;
+	v[0] = cgroup_memory(dir);
+	e = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0, 1u << 20);
+	e = e ? e : start(fd, &t);
+	v[1] = cgroup_memory(dir);
+	v[2] = e;
+	if (!e)
+		stop_and_collect(fd, &t);
+	trace_free(&t);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A restricted session's buffers are charged to the memory cgroup of the
+ * user who starts it (__GFP_ACCOUNT), as perf's are: uid 1000 in a cgroup
+ * of its own starts a session of 1 MiB buffers, and the cgroup's
+ * memory.current grows by most of 2 x 1 MiB x CPUs. A kernel without
+ * cgroups (the patched one) is a skip.
+ */
+static void check_sec_memcg(void)
+{
+	const char *root = "/sys/fs/cgroup", *dir = "/sys/fs/cgroup/ltt-security";
+	long long *v = mmap(NULL, 4 * sizeof(long long), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long long want = 2ll * (1 << 20) * ncpus_online * 3 / 4;
+	char path[256];
+	pid_t pid;
+	int st = -1;
+	FILE *f;
+
+	if (v == MAP_FAILED)
+		return;
+	v[0] = v[1] = -1;
+	v[2] = -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (access(path, F_OK))
+		mount("none", root, "cgroup2", 0, NULL);
+	f = fopen(path, "w");
+	if (!f || fputs("+memory", f) < 0 || fclose(f)) {
+		printf("skip - %ssecurity: buffers charged to uid 1000's memory cgroup: no memory controller (%s)\n",
+		       prefix, strerror(errno));
+		munmap(v, 4 * sizeof(long long));
+		return;
+	}
+	mkdir(dir, 0755);
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+			_exit(1);
+		_exit(as_user(sec_memcg_user, v));
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	rmdir(dir);
+	note("security: uid 1000's cgroup: memory.current %lld before START, %lld after (%d CPUs)",
+	     v[0], v[1], ncpus_online);
+	check(WIFEXITED(st) && !WEXITSTATUS(st) && !v[2] && v[0] >= 0 &&
+		      v[1] - v[0] >= want,
+	      "security: buffers charged to uid 1000's memory cgroup",
+	      "status %d, START %lld, grew by %lld, want %lld", st, v[2],
+	      v[1] - v[0], want);
+	munmap(v, 4 * sizeof(long long));
+}
+
 /* With unprivileged=1: the attacks, each held. */
 static int mode_security_attacks(const char *helper)
 {
@@ -3363,6 +3457,8 @@ static int mode_security_attacks(const char *helper)
 	check(!e && !s.custom,
 	      "security: none of uid 1000's user events land in root's session",
 	      "root's session got %llu", (unsigned long long)s.custom);
+
+	check_sec_memcg();
 
 	memset(v, 0xff, 16 * sizeof(int));
 	sec_namespaces(v);
