@@ -102,6 +102,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
 #include <linux/kprobes.h>
@@ -1185,6 +1186,23 @@ static enum hrtimer_restart notrace ltt_heartbeat_fn(struct hrtimer *t)
 }
 NOKPROBE_SYMBOL(ltt_heartbeat_fn);
 
+/*
+ * May @s make work on @cpu that nothing there asked for (a heartbeat
+ * timer, a snapshot's IPI)? A restricted session leaves nohz_full and
+ * isolated CPUs (isolcpus, the housekeeping masks) alone: an unprivileged
+ * user must not disturb the workload the administrator keeps there.
+ */
+static bool ltt_cpu_disturbable(const struct ltt_session *s, int cpu)
+{
+	return !s->restricted || (housekeeping_cpu(cpu, HK_TYPE_TICK) &&
+				  housekeeping_cpu(cpu, HK_TYPE_DOMAIN));
+}
+
+static bool ltt_heartbeat_cond(int cpu, void *arg)
+{
+	return ltt_cpu_disturbable(arg, cpu);
+}
+
 static void ltt_heartbeat_start_one(void *arg)
 {
 	struct ltt_session *s = arg;
@@ -1201,12 +1219,14 @@ static void ltt_heartbeat_start_one(void *arg)
  * @period_ns: interval between heartbeats
  *
  * Process context. The heartbeat shows time passing on idle CPUs and keeps
- * deltas small; a record whose delta would overflow gets one anyway.
+ * deltas small; a record whose delta would overflow gets one anyway, so a
+ * CPU without the timer (a restricted session's on an isolated CPU:
+ * ltt_cpu_disturbable()) still writes correct deltas.
  */
 void ltt_heartbeat_start(struct ltt_session *s, u64 period_ns)
 {
 	s->hb_period_ns = period_ns;
-	on_each_cpu(ltt_heartbeat_start_one, s, 1);
+	on_each_cpu_cond(ltt_heartbeat_cond, ltt_heartbeat_start_one, s, 1);
 }
 
 /**
@@ -1464,8 +1484,10 @@ static void ltt_snapshot_cpu(void *arg)
  * Every CPU closes its open block with the FINAL flag; read() then
  * returns each CPU's blocks, oldest first, up to that one, while the CPUs
  * go on writing into the buffers the reader frees (losing events, counted
- * as lost, while a CPU's ring is still held). Process context, session
- * lock held.
+ * as lost, while a CPU's ring is still held). A restricted session's
+ * snapshot leaves out the CPUs it may not disturb (ltt_cpu_disturbable()):
+ * they get no IPI, and their rings stay the writer's. Process context,
+ * session lock held.
  *
  * Return: 0, or -EBUSY while the previous snapshot is not all read.
  */
@@ -1484,7 +1506,7 @@ int ltt_buffers_snapshot(struct ltt_session *s)
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
 		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
 
-		if (!c)
+		if (!c || !ltt_cpu_disturbable(s, cpu))
 			continue;
 		if (cpu_online(cpu)) {
 			smp_call_function_single(cpu, ltt_snapshot_cpu, c, 1);

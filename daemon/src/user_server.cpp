@@ -9,6 +9,7 @@
 #include <bitset>
 #include <cerrno>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -17,14 +18,19 @@
 #include <libltt/unique_fd.hpp>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <poll.h>
+#include <sched.h>
 #include <stdexcept>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <thread>
 #include <time.h>
 #include <unistd.h>
@@ -40,12 +46,108 @@ constexpr std::size_t kMaxProcesses = 1024;
 // RLIMIT_NOFILE.
 constexpr std::size_t kReservedFds = 256;
 
+// A process that closes descriptors for this one: it shares this
+// process's descriptor table (CLONE_FILES), so its close removes the
+// descriptor here too, and the file's flush runs, and waits, in that
+// process. A FUSE file's flush waits for its server, uninterruptibly (not
+// even SIGKILL ends it): on a thread of this process the wait would hold
+// the process's exit, which flushes every descriptor still open. The
+// closer holds its copy of the table until it ends, so this process's
+// exit closes nothing of it. Made with a raw clone (no CLONE_VM: a copy of
+// the memory, as fork makes), it runs only system calls: no lock another
+// thread may have held, no allocation. It ends when its socket's other end
+// closes, or when the thread that made it ends (PR_SET_PDEATHSIG).
+#if defined(__SANITIZE_THREAD__)
+#define LTT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LTT_TSAN 1
+#endif
+#endif
+class Closer {
+public:
+    Closer() {
+#ifdef LTT_TSAN
+        // TSan follows descriptors through this process's close(): one
+        // closed by the Closer would look reused without a close (a false
+        // race), so a TSan build closes them on the Reaper's thread.
+        return;
+#endif
+        int sv[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+            return;
+        const long parent = ::syscall(SYS_getpid);
+        // x86-64: flags, stack (none: the copy of this one), parent_tid,
+        // child_tid, tls. No exit signal: waited for with __WCLONE.
+        const long pid = ::syscall(SYS_clone, CLONE_FILES, 0L, 0L, 0L, 0L);
+        if (pid == 0) {
+            ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L);
+            int fd = -1;
+            if (::syscall(SYS_getppid) == parent)
+                while (::syscall(SYS_recvfrom, sv[1], &fd, sizeof fd, 0, 0L, 0L) ==
+                       static_cast<long>(sizeof fd))
+                    ::syscall(SYS_close, fd);
+            ::syscall(SYS_exit, 0);
+        }
+        if (pid < 0) {
+            ::close(sv[0]);
+            ::close(sv[1]);
+            return;
+        }
+        pid_m = static_cast<pid_t>(pid);
+        to_m = sv[0];
+        from_m = sv[1];
+    }
+    ~Closer() {
+        end(std::chrono::milliseconds(0));
+    }
+    Closer(const Closer&) = delete;
+    Closer& operator=(const Closer&) = delete;
+
+    // Has the closer take `fd` (it is closed here too, at once or later);
+    // false when there is no closer or its queue is full.
+    bool close(int fd) {
+        if (to_m < 0)
+            return false;
+        // A closer that ended (killed with the thread that made it) reads
+        // no more: without this, what is sent would stay open here.
+        if (::waitpid(pid_m, nullptr, __WCLONE | WNOHANG) != 0) {
+            ::close(to_m);
+            ::close(from_m);
+            to_m = from_m = -1;
+            return false;
+        }
+        return ::send(to_m, &fd, sizeof fd, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+               static_cast<ssize_t>(sizeof fd);
+    }
+    // Lets the closer end once its queue is done, waiting at most
+    // `patience` for it; one still in a close is left to end by itself.
+    void end(std::chrono::milliseconds patience) {
+        if (to_m < 0)
+            return;
+        ::close(to_m); // the only writer: the closer reads an end of file
+        to_m = -1;
+        const auto until = std::chrono::steady_clock::now() + patience;
+        while (::waitpid(pid_m, nullptr, __WCLONE | WNOHANG) == 0 &&
+               std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ::close(from_m);
+        from_m = -1;
+    }
+
+private:
+    pid_t pid_m = -1;
+    int to_m = -1, from_m = -1;
+};
+
 // Closes descriptors that clients passed in, on a thread of its own that
 // holds no lock: closing a file can wait for whoever serves it (a FUSE
 // file's flush waits for its server, a lingering socket for its peer), and
 // that must stall neither the server's thread nor its stop(). The thread
-// shares only its own state, so a close that never returns can be left
-// behind when the server goes away.
+// hands each to the Closer process, whose wait holds neither this process
+// nor its exit; without one it closes them itself. The thread shares only
+// its own state, so a close that never returns can be left behind when the
+// server goes away.
 class Reaper {
 public:
     Reaper() : state_m(std::make_shared<State>()) {
@@ -70,7 +172,8 @@ public:
         std::unique_lock l(state_m->m);
         state_m->stop = true;
         state_m->cv.notify_all();
-        state_m->cv.wait_for(l, patience, [&] { return state_m->done; });
+        if (state_m->cv.wait_for(l, patience, [&] { return state_m->done; }))
+            state_m->closer.end(patience);
     }
 
 private:
@@ -79,6 +182,7 @@ private:
         std::condition_variable cv;
         std::deque<int> fds;
         bool stop = false, done = false;
+        Closer closer;
         void run() {
             std::unique_lock l(m);
             while (true) {
@@ -91,7 +195,8 @@ private:
                 const int fd = fds.front();
                 fds.pop_front();
                 l.unlock();
-                ::close(fd);
+                if (!closer.close(fd))
+                    ::close(fd);
                 l.lock();
             }
         }
@@ -424,6 +529,12 @@ private:
         // file it creates (less the umask, cleared meanwhile): no chmod by a
         // path that could name something else by then.
         int rc = ::fchmod(listen_m.get(), ::geteuid() == 0 ? 0666 : 0600);
+        // Every message carries its sender's credentials (SCM_CREDENTIALS;
+        // the connections inherit it): readClient() refuses one that
+        // another process sends on a connection it inherited or was given.
+        const int on = 1;
+        if (rc == 0)
+            rc = ::setsockopt(listen_m.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
         if (rc == 0) {
             const mode_t old = ::umask(0);
             rc = ::bind(listen_m.get(), reinterpret_cast<sockaddr*>(&a), sizeof a);
@@ -651,7 +762,7 @@ private:
 
     void readClient(Process& p) {
         ltt_user_msg m{};
-        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+        alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))];
         iovec iov{&m, sizeof m};
         msghdr mh{};
         mh.msg_iov = &iov;
@@ -669,7 +780,13 @@ private:
         if (n < 0)
             return;
         Passed passed(reaper_m);
-        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+        std::optional<ucred> sender;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+                c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+                sender.emplace();
+                std::memcpy(&*sender, CMSG_DATA(c), sizeof(ucred));
+            }
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
                 const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
                 for (std::size_t i = 0; i < count; ++i) {
@@ -683,6 +800,15 @@ private:
                         reaper_m.close(fd);
                 }
             }
+        }
+        // The connection speaks for the process that connected (its pid
+        // names the process's threads, its uid admits it): a message that
+        // another process sends on it is refused.
+        if (sender && (sender->pid != p.tgid || sender->uid != p.uid)) {
+            drop(p, "a message from pid " + std::to_string(sender->pid) + " (uid " +
+                        std::to_string(sender->uid) + "), not the process that connected");
+            return;
+        }
         if (n != sizeof m || m.magic != LTT_USER_MSG_MAGIC || m.version != LTT_USER_SHM_VERSION ||
             (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
             drop(p, "a malformed message");

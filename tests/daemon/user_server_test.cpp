@@ -893,6 +893,28 @@ TEST(UserServerLimits, SnapshotRequestsOnlyFromRootOrTheGroup) {
     EXPECT_EQ(g.snapshots.size(), 1u);
 }
 
+// A connection speaks for the process that connected: a REGISTER that
+// another process sends on it (a child that inherited it) is refused and
+// its sender named, whatever the connection's own process may do.
+TEST(UserServerLimits, AMessageFromAnotherProcessIsRefused) {
+    Fixture f("otherpid");
+    Shm shm;
+    RawClient c(f.socket);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        c.send(shm.fd.get());
+        ::_exit(0);
+    }
+    int st = -1;
+    ASSERT_EQ(::waitpid(child, &st, 0), child);
+    EXPECT_FALSE(c.enabled());
+    f.finish();
+    EXPECT_NE(allWarnings(*f.server).find("(uid " + std::to_string(::geteuid()) +
+                                          "), not the process that connected"),
+              std::string::npos)
+        << allWarnings(*f.server);
+}
+
 // A snapshot's reason is a client's text: escaped and bounded before it
 // reaches root's terminal or log.
 TEST(UserServerLimits, SnapshotReasonsAreEscaped) {

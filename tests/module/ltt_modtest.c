@@ -50,6 +50,7 @@
 #include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <linux/capability.h>
@@ -3316,6 +3317,99 @@ static void sec_namespaces(int *v)
 		waitpid(pid, &st, 0);
 }
 
+/* The memory charged to the cgroup @dir so far, or -1. */
+static long long cgroup_memory(const char *dir)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* In the cgroup of check_sec_memcg(): uid 1000's START, charged there. */
+static int sec_memcg_user(void *arg)
+{
+	long long *v = arg;
+	const char *dir = "/sys/fs/cgroup/ltt-security";
+	struct trace t = { 0 };
+	int fd = open_dev(), e;
+
+	if (fd < 0)
+		return 1;
+	v[0] = cgroup_memory(dir);
+	e = configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0, 1u << 20);
+	e = e ? e : start(fd, &t);
+	v[1] = cgroup_memory(dir);
+	v[2] = e;
+	if (!e)
+		stop_and_collect(fd, &t);
+	trace_free(&t);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A restricted session's buffers are charged to the memory cgroup of the
+ * user who starts it (__GFP_ACCOUNT), as perf's are: uid 1000 in a cgroup
+ * of its own starts a session of 1 MiB buffers, and the cgroup's
+ * memory.current grows by most of 2 x 1 MiB x CPUs. A kernel without
+ * cgroups (the patched one) is a skip.
+ */
+static void check_sec_memcg(void)
+{
+	const char *root = "/sys/fs/cgroup", *dir = "/sys/fs/cgroup/ltt-security";
+	long long *v = mmap(NULL, 4 * sizeof(long long), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long long want = 2ll * (1 << 20) * ncpus_online * 3 / 4;
+	char path[256];
+	pid_t pid;
+	int st = -1;
+	FILE *f;
+
+	if (v == MAP_FAILED)
+		return;
+	v[0] = v[1] = -1;
+	v[2] = -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (access(path, F_OK))
+		mount("none", root, "cgroup2", 0, NULL);
+	f = fopen(path, "w");
+	if (!f || fputs("+memory", f) < 0 || fclose(f)) {
+		printf("skip - %ssecurity: buffers charged to uid 1000's memory cgroup: no memory controller (%s)\n",
+		       prefix, strerror(errno));
+		munmap(v, 4 * sizeof(long long));
+		return;
+	}
+	mkdir(dir, 0755);
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+			_exit(1);
+		_exit(as_user(sec_memcg_user, v));
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	rmdir(dir);
+	note("security: uid 1000's cgroup: memory.current %lld before START, %lld after (%d CPUs)",
+	     v[0], v[1], ncpus_online);
+	check(WIFEXITED(st) && !WEXITSTATUS(st) && !v[2] && v[0] >= 0 &&
+		      v[1] - v[0] >= want,
+	      "security: buffers charged to uid 1000's memory cgroup",
+	      "status %d, START %lld, grew by %lld, want %lld", st, v[2],
+	      v[1] - v[0], want);
+	munmap(v, 4 * sizeof(long long));
+}
+
 /* With unprivileged=1: the attacks, each held. */
 static int mode_security_attacks(const char *helper)
 {
@@ -3364,6 +3458,8 @@ static int mode_security_attacks(const char *helper)
 	      "security: none of uid 1000's user events land in root's session",
 	      "root's session got %llu", (unsigned long long)s.custom);
 
+	check_sec_memcg();
+
 	memset(v, 0xff, 16 * sizeof(int));
 	sec_namespaces(v);
 	/* A negative value: unshare()'s errno (the kernel has none). */
@@ -3384,6 +3480,246 @@ static int mode_security_attacks(const char *helper)
 		      "security: uid 1000 in a user namespace cannot open",
 		      "open: %s", v[1] > 0 ? strerror(v[1]) :
 			v[1] ? "setup failed" : "succeeded");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/*
+ * The CPUs the kernel keeps for a workload of their own (isolcpus,
+ * nohz_full: /sys/devices/system/cpu/{isolated,nohz_full}), as a mask of
+ * the first 64.
+ */
+static uint64_t isolated_cpus(void)
+{
+	static const char *const files[] = {
+		"/sys/devices/system/cpu/isolated",
+		"/sys/devices/system/cpu/nohz_full",
+	};
+	uint64_t mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		char buf[256], *p = buf, *end;
+		FILE *f = fopen(files[i], "r");
+		unsigned long a, b;
+
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		/* A cpulist: "1", "1-3,5"; "(null)" when none. */
+		while (*p >= '0' && *p <= '9') {
+			a = strtoul(p, &end, 10);
+			b = a;
+			if (*end == '-')
+				b = strtoul(end + 1, &end, 10);
+			for (; a <= b && a < 64; a++)
+				mask |= 1ull << a;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	return mask;
+}
+
+/* Function-call IPIs (the CAL row of /proc/interrupts) CPUs in @mask took. */
+static uint64_t cal_interrupts(uint64_t mask)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	uint64_t n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned int cpu = 0;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		p += 4;
+		for (;; cpu++) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (cpu < 64 && (mask & (1ull << cpu)))
+				n += v;
+			p = end;
+		}
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Count the blocks of @buf per CPU into @n (LTT_MAX_CPUS): a snapshot's
+ * blocks, whose sequence numbers go on from the last snapshot's, so not
+ * ltt_blocks_check()'s. -EPROTO when one is not a block.
+ */
+static int count_blocks(const uint8_t *buf, size_t len, uint64_t *n)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct ltt_block_start bs;
+
+		if (len - off < sizeof(struct ltt_record_header) + sizeof(bs))
+			return -EPROTO;
+		memcpy(&bs, buf + off + sizeof(struct ltt_record_header),
+		       sizeof(bs));
+		if (bs.magic != LTT_BLOCK_MAGIC || bs.length < sizeof(bs) ||
+		    bs.length > len - off || bs.cpu >= LTT_MAX_CPUS)
+			return -EPROTO;
+		n[bs.cpu]++;
+		off += bs.length;
+	}
+	return 0;
+}
+
+/* What uid 1000's sessions left on the isolated CPUs: shared ints. */
+enum {
+	ISO_ERR,
+	ISO_HB_ISO,
+	ISO_HB_OTHER,
+	ISO_SNAP_ERR,
+	ISO_SNAPS,
+	ISO_SNAP_BLOCKS,
+	ISO_SNAP_OTHER,
+	ISO_CAL,
+	ISO_N
+};
+
+static int sec_isolated_user(void *arg)
+{
+	int *v = arg, fd, i, e;
+	uint64_t iso = isolated_cpus(), cal, nb[LTT_MAX_CPUS];
+	struct ltt_blocks_result res;
+	struct trace t = { 0 };
+
+	/* A trace of a second: its heartbeats, CPU by CPU. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : start(fd, &t);
+	if (!e) {
+		usleep(1200000);
+		e = stop_and_collect(fd, &t);
+	}
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, NULL, NULL, &res)) {
+		note("security: blocks: %s", res.error);
+		e = -EPROTO;
+	}
+	for (i = 0; !e && i < (int)t.info.ncpus && i < 64; i++)
+		v[iso & (1ull << i) ? ISO_HB_ISO : ISO_HB_OTHER] +=
+			res.heartbeats[i];
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	v[ISO_ERR] = e;
+	/* Flight-recorder mode: 5 snapshots, each read whole. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF :
+		    configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0, 64u << 10);
+	e = e ? e : set_u32(fd, LTT_IOC_SET_OVERWRITE, 1);
+	e = e ? e : start(fd, &t);
+	if (!e && fcntl(fd, F_SETFL, O_NONBLOCK))
+		e = -errno;
+	cal = cal_interrupts(iso);
+	for (i = 0; !e && i < 5; i++) {
+		syscall_loop(SEC_LOOP);
+		e = xioctl(fd, LTT_IOC_SNAPSHOT, NULL);
+		t.len = 0;
+		while (!e) {
+			int r = read_all(fd, &t);
+
+			if (r == -EAGAIN || (!r && t.len))
+				break;
+			e = r ? r : -ENODATA;
+		}
+		memset(nb, 0, sizeof(nb));
+		if (!e && count_blocks(t.buf, t.len, nb)) {
+			note("security: snapshot %d: not blocks", i + 1);
+			e = -EPROTO;
+		}
+		for (int c = 0; !e && c < (int)t.info.ncpus && c < 64; c++)
+			v[iso & (1ull << c) ? ISO_SNAP_BLOCKS :
+					      ISO_SNAP_OTHER] += nb[c];
+		v[ISO_SNAPS] += !e;
+	}
+	v[ISO_CAL] = (int)(cal_interrupts(iso) - cal);
+	if (fd >= 0) {
+		xioctl(fd, LTT_IOC_STOP, NULL);
+		close(fd);
+	}
+	trace_free(&t);
+	v[ISO_SNAP_ERR] = e;
+	return 0;
+}
+
+/*
+ * With CPUs isolated (isolcpus=domain or nohz_full): uid 1000's session
+ * puts no heartbeat timer on them and its snapshots send them no IPI,
+ * while root's session, whose choice it is, still has heartbeats there.
+ */
+static int mode_security_isolated(void)
+{
+	uint64_t iso = isolated_cpus();
+	int *v = shared_ints(ISO_N), fd, e;
+	struct ltt_blocks_result res;
+	struct trace t = { 0 };
+	uint64_t root_hb = 0;
+
+	if (!v)
+		return 1;
+	if (!iso) {
+		printf("skip - %ssecurity: isolated CPUs: none (no isolcpus= or nohz_full= on the kernel's command line)\n",
+		       prefix);
+		printf("%d passed, %d failed\n", passed, failed);
+		return 0;
+	}
+	note("security: isolated CPUs mask 0x%llx", (unsigned long long)iso);
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : start(fd, &t);
+	memset(v, 0, ISO_N * sizeof(int));
+	v[ISO_ERR] = v[ISO_SNAP_ERR] = SEC_UNSET;
+	e = e ? e : as_user(sec_isolated_user, v);
+	if (!e)
+		e = stop_and_collect(fd, &t);
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, NULL, NULL, &res))
+		e = -EPROTO;
+	for (int c = 0; !e && c < (int)t.info.ncpus && c < 64; c++)
+		if (iso & (1ull << c))
+			root_hb += res.heartbeats[c];
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	note("security: heartbeats on isolated CPUs: root %llu, uid 1000 %d (%d elsewhere); snapshot blocks there %d (%d elsewhere) in %d snapshots; CAL IPIs there %d",
+	     (unsigned long long)root_hb, v[ISO_HB_ISO], v[ISO_HB_OTHER],
+	     v[ISO_SNAP_BLOCKS], v[ISO_SNAP_OTHER], v[ISO_SNAPS], v[ISO_CAL]);
+	check(!e && !v[ISO_ERR] && !v[ISO_SNAP_ERR],
+	      "security: uid 1000 traces and takes snapshots with CPUs isolated",
+	      "status %d, uid 1000's trace %d, snapshots %d", e, v[ISO_ERR],
+	      v[ISO_SNAP_ERR]);
+	check(!e && root_hb > 0,
+	      "security: root's session keeps its heartbeats on the isolated CPUs",
+	      "%llu heartbeats", (unsigned long long)root_hb);
+	check(!v[ISO_ERR] && v[ISO_HB_OTHER] > 0 && !v[ISO_HB_ISO],
+	      "security: uid 1000's session has no heartbeat on the isolated CPUs",
+	      "%d there, %d on the others", v[ISO_HB_ISO], v[ISO_HB_OTHER]);
+	check(!v[ISO_SNAP_ERR] && v[ISO_SNAPS] == 5 && v[ISO_SNAP_OTHER] > 0 &&
+		      !v[ISO_SNAP_BLOCKS],
+	      "security: uid 1000's snapshots leave the isolated CPUs out",
+	      "%d blocks of theirs, %d of the others, in %d snapshots",
+	      v[ISO_SNAP_BLOCKS], v[ISO_SNAP_OTHER], v[ISO_SNAPS]);
+	check(!v[ISO_SNAP_ERR] && v[ISO_CAL] < 5,
+	      "security: uid 1000's 5 snapshots send the isolated CPUs no IPI",
+	      "%d function-call interrupts there", v[ISO_CAL]);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
@@ -3461,7 +3797,9 @@ int main(int argc, char **argv)
 		return mode_security_default();
 	if (!strcmp(mode, "security") && argc > 3 && !strcmp(argv[2], "attacks"))
 		return mode_security_attacks(argv[3]);
-	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK|security default|security attacks HELPER\n",
+	if (!strcmp(mode, "security") && argc > 2 && !strcmp(argv[2], "isolated"))
+		return mode_security_isolated();
+	fprintf(stderr, "usage: %s check|quick|gap|hold|toggle N|load N|syscalls|idle [REPS]|vars MASK [REPS]|bench [REPS]|fuzz N|hotplug|count FILE|one CHECK|security default|security attacks HELPER|security isolated\n",
 		argv[0]);
 	return 2;
 }

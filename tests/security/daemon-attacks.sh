@@ -18,9 +18,16 @@
 #   semaphore        a semaphore eventfd written 2^64-2: refused, no spin
 #   planted FIFO     --control at a FIFO of uid 1000 (mode 0666) or a
 #                    symbolic link: refused before tracing
+#   FUSE fd          a file whose flush its FUSE server never answers,
+#                    sent as the memfd: while the daemon's close of it
+#                    waits, the server still serves and stops at SIGTERM
+#                    (a skip where FUSE cannot be mounted)
 # Needs root, tracedaemon, ltt-mark and ltt-attack on PATH (or TD, MARK,
 # ATTACK), and a way to run as uid 1000 (setpriv, else su to the user
-# named by LTT_USER, default "user"). Prints "ok - NAME", "FAIL - NAME:
+# named by LTT_USER, default "user"). ONLY=fuse runs the FUSE attack
+# alone (on a host without /dev/tracer: the server, ltt-user-server-host,
+# needs no module; suite 74 runs it so, the patched guest kernel has no
+# FUSE). Prints "ok - NAME", "FAIL - NAME:
 # why" or "skip - NAME: why" lines; exit status 1 when an attack was not
 # held.
 TD=${TD:-tracedaemon}
@@ -51,7 +58,7 @@ fi
 
 work=$(mktemp -d /tmp/ltt-attacks.XXXXXX) || exit 1
 chmod 0755 "$work"
-trap 'kill $tdp 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $tdp $fp 2>/dev/null; rm -rf "$work"' EXIT
 sock=$work/run/user.sock
 tdp=
 
@@ -96,6 +103,58 @@ stream_flood() {
 	as_user "$ATTACK" "$sock" stream-flood 20000 >"$work/streams.out" 2>&1 ||
 		fail "stream flood ran" "$(cat "$work/streams.out")"
 }
+# fuse_hold: ltt-attack's FUSE file sent to the daemon, whose close of it
+# then waits; checks that the server still serves. Returns 0 with the
+# attacker ($fp) still holding, for the caller to stop the daemon.
+fp=
+fuse_hold() {
+	: >"$work/fuse.out"
+	"$ATTACK" "$sock" fuse-flush 15 >>"$work/fuse.out" 2>&1 &
+	fp=$!
+	i=0
+	while ! grep -qE "flush_pending=|mounted=0" "$work/fuse.out" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if grep -q "mounted=0" "$work/fuse.out"; then
+		skip "a FUSE fd whose flush never answers" "FUSE cannot be mounted here: $(cat "$work/fuse.out")"
+		wait $fp
+		fp=
+		return 1
+	fi
+	if ! grep -q "flush_pending=1" "$work/fuse.out"; then
+		fail "a FUSE fd sent as the memfd: the daemon closes it" "$(tr '\n' ' ' <"$work/fuse.out")"
+		wait $fp
+		fp=
+		return 1
+	fi
+	ok "a FUSE fd sent as the memfd: its close waits for a flush never answered"
+	if as_user "$ATTACK" "$sock" ping >"$work/ping.out" 2>&1; then
+		ok "the server still serves while that close waits"
+	else
+		fail "the server still serves while that close waits" "$(cat "$work/ping.out")"
+	fi
+	return 0
+}
+# fuse_stop SIGNAL: the daemon, stopped by SIGNAL while fuse_hold's close
+# waits, must end within 10 s; then the attacker goes.
+fuse_stop() {
+	kill "-$1" $tdp
+	i=0
+	while kill -0 $tdp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 $tdp 2>/dev/null; then
+		fail "the daemon stops while a passed FUSE fd's close waits" "still running 10 s after SIG$1"
+		kill -KILL $tdp
+	else
+		ok "the daemon stops while a passed FUSE fd's close waits ($((i * 100)) ms)"
+	fi
+	wait $tdp 2>/dev/null
+	tdp=
+	kill $fp 2>/dev/null
+	wait $fp 2>/dev/null
+	fp=
+}
+
 check_semaphore() {
 	grep -q "eventfd is a semaphore" "$1" && ok "the semaphore eventfd is refused" ||
 		fail "the semaphore eventfd is refused" "$(grep -i semaphore "$1")"
@@ -120,6 +179,11 @@ if [ ! -c "$DEV" ]; then
 	if ! wait_socket; then
 		fail "ltt-user-server-host serves" "$(tail -n 3 "$work/h.log")"
 		exit 1
+	fi
+	if [ "${ONLY:-}" = fuse ]; then
+		fuse_hold && fuse_stop TERM
+		[ -n "$tdp" ] && { kill -TERM $tdp; wait $tdp; }
+		exit $failed
 	fi
 	as_user "$ATTACK" "$sock" snapshot-flood 200 >"$work/flood.out" 2>&1
 	i=0
@@ -229,6 +293,11 @@ if start_recorder "$work/res"; then
 	semaphore
 	stop_recorder
 	check_semaphore "$work/td.log"
+	# The FUSE file last: the daemon is stopped while its close waits.
+	mkdir -p "$work/fuse" && chmod 0755 "$work/fuse"
+	if start_recorder "$work/fuse"; then
+		if fuse_hold; then fuse_stop INT; else stop_recorder; fi
+	fi
 else
 	fail "resource attacks: the flight recorder starts" "$(tail -n 3 "$work/td.log")"
 fi

@@ -17,9 +17,23 @@
  *                                        the bytes it then holds
  *   ltt-attack SOCKET semaphore SECS     a semaphore eventfd, written
  *                                        2^64-2, held SECS
+ *   ltt-attack SOCKET ping               a valid registration: whether
+ *                                        the daemon enables it in 5 s
+ *   ltt-attack SOCKET fuse-flush SECS    (as root) a FUSE file whose
+ *                                        flush is never answered, sent
+ *                                        by uid 1000 as its memfd; held
+ *                                        SECS once the daemon's close of
+ *                                        it waits (flush_pending=1), then
+ *                                        the file system is torn down
+ *                                        (SIGTERM ends the hold early).
+ *                                        Exit 3: FUSE cannot be mounted
+ *                                        here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
+#include <linux/fuse.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
@@ -28,9 +42,12 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -282,6 +299,199 @@ static int semaphore(int secs)
 	return 0;
 }
 
+static int ping(void)
+{
+	struct shm s;
+	int fd = connect_daemon(), on;
+
+	on = fd >= 0 && !make_shm(&s, LTT_USER_RING_MIN) &&
+	     !send_msg(fd, LTT_USER_MSG_REGISTER, NULL, s.fd, -1) &&
+	     enabled(fd, 5000);
+	printf("enabled=%d\n", on);
+	return on ? 0 : 1;
+}
+
+/* One reply on /dev/fuse: a header and `n` bytes of `arg`. */
+static void fuse_reply(int dev, uint64_t unique, int error, const void *arg,
+		       size_t n)
+{
+	struct fuse_out_header h = { (uint32_t)(sizeof(h) + n), error,
+				     unique };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)arg, n } };
+
+	if (writev(dev, iov, n ? 2 : 1) < 0)
+		perror("ltt-attack: fuse reply");
+}
+
+static void fuse_attr(struct fuse_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0666;
+	a->nlink = 1;
+	a->size = ino == FUSE_ROOT_ID ? 0 : 4096;
+}
+
+/*
+ * The file system: a root directory holding one file, "f". A FLUSH is
+ * answered when `client` asks it (its own close), never otherwise: each
+ * one left waiting is reported with a byte on `report`.
+ */
+static void fuse_serve(int dev, pid_t client, int report)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + (1 << 20)];
+
+	for (;;) {
+		ssize_t n = read(dev, buf, sizeof(buf));
+		struct fuse_in_header *in = (struct fuse_in_header *)buf;
+		const char *arg = buf + sizeof(*in);
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(*in))
+			return; /* unmounted, aborted */
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_out o = { .major = FUSE_KERNEL_VERSION,
+						   .minor = 22,
+						   .max_write = 4096 };
+
+			fuse_reply(dev, in->unique, 0, &o,
+				   FUSE_COMPAT_22_INIT_OUT_SIZE);
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out o;
+
+			if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "f")) {
+				fuse_reply(dev, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			memset(&o, 0, sizeof(o));
+			o.nodeid = 2;
+			o.generation = 1;
+			fuse_attr(&o.attr, 2);
+			fuse_reply(dev, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out o;
+
+			memset(&o, 0, sizeof(o));
+			fuse_attr(&o.attr, in->nodeid);
+			fuse_reply(dev, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_OPEN:
+		case FUSE_OPENDIR: {
+			struct fuse_open_out o = { .fh = 1 };
+
+			fuse_reply(dev, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_FLUSH:
+			if ((pid_t)in->pid == client)
+				fuse_reply(dev, in->unique, 0, NULL, 0);
+			else if (write(report, "F", 1) != 1)
+				return;
+			break;
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+			fuse_reply(dev, in->unique, 0, NULL, 0);
+			break;
+		case FUSE_INTERRUPT:
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_DESTROY:
+			break; /* no reply */
+		default:
+			fuse_reply(dev, in->unique, -EOPNOTSUPP, NULL, 0);
+		}
+	}
+}
+
+static void on_term(int sig)
+{
+	(void)sig; /* ends the hold's sleep: the teardown follows */
+}
+
+static int fuse_flush(int secs)
+{
+	char dir[] = "/tmp/ltt-fuse.XXXXXX", opts[128], path[64], c;
+	int go[2], report[2], dev, st, held = 0;
+	struct pollfd p;
+	pid_t client, server;
+
+	if (!mkdtemp(dir) || chmod(dir, 0755))
+		return 1;
+	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", dev);
+	if (dev < 0 || mount("ltt-attack", dir, "fuse.ltt-attack",
+			     MS_NOSUID | MS_NODEV, opts)) {
+		printf("mounted=0 (%s)\n", strerror(errno));
+		rmdir(dir);
+		return 3;
+	}
+	printf("mounted=1\n");
+	fflush(stdout);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	if (pipe(go) || pipe(report))
+		return 1;
+	/* uid 1000 sends the file as its memfd, then closes its own. */
+	client = fork();
+	if (client == 0) {
+		struct ltt_user_msg m;
+		int fd, sock;
+
+		close(dev);
+		if (read(go[0], &c, 1) != 1 || setgroups(0, NULL) ||
+		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(1);
+		fd = open(path, O_RDWR);
+		sock = connect_daemon();
+		if (fd < 0 || sock < 0 ||
+		    send_msg(sock, LTT_USER_MSG_REGISTER, NULL, fd, -1))
+			_exit(1);
+		/* The refusal (or nothing) back: the daemon is done with it. */
+		p = (struct pollfd){ sock, POLLIN, 0 };
+		if (poll(&p, 1, 5000) == 1)
+			(void)!recv(sock, &m, sizeof(m), 0);
+		close(fd);
+		_exit(0);
+	}
+	server = fork();
+	if (server == 0) {
+		fuse_serve(dev, client, report[1]);
+		_exit(0);
+	}
+	close(dev);
+	close(report[1]);
+	if (client < 0 || server < 0 || write(go[1], "g", 1) != 1)
+		return 1;
+	/* The daemon's close now waits for an answer that never comes. */
+	p = (struct pollfd){ report[0], POLLIN, 0 };
+	held = poll(&p, 1, 10000) == 1 && read(report[0], &c, 1) == 1;
+	printf("flush_pending=%d\n", held);
+	fflush(stdout);
+	if (held) {
+		/* SIGTERM ends the hold early (no SA_RESTART). */
+		struct sigaction sa = { .sa_handler = on_term };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sleep((unsigned int)secs);
+	}
+	/* Tear down: the server gone, every waiting request ends. */
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	st = -1;
+	waitpid(client, &st, 0);
+	printf("client_status=%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return held ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 3 ? atoi(argv[3]) : 0, secs = argc > 4 ? atoi(argv[4]) : 2;
@@ -301,6 +511,10 @@ int main(int argc, char **argv)
 		return sparse(n ? n : 2);
 	if (!strcmp(argv[2], "semaphore"))
 		return semaphore(n ? n : 2);
+	if (!strcmp(argv[2], "ping"))
+		return ping();
+	if (!strcmp(argv[2], "fuse-flush"))
+		return fuse_flush(n ? n : 2);
 	fprintf(stderr, "ltt-attack: unknown attack '%s'\n", argv[2]);
 	return 2;
 }

@@ -11,7 +11,9 @@
 #     leave no record in uid 1000's session; TEST_EMIT and LOCK are
 #     refused, START/STOP is rate-limited, buffers count against the
 #     locked-memory limit, uid 1000's user events stay out of root's
-#     session, opens from another pid or user namespace are refused.
+#     session, opens from another pid or user namespace are refused;
+#     with CPUs isolated (the suite boots with CPU 1 isolated) its
+#     heartbeats and snapshot IPIs leave them alone.
 # Writes /out/results.txt and /out/dmesg.txt.
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
@@ -33,6 +35,9 @@ if ltt_load unprivileged=1; then
 	ok "insmod ltt_tracer.ko unprivileged=1"
 	chk "/dev/tracer is 0666 with unprivileged=1" sh -c 'ls -l /dev/tracer | grep -q "^crw-rw-rw-"'
 	"$mt" security attacks "$helper" >>"$res" 2>&1
+	# Booted with CPU 1 isolated (isolcpus=, nohz_full= where the kernel
+	# has it): uid 1000's heartbeats and snapshot IPIs stay off it.
+	"$mt" security isolated >>"$res" 2>&1
 else
 	fail "insmod ltt_tracer.ko unprivileged=1" "refused"
 fi
