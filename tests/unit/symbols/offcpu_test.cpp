@@ -48,8 +48,13 @@ std::string writeKallsyms() {
     const std::string path = std::filesystem::temp_directory_path() /
                              ("ltt-offcpu-" + std::to_string(getpid()) + ".kallsyms");
     std::ofstream out(path);
-    for (std::size_t i = 0; i < std::size(kKernel); ++i)
-        out << std::hex << kBase + 0x100 * i << " T " << kKernel[i] << "\n";
+    for (std::size_t i = 0; i < std::size(kKernel); ++i) {
+        out << std::hex << kBase + 0x100 * i << " t " << kKernel[i] << "\n";
+        // As in a real kernel: the section marker at __schedule's address,
+        // listed after it.
+        if (std::strcmp(kKernel[i], "__schedule") == 0)
+            out << std::hex << kBase + 0x100 * i << " T __sched_text_start\n";
+    }
     return path;
 }
 
