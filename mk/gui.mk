@@ -25,7 +25,7 @@ bench-gui: all
 # the fixture trace with VARS records the self test writes, reduced to
 # 64-colour PNGs; and the latency tab and a critical path over the graph.
 SCREENSHOT_DIR ?= docs/screenshots
-SCREENSHOTS := graph-view cpu-view time-breakdown counter-strips latency-tab critical-path
+SCREENSHOTS := graph-view cpu-view time-breakdown counter-strips latency-tab critical-path flame-graph
 
 .PHONY: screenshots
 screenshots: all

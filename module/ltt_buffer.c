@@ -814,6 +814,9 @@ static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
 		break;
 	case LTT_EV_NETWORK:
 		return !in_interrupt();
+	case LTT_EV_STACK:
+		/* A kernel stack is nothing but kernel addresses. */
+		return subtype != LTT_STACK_KERNEL;
 	case LTT_EV_LOCK:
 		/* The lock's address is a kernel address. */
 		if (size >= sizeof(buf->lock)) {
@@ -1103,9 +1106,30 @@ void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 	if (static_branch_unlikely(&ltt_exit_key) &&
 	    event == LTT_EV_PROCESS && subtype == LTT_PROCESS_EXIT)
 		ltt_exit_trigger(details, size, task);
+	/* STACK records of a task that blocks, before its schedchange. */
+	if (static_branch_unlikely(&ltt_stack_key) &&
+	    event == LTT_EV_SCHEDCHANGE &&
+	    (READ_ONCE(ltt_live_mask) & LTT_EV_BIT(LTT_EV_STACK)))
+		ltt_stack_switch(details, size);
 	ltt_dispatch(event, subtype, details, size, task, true);
 }
 NOKPROBE_SYMBOL(ltt_callback);
+
+/**
+ * ltt_log_stack() - store a STACK record of current (ltt_stack.c)
+ * @subtype: enum ltt_stack_sub
+ * @details: struct ltt_ev_stack, cut after its last frame
+ * @size:    valid bytes at @details
+ *
+ * As ltt_callback() for an event of current without a concerned task,
+ * without VARS records: every session's masks, filters and (restricted)
+ * owner rules apply.
+ */
+void notrace ltt_log_stack(u8 subtype, const void *details, u16 size)
+{
+	ltt_dispatch(LTT_EV_STACK, subtype, details, size, NULL, false);
+}
+NOKPROBE_SYMBOL(ltt_log_stack);
 
 /**
  * ltt_log_extra() - store an event of ltt_extra.c's probes

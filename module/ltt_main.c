@@ -424,8 +424,10 @@ static int ltt_attach_for(struct ltt_session *s, u64 mask, bool starting)
 	ret = ltt_extra_attach(want.event_mask);
 	if (!ret)
 		ret = ltt_backend_attach(&want, policy);
-	if (!ret)
+	if (!ret) {
 		ltt_map_select(want.event_mask);
+		ltt_stack_select(want.event_mask);
+	}
 	return ret;
 }
 
@@ -588,6 +590,7 @@ static int ltt_start(struct ltt_session *s)
 			ltt_extra_trim(ltt_live_union());
 		}
 		ltt_map_select(ltt_live_union());
+		ltt_stack_select(ltt_live_union());
 		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		if (r->fallback)
@@ -646,6 +649,7 @@ static int ltt_stop(struct ltt_session *s)
 		ltt_extra_trim(ltt_live_union());
 	}
 	ltt_map_select(ltt_live_union());
+	ltt_stack_select(ltt_live_union());
 	mutex_unlock(&ltt_sessions.lock);
 	if (others)
 		synchronize_rcu();
@@ -731,6 +735,7 @@ static int ltt_live_set_mask(struct ltt_session *s, u64 mask, u64 keep)
 	ltt_backend_trim(all | keep);
 	ltt_extra_trim(all | keep);
 	ltt_map_select(all | keep);
+	ltt_stack_select(all | keep);
 	return 0;
 }
 

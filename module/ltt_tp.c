@@ -617,8 +617,10 @@ struct ltt_tp {
 	 LTT_TP_SYS_DERIVED)
 #define LTT_EV_TRAP (LTT_EV_BIT(LTT_EV_TRAP_ENTRY) | LTT_EV_BIT(LTT_EV_TRAP_EXIT))
 #define LTT_EV_IRQ (LTT_EV_BIT(LTT_EV_IRQ_ENTRY) | LTT_EV_BIT(LTT_EV_IRQ_EXIT))
+/* STACK records are taken at the switches (ltt_stack.c). */
 #define LTT_EV_SCHED                                                  \
-	(LTT_EV_BIT(LTT_EV_SCHEDCHANGE) | LTT_EV_BIT(LTT_EV_FILE_SYSTEM))
+	(LTT_EV_BIT(LTT_EV_SCHEDCHANGE) | LTT_EV_BIT(LTT_EV_FILE_SYSTEM) | \
+	 LTT_EV_BIT(LTT_EV_STACK))
 #define LTT_EV(ev) LTT_EV_BIT(LTT_EV_##ev)
 /* The vectors whose handlers set the irq regs (see ltt_tp_vector_entry). */
 #define LTT_REGS ((void *)1)

@@ -40,7 +40,8 @@ struct task_struct;
  * own that it implements (module_events.h).
  */
 #define LTT_MOD_MASK                                        \
-	(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP))
+	(LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_MAP) | \
+	 LTT_EV_BIT(LTT_EV_STACK))
 /*
  * Those it records on this kernel: a mask may select any of LTT_MOD_MASK,
  * but MAP records nothing on PREEMPT_RT (ltt_compat.h says why).
@@ -375,6 +376,7 @@ void ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
 void ltt_log_extra(u8 event, u8 subtype, const void *details, u16 size);
 void ltt_callback_restricted(u8 event, u8 subtype, const void *details,
 			     u16 size);
+void ltt_log_stack(u8 subtype, const void *details, u16 size);
 
 /*
  * The event source, one of two built by Kbuild: ltt_fac.c, the patched
@@ -427,6 +429,11 @@ size_t ltt_user_name(char *dst, const char __user *src);
 DECLARE_STATIC_KEY_FALSE(ltt_map_key);
 void ltt_map_syscall_exit(void);
 void ltt_map_select(u64 mask);
+
+/* ltt_stack.c: STACK records of the tasks that block */
+DECLARE_STATIC_KEY_FALSE(ltt_stack_key);
+void ltt_stack_switch(const void *details, u16 size);
+void ltt_stack_select(u64 mask);
 
 /* ltt_main.c */
 bool ltt_task_match(const struct ltt_run *r, struct task_struct *t);

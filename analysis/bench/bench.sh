@@ -13,11 +13,12 @@ bin=$build/bin dir=$build/bench
 mkdir -p "$dir"
 command -v /usr/bin/time >/dev/null || { echo "bench: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 
-make_trace() { # NAME EVENTS
+make_trace() { # NAME EVENTS [LTT-SYNTH OPTIONS...]
 	local name=$1 events=$2
+	shift 2
 	if [[ ! -f $dir/$name.trace || $bin/ltt-synth -nt $dir/$name.trace ]]; then
 		echo "generating $events-event trace $dir/$name.trace ..." >&2
-		"$bin/ltt-synth" --events "$events" --cpus 4 --processes 32 --seed 1 -o "$dir/$name" --expect |
+		"$bin/ltt-synth" --events "$events" --cpus 4 --processes 32 --seed 1 "$@" -o "$dir/$name" --expect |
 			jq -r .trace.events >"$dir/$name.events"
 	fi
 }
@@ -110,4 +111,16 @@ awk -v ev="$ev" -v lwall="$lwall" -v lcpu="$lcpu" -v pwall="$pwall" -v pcpu="$pc
 	printf "traceanalyze --critical-path %d (the busiest task) on the same trace:\n", pid
 	printf "  time:        %.3f s wall, %.3f s CPU\n", pwall, pcpu
 	printf "  target: under one second\n"
+}'
+
+# traceanalyze --offcpu --folded on a 10M-event trace of the same shape with
+# STACK records before every blocking switch (ltt-synth --stacks).
+make_trace synth10m-stacks 10000000 --stacks
+sev=$(cat "$dir/synth10m-stacks.events")
+read -r fwall fcpu < <(measure_ta --offcpu --folded "$dir/synth10m-stacks.trace" "$dir/synth10m-stacks.proc")
+awk -v ev="$sev" -v fwall="$fwall" -v fcpu="$fcpu" 'BEGIN {
+	printf "traceanalyze --offcpu --folded on a %d-event trace with stacks:\n", ev
+	printf "  events/s:    %.1f M/s (wall %.3f s)   %.1f M/s per CPU second (%.3f s)\n",
+		ev / fwall / 1e6, fwall, ev / (fcpu > 0 ? fcpu : 0.01) / 1e6, fcpu
+	printf "  target: >= 10 M events per CPU second\n"
 }'

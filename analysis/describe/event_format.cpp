@@ -2,6 +2,7 @@
 // LTT's raw-trace column ("SYSCALL : close; EIP : 0x08084068", "IN : 0; OUT :
 // 120; STATE : 2") with IP for the 64-bit instruction pointer; events whose
 // details were masked out at trace time have an empty description, as in LTT.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cinttypes>
@@ -398,6 +399,21 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         out.append(subtypeName(e.id, e.subtype));
         if (e.detailsAs(d))
             appendf(out, " PID : %d; TGID : %d", d.pid, d.tgid);
+        break;
+    }
+    case LTT_EV_STACK: {
+        // Where a task blocked: its frames, innermost first (module_events.h).
+        out.append(subtypeName(e.id, e.subtype));
+        ltt_ev_stack d{};
+        const std::size_t n = e.copyDetails(d);
+        if (n < LTT_EV_STACK_FIXED)
+            break;
+        const std::size_t frames = std::min<std::size_t>(
+            {d.nr, (n - LTT_EV_STACK_FIXED) / sizeof d.ip[0], LTT_STACK_DEPTH_MAX});
+        appendf(out, " PID : %d; FRAMES : %u%s", d.pid, unsigned(d.nr),
+                (d.flags & LTT_STACK_F_TRUNCATED) ? " (truncated)" : "");
+        for (std::size_t i = 0; i < frames; ++i)
+            appendf(out, "%s0x%llx", i ? " " : "; ", ull(d.ip[i]));
         break;
     }
     case LTT_EV_TRAP_EXIT:

@@ -185,6 +185,14 @@ bool Symbolizer::loadKallsyms(const std::string& path, std::string* error) {
     }
     std::stable_sort(syms.begin(), syms.end(),
                      [](const KernelSymbol& x, const KernelSymbol& y) { return x.addr < y.addr; });
+    // Of the names of one address (a function and the section marker at
+    // its start: __schedule and __sched_text_start), the first listed, as
+    // the kernel's own lookup (backtraces, ftrace) picks it.
+    syms.erase(std::unique(syms.begin(), syms.end(),
+                           [](const KernelSymbol& x, const KernelSymbol& y) {
+                               return x.addr == y.addr && x.module == y.module;
+                           }),
+               syms.end());
     kernel_m = std::move(syms);
     return true;
 }

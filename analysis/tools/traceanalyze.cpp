@@ -26,6 +26,7 @@
 #include <libltt/event_names.hpp>
 #include <libltt/latency.hpp>
 #include <libltt/latency_render.hpp>
+#include <libltt/offcpu.hpp>
 #include <libltt/private_file.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/report_render.hpp>
@@ -60,6 +61,8 @@ struct Options {
     std::int64_t criticalPid = -1;
     double fromS = 0, toS = -1;
     std::string symfs;
+    // --offcpu, --folded: off-CPU time by stack (with -p, --from, --to).
+    bool offcpu = false, folded = false;
     int cpu = -1;
     std::bitset<LTT_EV_COUNT + 1> types; // events shown in dumps and counts
     std::string trace, proc, out;
@@ -69,54 +72,59 @@ struct Options {
 };
 
 void usage(std::FILE* f) {
-    std::fprintf(f,
-                 "usage: traceanalyze [options] TRACE [PROC [OUT]]\n"
-                 "Analyzes an ltt trace (TRACE, e.g. out.trace) with the system state at its\n"
-                 "start (PROC, e.g. out.proc); writes the report to OUT or stdout.\n"
-                 "\n"
-                 "  -a, --analyze        per-process analysis: process tree, characteristics,\n"
-                 "                       system call accounting, wait times\n"
-                 "  -s, --summarize      trace header, event counts, system-wide summary\n"
-                 "  -d, --dump           list every event (LTT's raw trace), application\n"
-                 "                       events by name with their fields\n"
-                 "  -p, --pid PID        only this process (analysis and dump); with --latency\n"
-                 "                       it may be given several times (a thread group's\n"
-                 "                       leader selects its threads; the other reports\n"
-                 "                       then cover every process)\n"
-                 "  -c, --cpu CPU        only this CPU (dump and per-CPU summary)\n"
-                 "  -o, --omit TYPES     leave these event types out of dump and counts\n"
-                 "  -t, --trace TYPES    keep only these event types in dump and counts\n"
-                 "                       TYPES: comma-separated event names, as tracedaemon -e\n"
-                 "                       takes them: keys (syscall_entry, file_system, ...), LTT\n"
-                 "                       names (SYS_ENTRY, FS, ...), groups (SYSCALL, CORE, ...)\n"
-                 "                       or ids\n"
-                 "      --callsites      per process, each system call's call sites\n"
-                 "                       (binary!function+offset) with counts and time\n"
-                 "      --latency        latency distributions: wakeup and preemption to\n"
-                 "                       running, system calls, IRQ and soft-IRQ handlers,\n"
-                 "                       I/O waits (count, percentiles, histogram, worst)\n"
-                 "      --worst N        worst instances listed per latency (--latency; 5)\n"
-                 "      --critical-path PID  what the thread's time went to, following its\n"
-                 "                       wakeups back through the tasks, interrupts and\n"
-                 "                       timers that woke it\n"
-                 "      --from SECONDS   start of the --critical-path interval, since the\n"
-                 "                       trace's first event (0)\n"
-                 "      --to SECONDS     end of that interval (the trace's end)\n"
-                 "      --symfs DIR      read the binaries of call sites under DIR (a copy\n"
-                 "                       of the traced machine's root)\n"
-                 "      --json           the analysis as one JSON document (docs/json.md);\n"
-                 "                       with -d also every event (\"events\")\n"
-                 "      --no-progress    no progress line even on a terminal\n"
-                 "      --follow         follow a trace its producer is still writing: the\n"
-                 "                       report again whenever whole blocks arrived, until\n"
-                 "                       every CPU's final block, the producer's close or\n"
-                 "                       --timeout; then the report of the finished file\n"
-                 "      --interval SECONDS  time between looks at the trace (--follow; 1)\n"
-                 "      --timeout SECONDS   stop following when the trace has not grown for\n"
-                 "                       this long (--follow; 30; 0: never)\n"
-                 "  -h, --help           this text\n"
-                 "  -V, --version        version\n"
-                 "Without -a, -s, -d, --callsites, --latency or --critical-path: -a -s.\n");
+    std::fprintf(
+        f, "usage: traceanalyze [options] TRACE [PROC [OUT]]\n"
+           "Analyzes an ltt trace (TRACE, e.g. out.trace) with the system state at its\n"
+           "start (PROC, e.g. out.proc); writes the report to OUT or stdout.\n"
+           "\n"
+           "  -a, --analyze        per-process analysis: process tree, characteristics,\n"
+           "                       system call accounting, wait times\n"
+           "  -s, --summarize      trace header, event counts, system-wide summary\n"
+           "  -d, --dump           list every event (LTT's raw trace), application\n"
+           "                       events by name with their fields\n"
+           "  -p, --pid PID        only this process (analysis and dump); with --latency\n"
+           "                       it may be given several times (a thread group's\n"
+           "                       leader selects its threads; the other reports\n"
+           "                       then cover every process)\n"
+           "  -c, --cpu CPU        only this CPU (dump and per-CPU summary)\n"
+           "  -o, --omit TYPES     leave these event types out of dump and counts\n"
+           "  -t, --trace TYPES    keep only these event types in dump and counts\n"
+           "                       TYPES: comma-separated event names, as tracedaemon -e\n"
+           "                       takes them: keys (syscall_entry, file_system, ...), LTT\n"
+           "                       names (SYS_ENTRY, FS, ...), groups (SYSCALL, CORE, ...)\n"
+           "                       or ids\n"
+           "      --callsites      per process, each system call's call sites\n"
+           "                       (binary!function+offset) with counts and time\n"
+           "      --latency        latency distributions: wakeup and preemption to\n"
+           "                       running, system calls, IRQ and soft-IRQ handlers,\n"
+           "                       I/O waits (count, percentiles, histogram, worst)\n"
+           "      --worst N        worst instances listed per latency (--latency; 5)\n"
+           "      --critical-path PID  what the thread's time went to, following its\n"
+           "                       wakeups back through the tasks, interrupts and\n"
+           "                       timers that woke it\n"
+           "      --from SECONDS   start of the --critical-path or --offcpu interval,\n"
+           "                       since the trace's first event (0)\n"
+           "      --to SECONDS     end of that interval (the trace's end)\n"
+           "      --offcpu         blocked (off-CPU) time by the stack the tasks\n"
+           "                       blocked in (a trace taken with tracedaemon -S)\n"
+           "      --folded         with --offcpu: folded stacks only, one line each,\n"
+           "                       weighted in microseconds (flamegraph.pl,\n"
+           "                       speedscope and inferno read them)\n"
+           "      --symfs DIR      read the binaries of call sites and stacks under\n"
+           "                       DIR (a copy of the traced machine's root)\n"
+           "      --json           the analysis as one JSON document (docs/json.md);\n"
+           "                       with -d also every event (\"events\")\n"
+           "      --no-progress    no progress line even on a terminal\n"
+           "      --follow         follow a trace its producer is still writing: the\n"
+           "                       report again whenever whole blocks arrived, until\n"
+           "                       every CPU's final block, the producer's close or\n"
+           "                       --timeout; then the report of the finished file\n"
+           "      --interval SECONDS  time between looks at the trace (--follow; 1)\n"
+           "      --timeout SECONDS   stop following when the trace has not grown for\n"
+           "                       this long (--follow; 30; 0: never)\n"
+           "  -h, --help           this text\n"
+           "  -V, --version        version\n"
+           "Without -a, -s, -d, --callsites, --latency, --critical-path or --offcpu: -a -s.\n");
 }
 
 // -o/-t TYPES: libltt's event-name vocabulary (the one tracedaemon -e reads).
@@ -391,7 +399,7 @@ int main(int argc, char** argv) {
     bool typesGiven = false;
     enum { kJson = 1000, kNoProgress, kCallSites };
     enum { kFollow = 1100, kInterval, kFollowTimeout };
-    enum { kLatency = 1200, kWorst, kCriticalPath, kFrom, kTo, kSymfs };
+    enum { kLatency = 1200, kWorst, kCriticalPath, kFrom, kTo, kSymfs, kOffCpu, kFolded };
     static const option longopts[] = {{"analyze", no_argument, nullptr, 'a'},
                                       {"summarize", no_argument, nullptr, 's'},
                                       {"dump", no_argument, nullptr, 'd'},
@@ -409,6 +417,8 @@ int main(int argc, char** argv) {
                                       {"from", required_argument, nullptr, kFrom},
                                       {"to", required_argument, nullptr, kTo},
                                       {"symfs", required_argument, nullptr, kSymfs},
+                                      {"offcpu", no_argument, nullptr, kOffCpu},
+                                      {"folded", no_argument, nullptr, kFolded},
                                       {"interval", required_argument, nullptr, kInterval},
                                       {"timeout", required_argument, nullptr, kFollowTimeout},
                                       {"help", no_argument, nullptr, 'h'},
@@ -440,6 +450,12 @@ int main(int argc, char** argv) {
         }
         case kLatency:
             o.latency = true;
+            break;
+        case kOffCpu:
+            o.offcpu = true;
+            break;
+        case kFolded:
+            o.folded = true;
             break;
         case kWorst: {
             char* end = nullptr;
@@ -562,25 +578,40 @@ int main(int argc, char** argv) {
         }
         o.pid = -1; // the other reports then cover every process
     }
-    if (o.criticalPid < 0 && (o.fromS != 0 || o.toS >= 0)) {
-        std::fprintf(stderr, "traceanalyze: --from and --to need --critical-path\n");
+    if (o.criticalPid < 0 && !o.offcpu && (o.fromS != 0 || o.toS >= 0)) {
+        std::fprintf(stderr, "traceanalyze: --from and --to need --critical-path or --offcpu\n");
+        return 2;
+    }
+    if (o.folded && !o.offcpu) {
+        std::fprintf(stderr, "traceanalyze: --folded needs --offcpu\n");
+        return 2;
+    }
+    if (o.folded && (o.analyze || o.summarize || o.dump || o.json || o.callsites || o.latency ||
+                     o.criticalPid >= 0)) {
+        std::fprintf(stderr, "traceanalyze: --folded writes folded stacks alone: not with -a, "
+                             "-s, -d, --json, --callsites, --latency or --critical-path\n");
         return 2;
     }
     if (o.toS >= 0 && o.toS <= o.fromS) {
         std::fprintf(stderr, "traceanalyze: --to must be after --from\n");
         return 2;
     }
-    if (!o.symfs.empty() && !o.callsites) {
-        std::fprintf(stderr, "traceanalyze: --symfs needs --callsites (the only addresses it "
-                             "symbolizes)\n");
+    if (!o.symfs.empty() && !o.callsites && !o.offcpu) {
+        std::fprintf(stderr, "traceanalyze: --symfs needs --callsites or --offcpu (the only "
+                             "addresses it symbolizes)\n");
         return 2;
     }
-    if (!o.analyze && !o.summarize && !o.dump && !o.callsites && !o.latency && o.criticalPid < 0)
+    if (o.offcpu && o.json) {
+        std::fprintf(stderr, "traceanalyze: --offcpu has no JSON form: use --folded\n");
+        return 2;
+    }
+    if (!o.analyze && !o.summarize && !o.dump && !o.callsites && !o.latency && o.criticalPid < 0 &&
+        !o.offcpu)
         o.analyze = o.summarize = true;
     if (o.follow) {
-        if (o.dump || o.callsites || o.latency || o.criticalPid >= 0) {
+        if (o.dump || o.callsites || o.latency || o.criticalPid >= 0 || o.offcpu) {
             std::fprintf(stderr, "traceanalyze: --follow does not combine with --dump, "
-                                 "--callsites, --latency or --critical-path\n");
+                                 "--callsites, --latency, --critical-path or --offcpu\n");
             return 2;
         }
         return followTrace(o);
@@ -648,6 +679,35 @@ int main(int argc, char** argv) {
             ltt::writeLatencyText(out, *latency);
         }
     }
+    if (rc == 0 && o.offcpu) {
+        ltt::Symbolizer sym;
+        sym.setSymfs(o.symfs);
+        loadTraceKallsyms(o, sym);
+        ltt::OffCpuOptions oo;
+        oo.pid = o.pid;
+        oo.fromNs = static_cast<std::uint64_t>(std::llround(o.fromS * 1e9));
+        if (o.toS >= 0)
+            oo.toNs = static_cast<std::uint64_t>(std::llround(o.toS * 1e9));
+        const ltt::OffCpuReport rep = ltt::analyzeOffCpu(*reader, snap ? &*snap : nullptr, sym, oo);
+        if (rep.error) {
+            std::fprintf(stderr, "traceanalyze: %s\n", rep.error->str().c_str());
+            rc = 1;
+        } else if (o.folded) {
+            if (!rep.stacksRecorded)
+                std::fprintf(stderr, "traceanalyze: warning: the trace has no STACK records "
+                                     "(take it with tracedaemon -S)\n");
+            if (rep.droppedLost)
+                std::fprintf(stderr,
+                             "traceanalyze: warning: %" PRIu64 " blocked intervals dropped: "
+                             "events were lost while they were open\n",
+                             rep.droppedLost);
+            ltt::writeFolded(out, rep);
+        } else {
+            if (latency)
+                std::fputc('\n', out);
+            ltt::writeOffCpuText(out, rep);
+        }
+    }
     std::unique_ptr<ltt::CriticalPath> path;
     if (rc == 0 && o.criticalPid >= 0) {
         ltt::CriticalPathOptions co;
@@ -664,7 +724,7 @@ int main(int argc, char** argv) {
                          co.pid, o.fromS != 0 || o.toS >= 0 ? " in that interval" : "");
             rc = 1;
         } else if (!o.json) {
-            if (latency)
+            if (latency || o.offcpu)
                 std::fputc('\n', out);
             ltt::writeCriticalPathText(out, *path);
         }

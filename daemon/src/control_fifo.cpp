@@ -18,7 +18,7 @@ namespace {
 
 // The events tracedaemon may select (as moduleConfig()).
 constexpr std::uint64_t kModuleEvents =
-    LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP) | LTT_EV_MASK_MOUNT_LOCK;
+    LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP) | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_STACK);
 
 std::string ioctlError(TraceDevice& dev, unsigned long request, void* arg) {
     int r = dev.control(request, arg);

@@ -14,15 +14,23 @@ ltt_config moduleConfig(const Options& o, std::optional<int> commandPgrp) {
     std::memset(&c, 0, sizeof c);
     // The module's own MAP records are on by default: without them the call
     // sites of processes started during the trace cannot be symbolized.
-    // MOUNT and LOCK are opt-in (-e ALL,MOUNT,LOCK).
+    // MOUNT, LOCK and STACK are opt-in (-e ALL,MOUNT,LOCK; -S).
     constexpr std::uint64_t kDefaultEvents = LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP);
-    constexpr std::uint64_t kModuleEvents = kDefaultEvents | LTT_EV_MASK_MOUNT_LOCK;
+    constexpr std::uint64_t kModuleEvents =
+        kDefaultEvents | LTT_EV_MASK_MOUNT_LOCK | LTT_EV_BIT(LTT_EV_STACK);
+    // -S: the stacks and the switches they come before, with their details
+    // (a blocked interval runs from one switch to the next).
+    constexpr std::uint64_t kStacks = LTT_EV_BIT(LTT_EV_STACK) | LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
     std::uint64_t events = o.events.value_or(kDefaultEvents);
     if (o.details && o.events)
         events |= *o.details;
+    if (o.stacks)
+        events |= kStacks;
     events &= kModuleEvents;
     c.event_mask = events;
     c.details_mask = o.details ? (*o.details & events) : events;
+    if (o.stacks)
+        c.details_mask |= kStacks;
     c.buffer_size = o.bufferSize.value_or(LTT_BUFFER_DEFAULT);
     c.record_cpuid = o.recordCpuid ? 1 : 0;
     c.pid = -1;

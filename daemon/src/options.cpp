@@ -46,6 +46,7 @@ enum class Opt {
     Details,
     Vars,
     Cpuid,
+    Stacks,
     Pid,
     Pgrp,
     Gid,
@@ -90,6 +91,7 @@ constexpr OptSpec kOptions[] = {
     {"details", 'D', true, Opt::Details},
     {"vars", 'V', true, Opt::Vars},
     {"cpuid", 'c', false, Opt::Cpuid},
+    {"stacks", 'S', false, Opt::Stacks},
     {"pid", 'P', true, Opt::Pid},
     {"pgrp", 'G', true, Opt::Pgrp},
     {"gid", 'g', true, Opt::Gid},
@@ -332,6 +334,9 @@ private:
         }
         case Opt::Cpuid:
             o_m.recordCpuid = true;
+            return true;
+        case Opt::Stacks:
+            o_m.stacks = true;
             return true;
         case Opt::Pid:
             return id<std::int32_t>(v, name, "PID", 1, std::numeric_limits<std::int32_t>::max(),
@@ -608,6 +613,10 @@ Options (LTT's short forms; values may be attached, as in -ts30):
                            variables when they changed (comma list, below)
   -c, --cpuid              record the CPU id (LTT option; the CPU is always in
                            each block header)
+  -S, --stacks             when a task blocks, record its kernel stack and
+                           (frame pointers, best effort) its user stack, for
+                           traceanalyze's off-CPU stacks; adds SCHED. Kernel
+                           stacks only for root or CAP_PERFMON
   -P, --pid PID            record only events of process PID
   -G, --pgrp PGRP          record only events of process group PGRP
   -u, --uid UID            record only events of user UID
@@ -670,8 +679,8 @@ Events (case-insensitive; LTT names, ABI names and groups):
   (with -D: no details). ABI names also work: SCHEDCHANGE, FILE_SYSTEM, ...
   (the same names as traceanalyze -o/-t). Not in ALL, so named when
   wanted: MOUNT (mount and umount with their paths; a probe on every
-  system call's exit) and LOCK (kernel lock contention, thousands a second
-  on a busy system).
+  system call's exit), LOCK (kernel lock contention, thousands a second
+  on a busy system) and STACK (-S).
 
 Variables (-V, case-insensitive; traceanalyze -d shows them):
   args (a system call's arguments at its entry; the return value is in its

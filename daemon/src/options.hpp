@@ -39,6 +39,8 @@ struct Options {
     std::optional<std::uint32_t> vars;
 
     bool recordCpuid = false;
+    // -S: STACK records (where tasks block) with the scheduling changes.
+    bool stacks = false;
     std::optional<std::int32_t> pid;
     std::optional<std::int32_t> pgrp;
     std::optional<std::uint32_t> uid;

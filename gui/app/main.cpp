@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
     return traceview::runApplication(argv[0],
                                      [&](Gtk::Application&, traceview::MainWindow& window, int&) {
                                          window.processView().callSites().setSymfs(symfs);
+                                         window.latencyView().flame().setSymfs(symfs);
                                          if (!trace.empty() && follow)
                                              window.followTrace(trace, proc);
                                          else if (!trace.empty())

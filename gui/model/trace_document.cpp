@@ -14,6 +14,7 @@
 #include <libltt/trace_analysis.hpp>
 #include <libltt/trace_reader.hpp>
 #include <libltt/user_events.hpp>
+#include <ltt/module_events.h>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -584,6 +585,11 @@ std::shared_ptr<const ltt::CriticalPath> TraceDocument::criticalPath(std::int32_
                                                  impl_m->proc ? &*impl_m->proc : nullptr, o);
     p->run();
     return p;
+}
+
+bool TraceDocument::stacksRecorded() const {
+    const ltt::TraceReader& r = *impl_m->reader;
+    return r.eventEnabled(LTT_EV_STACK) && r.detailsEnabled(LTT_EV_STACK);
 }
 
 std::optional<std::vector<std::uint64_t>> TraceDocument::filter(const EventFilter& f,

@@ -202,6 +202,9 @@ public:
     // The critical path of task `pid` over the whole trace (libltt's
     // CriticalPath, traceanalyze --critical-path; worker thread).
     std::shared_ptr<const ltt::CriticalPath> criticalPath(std::int32_t pid) const;
+    // Whether the trace was taken with stacks (tracedaemon -S): the off-CPU
+    // flame graph (gui/widgets/flame_view.hpp) has something to show.
+    bool stacksRecorded() const;
 
     // Indices of matching events, in order (worker thread).
     std::optional<std::vector<std::uint64_t>> filter(const EventFilter& f,

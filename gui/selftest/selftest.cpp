@@ -1164,6 +1164,94 @@ void finish(SelfTest& st, Next next) {
     next();
 }
 
+// The flame graph page of a trace without stacks says how to get them.
+void checkFlameWithoutStacks(SelfTest& st, Next next) {
+    auto& lv = st.win.latencyView();
+    lv.showFlame();
+    st.checks.check(
+        lv.flame().note().find("tracedaemon -S") != std::string::npos && lv.flame().boxes().empty(),
+        "flame graph: a trace without stacks says to take one with -S", lv.flame().note());
+    next();
+}
+
+// The off-CPU fixture (tests/gui/data/offcpu.trace: wl_offcpu traced with
+// -S in the guest, its kallsyms copy cut to the functions its stacks
+// name), its workload selected, the whole trace in the window.
+void openOffCpuTrace(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    Checks* checks = &st.checks;
+    const std::string dir = st.trace.substr(0, st.trace.rfind('/') + 1);
+    win.openTrace(dir + "offcpu.trace", dir + "offcpu.proc", [checks, next, &win](bool ok) {
+        checks->check(ok, "open the off-CPU fixture", ok ? "" : win.statusLabel().get_text());
+        next();
+    });
+}
+
+void showFlameGraph(SelfTest& st, Next next) {
+    MainWindow& win = st.win;
+    std::int32_t pid = -1;
+    std::int64_t id = -1;
+    for (const auto& p : win.document()->processes())
+        if (p.name == "wl_offcpu" && pid < 0) {
+            pid = p.pid;
+            id = p.id;
+        }
+    st.checks.check(pid > 0, "the fixture has the wl_offcpu process");
+    // Selected in the process tab, as a click there does.
+    win.processView().selectIds({id});
+    win.graphView().setView(0, win.document()->graph().endNs(), true);
+    win.notebook().set_current_page(3);
+    auto& flame = win.latencyView().flame();
+    win.latencyView().showFlame();
+    auto waited = std::make_shared<int>(0);
+    Glib::signal_timeout().connect(
+        [&flame, waited, next] {
+            if ((flame.computing() || !flame.report()) && ++*waited < 600)
+                return true;
+            next();
+            return false;
+        },
+        100);
+}
+
+void checkFlameGraph(SelfTest& st, Next next) {
+    auto& flame = st.win.latencyView().flame();
+    Checks& checks = st.checks;
+    const ltt::OffCpuReport* r = flame.report();
+    checks.check(r && r->intervals > 0 && r->stacksRecorded &&
+                     flame.note().find("wl_offcpu (") != std::string::npos,
+                 "flame graph computed from stacks for the selected process", flame.note());
+    if (!r)
+        return next();
+    // Its boxes: the three code paths the workload blocks in, each under
+    // wl_offcpu, as wide as their share.
+    std::map<std::string, double> width;
+    for (const auto& b : flame.boxes())
+        width[b.node->name] += b.x1 - b.x0;
+    checks.check(width.count("pipe_read") && width.count("do_nanosleep") &&
+                     width.count("wl_offcpu") && width["wl_offcpu"] > 0.99,
+                 "flame graph: pipe_read and do_nanosleep above wl_offcpu, which takes it all",
+                 std::to_string(width.size()) + " frames");
+    checks.check(width["do_nanosleep"] > width["pipe_read"] && width["pipe_read"] > 0.3,
+                 "flame graph: the 300 ms sleep wider than the 200 ms pipe read");
+    st.shot("flame-graph");
+    checks.check(flame.lastBoxesDrawn() == flame.boxes().size() && flame.lastBoxesDrawn() > 5,
+                 "flame graph: every box drawn (" + std::to_string(flame.lastBoxesDrawn()) + ")");
+    // Zoom in on pipe_read, then out again.
+    const std::size_t all = flame.boxes().size();
+    for (const auto& b : flame.boxes())
+        if (b.node->name == "pipe_read") {
+            flame.clickBox(b);
+            break;
+        }
+    checks.check(!flame.boxes().empty() && flame.boxes()[0].node->name == "pipe_read" &&
+                     flame.boxes().size() < all,
+                 "flame graph: a click zooms in on the frame");
+    flame.clickBox(flame.boxes()[0]);
+    checks.check(flame.boxes().size() == all, "flame graph: the bottom bar zooms out again");
+    next();
+}
+
 } // namespace
 
 void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trace,
@@ -1187,13 +1275,19 @@ void runSelfTest(Gtk::Application& app, MainWindow& win, const std::string& trac
     add({checkRawListThenSearch, searchAgain, searchBackward, filterByType, filterBySyscallGroup,
          goToEventAndTime, checkGraphFollowsSelection, clickRowLabel});
     // The latency tab, a jump to its worst wakeup, the critical path.
-    add({showLatencyTab, checkLatencyTab, shootLatencyTab, checkLatencyJump, showCriticalPathStep,
-         checkCriticalPath});
+    add({showLatencyTab, checkLatencyTab, shootLatencyTab, checkFlameWithoutStacks,
+         checkLatencyJump, showCriticalPathStep, checkCriticalPath});
     addUserEventSteps(*script, win, &st->checks, st->shotFn());
     // Cancel, then the fixture trace with VARS records.
     add({cancelOpen, openVarsTrace, checkCounterStrips});
     // A trace with unattributed events: the process tab's row.
-    add({openUnattributedTrace, checkUnattributed, shootUnattributed, finish});
+    add({openUnattributedTrace, checkUnattributed, shootUnattributed});
+    // The off-CPU flame graph of a trace taken with stacks: the fixture
+    // beside the main one (tests/gui/data), when the run has it.
+    const std::string dir = trace.substr(0, trace.rfind('/') + 1);
+    if (Glib::file_test(dir + "offcpu.trace", Glib::FileTest::IS_REGULAR))
+        add({openOffCpuTrace, showFlameGraph, checkFlameGraph});
+    add({finish});
     script->run(win, 300);
 }
 

@@ -47,9 +47,13 @@ LatencyView::LatencyView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
     dist_m.append(histogram_m);
     dist_m.append(worstTitle_m);
     dist_m.append(scroll_m);
-    // One page now; the switcher is where further views of the latency
-    // (an off-CPU flame graph) go.
     stack_m.add(dist_m, "distributions", "Latency distributions");
+    // The flame graph is computed when its page is shown.
+    stack_m.add(flame_m, "offcpu", "Off-CPU flame graph");
+    stack_m.property_visible_child().signal_changed().connect([this] {
+        if (stack_m.get_visible_child() == &flame_m)
+            flame_m.refresh();
+    });
     stack_m.set_vexpand(true);
     switcher_m.set_stack(stack_m);
     switcher_m.set_halign(Gtk::Align::START);
@@ -60,11 +64,19 @@ LatencyView::LatencyView() : Gtk::Box(Gtk::Orientation::VERTICAL, 4) {
 
 void LatencyView::setDocument(const TraceDocument* doc) {
     doc_m = doc;
+    flame_m.setDocument(doc);
     fill();
 }
 
 void LatencyView::refresh() {
     fill();
+    if (stack_m.get_visible_child() == &flame_m)
+        flame_m.refresh();
+}
+
+void LatencyView::showFlame() {
+    stack_m.set_visible_child(flame_m);
+    flame_m.refresh();
 }
 
 void LatencyView::selectKind(ltt::LatencyKind k) {

@@ -9,6 +9,7 @@
 // graph once the trace records stacks).
 #pragma once
 
+#include "flame_view.hpp"
 #include "latency_model.hpp"
 #include "trace_document.hpp"
 
@@ -35,6 +36,9 @@ public:
     const std::vector<LatencyWorstRow>& worstRows() const { return worst_m; }
     void activateWorst(std::size_t i);
     Gtk::DrawingArea& histogramArea() { return histogram_m; }
+    // The off-CPU flame graph page, and showing it.
+    FlameView& flame() { return flame_m; }
+    void showFlame();
 
 private:
     struct Columns : Gtk::TreeModel::ColumnRecord {
@@ -73,6 +77,7 @@ private:
     Columns cols_m;
     Glib::RefPtr<Gtk::ListStore> store_m;
     Gtk::TreeView view_m;
+    FlameView flame_m;
 };
 
 } // namespace traceview

@@ -110,6 +110,7 @@ MainWindow::MainWindow() {
     graph_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &graph_m); });
     graph_m.signalViewChanged().connect([this](std::uint64_t b, std::uint64_t e) {
         windowText_m = "(" + ltt::formatSeconds(b) + ", " + ltt::formatSeconds(e) + ")";
+        latency_m.flame().setWindow(b, e);
         window_m.queue_draw();
     });
     raw_m.signalEventSelected().connect([this](std::uint64_t i) { selectEvent(i, &raw_m); });
@@ -121,6 +122,7 @@ MainWindow::MainWindow() {
             return;
         graph_m.showProcess(pid);
         setStatus(doc_m->processName(pid) + " (" + std::to_string(pid) + ")");
+        latency_m.flame().setProcess(pid);
         criticalPid_m = pid;
         if (criticalOn_m)
             showCriticalPath(pid);

@@ -51,7 +51,7 @@
  * LTT_ABI_VERSION; the daemon refuses a module with another major.
  */
 #define LTT_ABI_MAJOR 2
-#define LTT_ABI_MINOR 5
+#define LTT_ABI_MINOR 6
 #define LTT_ABI_VERSION ((LTT_ABI_MAJOR << 16) | LTT_ABI_MINOR)
 
 /* ------------------------------------------------------------------------

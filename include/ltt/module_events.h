@@ -24,7 +24,8 @@ enum ltt_module_event_id {
 	LTT_EV_USER = 26,  /* an application event (user blocks, below) */
 	LTT_EV_CONFIG = 27, /* the masks or filters changed while tracing */
 	LTT_EV_CONTEXT = 28, /* the task now current on the CPU (below) */
-	/* 29..31: reserved */
+	LTT_EV_STACK = 29,   /* stacks of a task that blocks (below) */
+	/* 30..31: reserved */
 	LTT_EV_COUNT = 32  /* ids of both headers are below this */
 };
 
@@ -337,5 +338,54 @@ struct ltt_ev_context {
 };
 
 LTT_STATIC_ASSERT(sizeof(struct ltt_ev_context) == 8, "context record");
+
+/* ------------------------------------------------------------------------
+ * STACK (29, ABI 2.6): where a task blocked, for off-CPU profiles. Opt-in:
+ * selected in the event mask (and its details in the details mask), not
+ * part of LTT_EV_MASK_ALL. When a task switches out without being
+ * runnable (a SCHEDCHANGE whose out_state is neither LTT_TASK_RUNNING nor
+ * LTT_TASK_DEAD), the module writes, on the same CPU and just before that
+ * SCHEDCHANGE, up to two records of the outgoing task:
+ *
+ *   KERNEL: its kernel stack, saved with stack_trace_save() in the switch
+ *           hook. The innermost frames belong to the hook that saw the
+ *           switch (the tracepoint's iterator, the facility's logger; the
+ *           module's own frames are left out); a reader drops those above
+ *           the scheduler's entry (__schedule). Only privileged sessions
+ *           get it: a restricted session never records a kernel address.
+ *   USER:   its user stack, walked by frame pointers from the registers
+ *           saved at its entry into the kernel, best effort: each frame is
+ *           read without faulting (a page not resident ends the walk), a
+ *           frame pointer that does not move up the stack ends it, code
+ *           built without frame pointers gives wrong frames past its
+ *           first. The first frame is the user instruction pointer. None
+ *           for kernel threads or 32-bit tasks.
+ *
+ * Frames are innermost first; the record ends after ip[nr - 1]. A walk
+ * that stopped at LTT_STACK_DEPTH_MAX frames sets LTT_STACK_F_TRUNCATED.
+ * STACK records are counted as events and lost like any other; a STACK
+ * record without the SCHEDCHANGE that follows it (lost, or filtered out)
+ * still says where its task blocked, at its own time.
+ * ----------------------------------------------------------------------
+ */
+enum ltt_stack_sub {
+	LTT_STACK_KERNEL = 0,
+	LTT_STACK_USER = 1,
+	LTT_STACK_MAX = 2
+};
+
+#define LTT_STACK_DEPTH_MAX 64
+#define LTT_STACK_F_TRUNCATED 0x1 /* the walk stopped at the depth bound */
+
+struct ltt_ev_stack {
+	__s32 pid;   /* the task that blocks (current when written) */
+	__u16 nr;    /* frames in ip[] */
+	__u16 flags; /* LTT_STACK_F_* */
+	__u64 ip[LTT_STACK_DEPTH_MAX]; /* return addresses, innermost first */
+};
+#define LTT_EV_STACK_FIXED 8 /* bytes before ip[] */
+
+LTT_STATIC_ASSERT(sizeof(struct ltt_ev_stack) ==
+			  LTT_EV_STACK_FIXED + 8 * LTT_STACK_DEPTH_MAX, "stack");
 
 #endif /* LTT_MODULE_EVENTS_H */

@@ -211,6 +211,19 @@ TEST(ModuleConfig, MountAndLockAreSelectableButNotDefault) {
     EXPECT_EQ(c.details_mask, LTT_EV_MASK_ALL | LTT_EV_MASK_MOUNT_LOCK);
 }
 
+TEST(ModuleConfig, StacksAddTheSwitchesWithTheirDetails) {
+    EXPECT_EQ(moduleConfig(parsed({"a", "b"})).event_mask & LTT_EV_BIT(LTT_EV_STACK), 0u);
+    const std::uint64_t want = LTT_EV_BIT(LTT_EV_STACK) | LTT_EV_BIT(LTT_EV_SCHEDCHANGE);
+    // -S with events that leave the switches out, and details of none.
+    ltt_config c = moduleConfig(parsed({"-S", "-e", "SYSCALL", "-D", "NONE", "a", "b"}));
+    EXPECT_EQ(c.event_mask & want, want);
+    EXPECT_EQ(c.details_mask, want);
+    c = moduleConfig(parsed({"--stacks", "a", "b"}));
+    EXPECT_EQ(c.event_mask, LTT_EV_MASK_ALL | LTT_EV_BIT(LTT_EV_MAP) | LTT_EV_BIT(LTT_EV_STACK));
+    // -e STACK names it too.
+    EXPECT_EQ(moduleConfig(parsed({"-e", "sched,stack", "a", "b"})).event_mask, want);
+}
+
 TEST(ConfigureVars, SentOnlyWhenSelected) {
     auto s = std::make_shared<FakeState>();
     FakeDevice dev(s);

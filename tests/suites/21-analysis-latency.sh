@@ -87,6 +87,32 @@ t_check "critical path: --from/--to clip the interval" bash -c "
 	'$ta' --json --critical-path $pid --from 0.001 --to 0.002 '$tmp/s0.trace' '$tmp/s0.proc' 2>/dev/null |
 	jq -e '.critical_path | (.to_ns - .from_ns) <= 1000000 and (.to_ns - .from_ns) > 0'"
 
+# --offcpu on an ltt-synth trace with STACK records: every blocked interval
+# has a stack, the folded lines' weights add up to the text report's total
+# (each rounded to the microsecond), and -p keeps one task's stacks.
+if "$synth" --events 200000 --cpus 2 --processes 6 --seed 5 --stacks -o "$tmp/st" >/dev/null 2>&1; then
+	"$ta" --offcpu "$tmp/st.trace" "$tmp/st.proc" >"$tmp/st.txt" 2>/dev/null
+	"$ta" --offcpu --folded "$tmp/st.trace" "$tmp/st.proc" >"$tmp/st.folded" 2>/dev/null
+	t_check "--offcpu: blocked intervals, all with a stack" \
+		grep -Eq '^Blocked intervals: [1-9][0-9]*, [0-9.]+ s; without a stack: 0, ' "$tmp/st.txt"
+	t_check "--offcpu --folded: the weights add up to the blocked time (us, rounded per stack)" \
+		awk -v lines="$(wc -l <"$tmp/st.folded")" '
+			NR == FNR { if ($1 == "Blocked" && $2 == "intervals:") { s = $4; sub(",", "", s); want = s * 1e6 } next }
+			{ got += $NF; if ($1 !~ /;0xffffffff81/) bad = 1 }
+			END { exit !(lines > 0 && !bad && got >= want - lines && got <= want + lines) }' \
+		"$tmp/st.txt" "$tmp/st.folded"
+	one=$(head -n 1 "$tmp/st.folded" | cut -d';' -f1)
+	pid=$(jq -r --arg n "$one" '.processes[] | select(.name == $n) | .pid' \
+		<("$ta" --json "$tmp/st.trace" "$tmp/st.proc" 2>/dev/null) | head -n 1)
+	t_check "--offcpu --folded -p $pid: only that task's stacks" bash -c "
+		'$ta' --offcpu --folded -p '$pid' '$tmp/st.trace' '$tmp/st.proc' 2>/dev/null |
+		awk -F';' 'BEGIN { n = 0 } { n++; if (\$1 != \"$one\") exit 1 } END { exit !n }'"
+else
+	t_fail "ltt-synth --stacks" "no trace"
+fi
+t_run_expect "--offcpu on a trace without stacks says so" 0 "STACK records were not selected" \
+	"$ta" --offcpu "$data/small.trace" "$data/small.proc"
+
 # Bad arguments: exit status 2 and a message that says what is wrong.
 t_run_expect "bad --worst" 2 'bad --worst "x" \(0 to 1000\)' "$ta" --latency --worst x "$data/small.trace"
 t_run_expect "--worst too large" 2 'bad --worst "1001"' "$ta" --latency --worst 1001 "$data/small.trace"
@@ -105,6 +131,12 @@ t_run_expect "--symfs not a directory" 2 "--symfs $tmp/none: not a directory" \
 	"$ta" --callsites --symfs "$tmp/none" "$data/small.trace"
 t_run_expect "--symfs without --callsites" 2 "--symfs needs --callsites" \
 	"$ta" --symfs "$tmp" "$data/small.trace"
+t_run_expect "--folded without --offcpu" 2 "--folded needs --offcpu" \
+	"$ta" --folded "$data/small.trace"
+t_run_expect "--offcpu --folded with -a" 2 "--folded writes folded stacks alone" \
+	"$ta" --offcpu --folded -a "$data/small.trace"
+t_run_expect "--offcpu --json" 2 "--offcpu has no JSON form" \
+	"$ta" --offcpu --json "$data/small.trace"
 t_run_expect "--follow with --latency" 2 "--follow does not combine with" \
 	"$ta" --follow --latency "$data/small.trace"
 t_run_expect "--critical-path of a pid not in the trace" 1 \

@@ -111,7 +111,7 @@ fold_selftest "user streams selftest" "$log" "$?"
 
 for shot in event-graph event-graph-zoomed event-graph-selected event-graph-kinds-hidden graph-view \
 	cpu-view process-analysis process-selection time-breakdown raw-trace \
-	raw-trace-filtered counter-strips latency-tab critical-path; do
+	raw-trace-filtered counter-strips latency-tab critical-path flame-graph; do
 	f=$out/$shot.png
 	if [[ -s $f ]] && [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
 		t_pass "screenshot $shot.png is a PNG"

@@ -52,6 +52,7 @@
 #include <libltt/trace_writer.hpp>
 #include <libltt/user_events.hpp>
 #include <ltt/abi.h>
+#include <ltt/module_events.h>
 #include <map>
 #include <random>
 #include <string>
@@ -79,6 +80,7 @@ struct Options {
     unsigned format = LTT_FILE_VERSION;
     std::uint32_t vars = 0;       // --vars: LTT_VAR_BIT()s
     std::uint64_t userEvents = 0; // --user-events
+    bool stacks = false;          // --stacks: STACK records at blocking switches
 };
 
 struct Expected {
@@ -169,6 +171,7 @@ private:
     void syscall(CpuSim& c, std::uint32_t nr, std::int64_t ret);
     void irq(CpuSim& c, bool wake);
     void emitVars(CpuSim& c, std::uint8_t event, const void* details);
+    void emitStacks(CpuSim& c);
 
     const Options& opt_m;
     std::mt19937_64 rng_m;
@@ -415,10 +418,29 @@ void Synth::schedule(CpuSim& c, std::uint32_t outState) {
     if (Task* out = task(c, c.current); out && out->state == TaskState::Running)
         out->state = outState == LTT_TASK_RUNNING ? TaskState::Runnable : TaskState::Blocked;
     ltt_ev_schedchange sc{in, c.current, outState, 0};
+    if (opt_m.stacks && c.current > 0 && outState != LTT_TASK_RUNNING)
+        emitStacks(c);
     c.current = in;
     if (Task* t = task(c, in))
         t->state = TaskState::Running;
     emitT(c, LTT_EV_SCHEDCHANGE, 0, sc);
+}
+
+// --stacks: the kernel and user stacks of the task blocking on `c`, as
+// the module writes them before the switch: one of four code paths, 14
+// kernel frames and 8 user frames (addresses no kallsyms names).
+void Synth::emitStacks(CpuSim& c) {
+    const unsigned path = pick(4);
+    ltt_ev_stack s{};
+    s.pid = c.current;
+    s.nr = 14;
+    for (unsigned i = 0; i < s.nr; ++i)
+        s.ip[i] = 0xffffffff81000020ull + path * 0x10000 + i * 0x100;
+    emit(c, LTT_EV_STACK, LTT_STACK_KERNEL, &s, LTT_EV_STACK_FIXED + 8 * s.nr);
+    s.nr = 8;
+    for (unsigned i = 0; i < s.nr; ++i)
+        s.ip[i] = 0x401010 + path * 0x1000 + i * 0x40;
+    emit(c, LTT_EV_STACK, LTT_STACK_USER, &s, LTT_EV_STACK_FIXED + 8 * s.nr);
 }
 
 void Synth::irq(CpuSim& c, bool wake) {
@@ -856,7 +878,7 @@ void usage(std::FILE* f) {
     std::fprintf(f,
                  "usage: ltt-synth --events N --cpus C --processes P [--seed S] [--lost K]\n"
                  "                 [--format 1|2] [--corrupt KIND] [--vars LIST] [--expect]\n"
-                 "                 [--user-events N]\n"
+                 "                 [--user-events N] [--stacks]\n"
                  "                 -o PREFIX\n"
                  "       ltt-synth --recode-v2 IN OUT\n"
                  "Writes PREFIX.trace and PREFIX.proc, a synthetic trace of about N events.\n"
@@ -865,6 +887,7 @@ void usage(std::FILE* f) {
                  "  --format V      trace format version 1 or 2 (default 2)\n"
                  "  --vars LIST     record kernel-state variables (tracedaemon -V names)\n"
                  "  --user-events N about N application events in user streams (format 2)\n"
+                 "  --stacks        STACK records before each blocking switch\n"
                  "  --corrupt KIND  damage the file: magic, version, block-magic, block-length,\n"
                  "                  cpu, record-size, block-end, truncate\n"
                  "  --recode-v2     write OUT, the version 1 trace IN in format version 2 (the\n"
@@ -951,6 +974,7 @@ int main(int argc, char** argv) {
                                       {"expect", no_argument, nullptr, 'e'},
                                       {"vars", required_argument, nullptr, 'v'},
                                       {"user-events", required_argument, nullptr, 'u'},
+                                      {"stacks", no_argument, nullptr, 'S'},
                                       {"output", required_argument, nullptr, 'o'},
                                       {"help", no_argument, nullptr, 'h'},
                                       {"version", no_argument, nullptr, 'V'},
@@ -1008,6 +1032,9 @@ int main(int argc, char** argv) {
             opt.vars = *m;
             break;
         }
+        case 'S':
+            opt.stacks = true;
+            break;
         case 'u':
             opt.userEvents = num("--user-events");
             break;
@@ -1068,6 +1095,10 @@ int main(int argc, char** argv) {
         info.max_block = kBlockBytes;
         info.config.event_mask = LTT_EV_MASK_ALL | LTT_EV_MASK_STRUCTURE;
         info.config.details_mask = LTT_EV_MASK_ALL | LTT_EV_MASK_STRUCTURE;
+        if (opt.stacks) {
+            info.config.event_mask |= LTT_EV_BIT(LTT_EV_STACK);
+            info.config.details_mask |= LTT_EV_BIT(LTT_EV_STACK);
+        }
         info.config.buffer_size = kBlockBytes;
         info.config.pid = info.config.pgrp = -1;
         ltt_file_header h =

@@ -46,6 +46,7 @@ constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
     {"User event", "user"},
     {"Config", "config"},
     {"Context", "context"},
+    {"Stack", "stack"},
 }};
 
 constexpr std::uint64_t bit(int ev) {
@@ -75,6 +76,7 @@ constexpr EventNameEntry kEventNames[] = {
     {"MOUNT", bit(LTT_EV_MOUNT)},
     {"LOCK", bit(LTT_EV_LOCK)},
     {"MAP", bit(LTT_EV_MAP)},
+    {"STACK", bit(LTT_EV_STACK)},
     {"TRACE_START", bit(LTT_EV_TRACE_START)},
     {"SYSCALL_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
     {"SYSCALL_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
@@ -135,6 +137,7 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
     static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
     static constexpr const char* user[] = {"EVENT", "DECLARE"};
     static constexpr const char* context[] = {"SWITCH", "OWNED", "HIDDEN"};
+    static constexpr const char* stack[] = {"KERNEL", "USER"};
     auto pick = [sub](const auto& arr) -> std::string_view {
         return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
     };
@@ -163,6 +166,8 @@ std::string_view subtypeName(unsigned id, unsigned sub) {
         return pick(lock);
     case LTT_EV_CONTEXT:
         return pick(context);
+    case LTT_EV_STACK:
+        return pick(stack);
     default:
         return {};
     }

@@ -41,8 +41,10 @@ TEST(EventNames, UnknownNameIsNamedInOneMessage) {
     EXPECT_EQ(bad, "FSX");
     EXPECT_FALSE(ltt::parseEventList(",", &bad));
     EXPECT_EQ(bad, "");
-    EXPECT_FALSE(ltt::parseEventList("29", &bad)); // reserved, no event yet
-    EXPECT_EQ(bad, "29");
+    EXPECT_FALSE(ltt::parseEventList("30", &bad)); // reserved, no event yet
+    EXPECT_EQ(bad, "30");
+    EXPECT_EQ(ltt::parseEventList("29", &bad), LTT_EV_BIT(LTT_EV_STACK));
+    EXPECT_EQ(ltt::parseEventList("stack", &bad), LTT_EV_BIT(LTT_EV_STACK));
     EXPECT_FALSE(ltt::parseEventList("32", &bad)); // LTT_EV_COUNT is no event
     EXPECT_EQ(bad, "32");
     EXPECT_EQ(ltt::parseEventList("22", &bad), LTT_EV_BIT(LTT_EV_VARS));
