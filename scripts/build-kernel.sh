@@ -39,9 +39,30 @@ One more VARIANT:
               modules and tools need besides CONFIG_LTT=y (for make
               bench-peers: ltt, ftrace and LTTng in one kernel)
 
+The kernel series (each has every variant):
+  --series S  S is 6.1 (the default) or 6.12; LTT_KERNEL_SERIES=S in the
+              environment does the same, also for the scripts that ask
+              this one for a kernel (qemu-run.sh, the test suites).
+              6.1:  Debian's linux-source-6.1 installed on the host
+                    (LTT_KERNEL_TARBALL) with kernel-patches/series.
+              6.12: Debian's linux-source-6.12 (version
+                    LTT_KERNEL_SOURCE_6_12, default 6.12.118-1, from
+                    trixie-security) with kernel-patches/6.12/series. The
+                    package is fetched once with apt-get download through
+                    the private apt configuration of scripts/stock-kernel.sh
+                    (the host's apt sources are not touched) and its tarball
+                    kept in LTT_CACHE/source/VERSION/. Each fragment of
+                    kernel-patches/config/ is followed by the one of the
+                    same name in kernel-patches/6.12/config/, if any (what
+                    6.12's Kconfig needs besides). Trees, builds, the
+                    build lock and ccache are in LTT_CACHE/linux-6.12/.
+  --print-source
+              print the series' source tarball, fetching it first if
+              needed, and exit
+
 After a build, source trees (with their builds, ~2 GB each) other than the
 LTT_CACHE_KEEP (default 2) most recently used of each kind (patched,
-vanilla) are removed from the cache.
+vanilla) of the series are removed from the cache.
 EOF
 # <<<
 }
@@ -59,6 +80,12 @@ cache=${LTT_CACHE:-$HOME/.cache/ltt}
 tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${LTT_JOBS:-2}
 variant=ltt print_dir=0 verbose=0 flag=
+# >>> not in the cache key
+# The series picks the tarball, the patches and the fragments, which the
+# keys hash (the 6.12 tarball's path names its version); its trees live in
+# a directory of their own.
+series=${LTT_KERNEL_SERIES:-6.1} print_source=0
+# <<<
 
 while (($#)); do
 	case $1 in
@@ -70,6 +97,10 @@ while (($#)); do
 	# variant's build key hashes its variant name and its own fragment,
 	# and this line changes nothing the other variants build.
 	--peers) variant=peers flag=$1 ;;
+	--series) (($# > 1)) || { echo "build-kernel.sh: --series needs 6.1 or 6.12" >&2; exit 2; }
+		series=$2; shift ;;
+	--series=*) series=${1#--series=} ;;
+	--print-source) print_source=1 ;;
 # <<<
 	--print-dir) print_dir=1 ;;
 	-j) jobs=$2; shift ;;
@@ -85,6 +116,68 @@ die() { echo "build-kernel.sh: $*" >&2; exit 1; }
 
 pdir=$repo/kernel-patches
 cfgdir=$pdir/config
+# >>> not in the cache key
+# fetch_source_612: set tarball to Debian's linux-source-6.12 tarball in the
+# cache, downloading the package first (apt-get download, with the private
+# apt configuration scripts/stock-kernel.sh keeps in the cache: the host's
+# apt sources are never touched; apt checks the package against the signed
+# lists). Only the tarball is kept.
+fetch_source_612() {
+	local ver=${LTT_KERNEL_SOURCE_6_12:-6.12.118-1} dir apt tmp debs
+	[[ $ver =~ ^6\.12\.[0-9]+-[0-9A-Za-z.+~]+$ ]] ||
+		die "LTT_KERNEL_SOURCE_6_12 must be a Debian version of linux-source-6.12 (like 6.12.118-1), not '$ver'"
+	dir=$cache/source/$ver
+	tarball=$dir/linux-source-6.12.tar.xz
+	[[ -f $tarball ]] && return
+	# --print-dir never downloads: without the source nothing is built.
+	((print_dir == 0)) || die "the $variant kernel of series 6.12 is not built (no source yet); run scripts/build-kernel.sh $flag first"
+	mkdir -p "$cache/source"
+	exec 7>"$cache/source/.lock"
+	flock 7
+	if [[ ! -f $tarball ]]; then
+		apt=$cache/apt/kernels
+		local aptopts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+			-o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
+			-o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/archives"
+			-o Acquire::Languages=none -o APT::Architecture=amd64 -o APT::Sandbox::User=root)
+		# The private lists (trixie and trixie-security among them) are
+		# made and refreshed by stock-kernel.sh; refresh them when they do
+		# not know this version.
+		if ! apt-cache "${aptopts[@]}" show "linux-source-6.12=$ver" >/dev/null 2>&1; then
+			echo "build-kernel.sh: refreshing the private package lists ($apt) for linux-source-6.12 $ver" >&2
+			env -u LTT_KERNEL_ABI_DEB13 LTT_APT_MAX_AGE=0 "$repo/scripts/stock-kernel.sh" --line deb13 --release >/dev/null ||
+				die "cannot refresh the private package lists in $apt (scripts/stock-kernel.sh)"
+			apt-cache "${aptopts[@]}" show "linux-source-6.12=$ver" >/dev/null 2>&1 ||
+				die "the package lists of trixie and trixie-security know no linux-source-6.12 $ver (set LTT_KERNEL_SOURCE_6_12)"
+		fi
+		tmp=$(mktemp -d "$cache/source/.fetch.XXXXXX")
+		echo "build-kernel.sh: downloading linux-source-6.12 $ver (about 150 MB)" >&2
+		(cd "$tmp" && apt-get -q "${aptopts[@]}" download "linux-source-6.12=$ver") >&2 ||
+			{ rm -rf "$tmp"; die "apt-get download linux-source-6.12=$ver failed"; }
+		debs=("$tmp"/linux-source-6.12_*.deb)
+		dpkg-deb --fsys-tarfile "${debs[0]}" | tar -xO ./usr/src/linux-source-6.12.tar.xz >"$tmp/linux-source-6.12.tar.xz" ||
+			{ rm -rf "$tmp"; die "no usr/src/linux-source-6.12.tar.xz in ${debs[0]##*/}"; }
+		mkdir -p "$dir"
+		mv "$tmp/linux-source-6.12.tar.xz" "$tarball"
+		rm -rf "$tmp"
+	fi
+	flock -u 7
+}
+case $series in
+6.1) ;;
+6.12)
+	pdir=$repo/kernel-patches/6.12
+	flag="${flag:+$flag }--series $series"
+	fetch_source_612
+	;;
+*) die "unknown kernel series '$series' (6.1 or 6.12)" ;;
+esac
+if ((print_source)); then
+	[[ -f $tarball ]] || die "no kernel tarball $tarball (apt-get install linux-source-6.1)"
+	echo "$tarball"
+	exit 0
+fi
+# <<<
 [[ -f $pdir/series ]] || die "no $pdir/series"
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
 
@@ -105,12 +198,29 @@ frags=("$cfgdir/guest.config")
 # The peers fragment enters the peers build key through the fragment list
 # (its content) and the variant name; no other variant reaches this line.
 [[ $variant == peers ]] && frags+=("$cfgdir/peers.config")
+# A series' own fragments follow the common ones of the same name; they
+# enter the build key by their content like those.
+if [[ $series != 6.1 ]]; then
+	for f in "${frags[@]}"; do
+		[[ -f $pdir/config/${f##*/} ]] && frags+=("$pdir/config/${f##*/}")
+	done
+fi
 # <<<
 build_key=$(printf '%s %s\n' "$src_key" "$variant" | cat - "${frags[@]}" | sha256sum | cut -c1-12)
 srcdir=$cache/src-$src_key
 # The build dir sits directly inside the source tree so that Kbuild uses
 # relative paths (srctree := ..): ccache then hits across source trees.
 kdir=$srcdir/build-$variant-$build_key
+# >>> not in the cache key
+# Another series has a cache directory of its own: its trees (pruned
+# separately), its build lock (it builds nothing the 6.1 builds touch) and
+# its ccache (no object of one series is ever one of the other).
+if [[ $series != 6.1 ]]; then
+	cache=$cache/linux-$series
+	srcdir=$cache/src-$src_key
+	kdir=$srcdir/build-$variant-$build_key
+fi
+# <<<
 
 if ((print_dir)); then
 	if [[ -f $kdir/.ltt-built ]]; then
@@ -223,12 +333,13 @@ keep=${LTT_CACHE_KEEP:-2}
 [[ $keep =~ ^[1-9][0-9]*$ ]] || die "LTT_CACHE_KEEP must be a positive number, not '$keep'"
 if [[ $variant == vanilla ]]; then pattern='src-vanilla-*'; else pattern='src-[0-9a-f]*'; fi
 n=0
+tree_dir=${srcdir%/*} # $cache: LTT_CACHE, or LTT_CACHE/linux-SERIES
 # shellcheck disable=SC2012,SC2086 # ls -t: newest first; $pattern is a glob
 while read -r old; do
 	[[ $old == "$srcdir" || $old == *.tmp ]] && continue
 	((++n < keep)) && continue
 	echo "pruning the unused kernel tree $old"
 	rm -rf "$old"
-done < <(cd "$cache" && ls -1dt -- $pattern 2>/dev/null | sed "s|^|$cache/|")
+done < <(cd "$tree_dir" && ls -1dt -- $pattern 2>/dev/null | sed "s|^|$tree_dir/|")
 # <<<
 echo "$kdir"

@@ -7,15 +7,28 @@
 # Kernel builds are cached (scripts/build-kernel.sh): cold runs take long,
 # warm runs a few minutes (mostly QEMU boots under TCG).
 #
-# LTT_KERNEL_TESTS=quick skips the debug kernel; LTT_SKIP_VM=1 skips what
+# LTT_KERNEL_TESTS=quick skips the debug kernel; LTT_KERNEL_TESTS=events
+# also skips the CONFIG_LTT=n build (the series' static checks, the
+# patched kernel and the events in its guest); LTT_SKIP_VM=1 skips what
 # boots QEMU (tests/lib/vm-host.sh), the builds and static checks still run.
+# LTT_KERNEL_SERIES=6.12 runs all of it on the 6.12 series
+# (kernel-patches/6.12, scripts/build-kernel.sh --series) instead of 6.1's;
+# the ABI header check covers every series either way.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/tests/lib/sh-test.sh"
 . "$repo/tests/lib/vm-host.sh"
 cd "$repo" || exit 1
 
-tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+series=${LTT_KERNEL_SERIES:-6.1}
+case $series in
+6.1) pdir=kernel-patches ;;
+6.12) pdir=kernel-patches/6.12 ;;
+*) echo "50-kernel: unknown LTT_KERNEL_SERIES '$series' (6.1 or 6.12)" >&2; exit 2 ;;
+esac
+export LTT_KERNEL_SERIES=$series
+tarball=$(scripts/build-kernel.sh --print-source 2>/dev/null | tail -n 1) ||
+	tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ltt-50-kernel.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -25,35 +38,48 @@ series_applies() {
 	mkdir -p "$dst"
 	# Only the files the series touches and does not create itself.
 	# shellcheck disable=SC2016 # an awk program
-	paths=$(sed -e 's/#.*//' -e '/^$/d' kernel-patches/series |
-		(cd kernel-patches && xargs awk '
+	paths=$(sed -e 's/#.*//' -e '/^$/d' "$pdir/series" |
+		(cd "$pdir" && xargs awk -v top="linux-source-$series/" '
 			/^--- a\// { old = substr($2, 3) }
 			/^--- \/dev\/null/ { old = "" }
 			/^\+\+\+ b\// { if (old == "") made[substr($2, 3)] = 1; else if (!(old in made)) need[old] = 1 }
-			END { for (f in need) print "linux-source-6.1/" f }
+			END { for (f in need) print top f }
 		') | sort -u)
 	# shellcheck disable=SC2086
 	tar -C "$dst" -xf "$tarball" $paths || return 1
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
-		(cd "$dst/linux-source-6.1" && git apply --check -p1 "$repo/kernel-patches/$p" &&
-			git apply -p1 "$repo/kernel-patches/$p") || { echo "$p does not apply"; return 1; }
-	done <kernel-patches/series
+		(cd "$dst/linux-source-$series" && git apply --check -p1 "$repo/$pdir/$p" &&
+			git apply -p1 "$repo/$pdir/$p") || { echo "$p does not apply"; return 1; }
+	done <"$pdir/series"
 }
 if [[ -f $tarball ]]; then
-	t_check "series applies cleanly to a fresh linux-source-6.1" series_applies
+	t_check "series applies cleanly to a fresh linux-source-$series" series_applies
 else
-	t_fail "series applies cleanly" "no $tarball (apt-get install linux-source-6.1)"
+	t_fail "series applies cleanly" "no $tarball (6.1: apt-get install linux-source-6.1; 6.12: scripts/build-kernel.sh --series 6.12 --print-source)"
 fi
 
-t_check "abi-sync: <linux/ltt-events.h> == include/ltt/events.h" tests/kernel/abi-sync
+t_check "abi-sync: <linux/ltt-events.h> == include/ltt/events.h (every series)" tests/kernel/abi-sync
 abi_detects_drift() {
 	sed 's/LTT_EV_MAX = 22/LTT_EV_MAX = 23/' include/ltt/events.h >"$work/events.h"
 	LTT_ABI_HEADER=$work/events.h tests/kernel/abi-sync >/dev/null 2>&1
 	[[ $? == 1 ]]
 }
 t_check "abi-sync fails on a differing header" abi_detects_drift
-t_check "checkpatch.pl: no errors in the series" scripts/kernel-checkpatch.sh -q
+# A copy of the checker and the series in which only the 6.12 series' copy
+# of the header has drifted: every series counts, not just the default one.
+abi_detects_series_drift() {
+	local t=$work/abi-series
+	mkdir -p "$t/tests/kernel" "$t/include" &&
+		cp tests/kernel/abi-sync "$t/tests/kernel/" && cp -r kernel-patches "$t/" &&
+		cp -r include/ltt "$t/include/" || return 1
+	sed -i '0,/^+#define LTT_EVENTS_H$/s//+#define LTT_EVENTS_H 1/' \
+		"$t"/kernel-patches/6.12/0001-*.patch
+	"$t/tests/kernel/abi-sync" >"$t/out" 2>&1
+	[[ $? == 1 ]] && grep -q 'kernel-patches/6.12/0001-.* differs' "$t/out"
+}
+t_check "abi-sync fails when one series' header differs" abi_detects_series_drift
+t_check "checkpatch.pl: no errors in the $series series" scripts/kernel-checkpatch.sh --series "$series" -q
 
 # --- builds --------------------------------------------------------------
 build() { scripts/build-kernel.sh "$@" >"$work/build${1:-}.log" 2>&1; }
@@ -64,7 +90,9 @@ else
 	t_fail "kernel builds with CONFIG_LTT=y" "$(tail -n 20 "$work/build.log")"
 	kdir=
 fi
-if build --no-ltt; then
+if [[ ${LTT_KERNEL_TESTS:-} == events ]]; then
+	t_skip "kernel builds with CONFIG_LTT=n" "LTT_KERNEL_TESTS=events"
+elif build --no-ltt; then
 	t_pass "kernel builds with CONFIG_LTT=n"
 	nodir=$(scripts/build-kernel.sh --print-dir --no-ltt)
 	t_check "CONFIG_LTT=n leaves no ltt symbol in vmlinux" \
@@ -204,8 +232,8 @@ elif [[ -n $kdir ]]; then
 fi
 
 # --- the debug kernel ----------------------------------------------------
-if [[ ${LTT_KERNEL_TESTS:-} == quick ]]; then
-	t_skip "debug kernel" "LTT_KERNEL_TESTS=quick"
+if [[ ${LTT_KERNEL_TESTS:-} == quick || ${LTT_KERNEL_TESTS:-} == events ]]; then
+	t_skip "debug kernel" "LTT_KERNEL_TESTS=${LTT_KERNEL_TESTS}"
 elif build --debug; then
 	t_pass "debug kernel builds (lockdep, KASAN, DEBUG_ENTRY/objtool noinstr)"
 	ddir=$(scripts/build-kernel.sh --print-dir --debug)
