@@ -95,6 +95,7 @@ if "$synth" --events 200000 --cpus 2 --processes 6 --seed 5 --stacks -o "$tmp/st
 	"$ta" --offcpu --folded "$tmp/st.trace" "$tmp/st.proc" >"$tmp/st.folded" 2>/dev/null
 	t_check "--offcpu: blocked intervals, all with a stack" \
 		grep -Eq '^Blocked intervals: [1-9][0-9]*, [0-9.]+ s; without a stack: 0, ' "$tmp/st.txt"
+	# shellcheck disable=SC2016 # an awk program
 	t_check "--offcpu --folded: the weights add up to the blocked time (us, rounded per stack)" \
 		awk -v lines="$(wc -l <"$tmp/st.folded")" '
 			NR == FNR { if ($1 == "Blocked" && $2 == "intervals:") { s = $4; sub(",", "", s); want = s * 1e6 } next }
