@@ -1,4 +1,6 @@
 // CallSiteAnalysis (callsites.hpp): one walk over the merged events.
+#include "symbols_common.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
@@ -14,13 +16,9 @@ namespace ltt {
 
 namespace {
 
-constexpr std::uint64_t kCloneThread = 0x00010000;        // CLONE_THREAD
-constexpr std::uint64_t kUserTop = 0x0000800000000000ull; // user addresses lie below
-
-std::string baseName(std::string_view path) {
-    const auto slash = path.rfind('/');
-    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
+using symbols_common::baseName;
+using symbols_common::kCloneThread;
+using symbols_common::kUserTop;
 
 struct Task {
     std::int32_t tgid = 0;

@@ -7,6 +7,8 @@
 // user frames belong to); the task's next switch-in, on any CPU, closes
 // it. Stacks are deduplicated by their raw addresses first, so each
 // distinct stack is symbolized once.
+#include "symbols_common.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -23,13 +25,9 @@ namespace ltt {
 
 namespace {
 
-constexpr std::uint64_t kCloneThread = 0x00010000;        // CLONE_THREAD
-constexpr std::uint64_t kUserTop = 0x0000800000000000ull; // user addresses lie below
-
-std::string baseName(std::string_view path) {
-    const auto slash = path.rfind('/');
-    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
+using symbols_common::baseName;
+using symbols_common::kCloneThread;
+using symbols_common::kUserTop;
 
 // A frame's name in a folded line: no ';' (the separator) and no newline.
 std::string foldedName(std::string s) {

@@ -6,6 +6,8 @@
 // load address was (PIE or not, ASLR or not). libdw's offline reporting
 // opens the file, and dwfl_module_addrinfo() finds the function symbol
 // (.symtab, else .dynsym) that covers the address.
+#include "symbols_common.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -32,10 +34,7 @@ const Dwfl_Callbacks kOfflineCallbacks = {
     .debuginfo_path = nullptr,
 };
 
-std::string baseName(const std::string& path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+using symbols_common::baseName;
 
 } // namespace
 
