@@ -91,8 +91,9 @@
  *  - TEST_EMIT and USER_EVENT need a running trace (-EINVAL otherwise);
  *    STOP without a trace is -EINVAL, STOP of a stopped trace is a no-op.
  *  - Clock: the TSC when it is constant, nonstop and stable and tsc_khz is
- *    known; otherwise local_clock() with LTT_TRACE_F_CLOCK_FALLBACK. The
- *    module parameter clock=tsc|local overrides the choice.
+ *    known; otherwise CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), see
+ *    ltt_clock()) with LTT_TRACE_F_CLOCK_FALLBACK. The module parameter
+ *    clock=tsc|local overrides the choice (local: the fallback).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,7 +129,7 @@ MODULE_PARM_DESC(heartbeat_ms,
 
 static char *clock = "auto";
 module_param(clock, charp, 0444);
-MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local");
+MODULE_PARM_DESC(clock, "Trace clock: auto, tsc or local (CLOCK_MONOTONIC)");
 
 /*
  * Restricted sessions are the administrator's choice, as unprivileged
@@ -359,11 +360,11 @@ static bool ltt_tsc_reliable(void)
 }
 
 /* On while a session with the fallback clock traces (ltt_clock()). */
-DEFINE_STATIC_KEY_FALSE(ltt_local_clock);
+DEFINE_STATIC_KEY_FALSE(ltt_fallback_clock);
 
 /*
  * Fill in the clock fields of @info for a trace started now. Return true
- * when the trace must use local_clock() instead of the TSC.
+ * when the trace must use the fallback clock instead of the TSC.
  */
 static bool ltt_choose_clock(struct ltt_trace_info *info)
 {
@@ -518,9 +519,9 @@ static int ltt_start(struct ltt_session *s)
 	r->fallback = ltt_choose_clock(info);
 	/* Until this session's last clock read, in ltt_stop() or below. */
 	if (r->fallback)
-		static_branch_inc(&ltt_local_clock);
+		static_branch_inc(&ltt_fallback_clock);
 	if (info->flags & LTT_TRACE_F_CLOCK_FALLBACK)
-		pr_info_once("TSC not usable, timestamps are local_clock() ns\n");
+		pr_info_once("TSC not usable, timestamps are CLOCK_MONOTONIC ns\n");
 	if (s->restricted)
 		info->flags |= LTT_TRACE_F_RESTRICTED;
 	r->event_mask = cfg->event_mask & LTT_REC_MASK;
@@ -594,7 +595,7 @@ static int ltt_start(struct ltt_session *s)
 		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		if (r->fallback)
-			static_branch_dec(&ltt_local_clock);
+			static_branch_dec(&ltt_fallback_clock);
 		if (r->trigger_signals)
 			static_branch_dec(&ltt_exit_key);
 		ltt_discard(s);
@@ -658,7 +659,7 @@ static int ltt_stop(struct ltt_session *s)
 	ltt_buffers_finish(s, stop);
 	/* No writer reads this session's clock any more. */
 	if (s->run.fallback)
-		static_branch_dec(&ltt_local_clock);
+		static_branch_dec(&ltt_fallback_clock);
 	if (s->run.trigger_signals)
 		static_branch_dec(&ltt_exit_key);
 	WRITE_ONCE(s->state, LTT_STOPPED);

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/spinlock.h>
 #include <linux/hrtimer.h>
+#include <linux/timekeeping.h>
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
 #include <linux/irq_work.h>
@@ -174,7 +175,7 @@ struct ltt_cpu {
  *                that user's tasks as ptrace would let it read them
  *                (ltt_task_owned() in ltt_main.c)
  * @buffer_size:  bytes of each buffer
- * @fallback:     timestamps come from local_clock() instead of the TSC
+ * @fallback:     timestamps are CLOCK_MONOTONIC ns instead of TSC ticks
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
  * @vars_mask:    variables recorded after each event (enum ltt_var)
@@ -450,19 +451,28 @@ void ltt_test_quiesce(struct ltt_session *s);
 void ltt_test_free(struct ltt_session *s);
 
 /*
- * The trace clock: TSC ticks, or local_clock() ns in fallback mode. The
+ * The trace clock: TSC ticks, or CLOCK_MONOTONIC ns in fallback mode. The
  * key is on while a session with the fallback clock traces (ltt_main.c
  * counts them), so a TSC clock costs one nop for the choice. The TSC is
  * read as sched_clock() (ftrace's and perf's clock) reads it, without a
  * fence: the read may move by a few cycles among the instructions around
  * it, far less than separates two events, and the writer clamps a CPU's
  * times so that they never go back.
+ *
+ * The fallback is ktime_get_mono_fast_ns() (LTTng's clock): one clocksource
+ * for every CPU, so events of different CPUs order as they happened, and
+ * safe in NMI and inside timekeeping. local_clock() is cheaper but, with an
+ * unstable TSC, each CPU's value is clamped to a tick past its last tick:
+ * on a CPU whose tick comes late it stands still, and a wakeup on one CPU
+ * got the same time as, and sorted after, the woken task's run on another
+ * (the latency witness suite saw it). Applications read the same clock
+ * (CLOCK_MONOTONIC), so their events need no conversion.
  */
-DECLARE_STATIC_KEY_FALSE(ltt_local_clock);
+DECLARE_STATIC_KEY_FALSE(ltt_fallback_clock);
 static __always_inline u64 ltt_clock(const struct ltt_run *r)
 {
-	if (static_branch_unlikely(&ltt_local_clock) && r->fallback)
-		return local_clock();
+	if (static_branch_unlikely(&ltt_fallback_clock) && r->fallback)
+		return ktime_get_mono_fast_ns();
 	return rdtsc();
 }
 

@@ -174,7 +174,8 @@ std::string escapeText(std::string_view text, std::size_t max = 200);
 // trace's clock is the TSC, the same on every CPU (LTT_TRACE_F_TSC_RELIABLE)
 // or the TSC of a trace's only CPU (no other CPU's TSC to disagree with);
 // CLOCK_MONOTONIC when the trace's clock is the module's fallback
-// (local_clock(), LTT_TRACE_F_CLOCK_FALLBACK); nullopt for a TSC trace of
+// (LTT_TRACE_F_CLOCK_FALLBACK: ns of a kernel clock, CLOCK_MONOTONIC since
+// ABI 2.5's module, local_clock() before); nullopt for a TSC trace of
 // several CPUs whose TSCs may disagree (the module's clock=tsc forced).
 std::optional<UserClock> userEventsClock(const ltt_trace_info& info);
 

@@ -124,7 +124,7 @@ struct ltt_config {
 };
 
 #define LTT_TRACE_F_TSC_RELIABLE 0x1 /* constant, nonstop, stable TSC */
-#define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are local_clock() ns */
+#define LTT_TRACE_F_CLOCK_FALLBACK 0x2 /* timestamps are kernel-clock ns */
 #define LTT_TRACE_F_TRACEPOINTS 0x4 /* LTT_BACKEND_TRACEPOINTS, see below */
 /* A session without CAP_PERFMON: only the opener's own tasks (ABI 2.3). */
 #define LTT_TRACE_F_RESTRICTED 0x8
@@ -206,7 +206,7 @@ struct ltt_test_payload {
 
 /*
  * LTT_IOC_GET_CLOCK_PAIR: `trace` (the session's clock: TSC ticks, or
- * local_clock() ns with LTT_TRACE_F_CLOCK_FALLBACK) read between two
+ * kernel-clock ns with LTT_TRACE_F_CLOCK_FALLBACK) read between two
  * CLOCK_MONOTONIC reads (ns) with interrupts off; `monotonic` is their
  * midpoint and `window_ns` their distance, the pair's uncertainty.
  */

@@ -200,7 +200,7 @@ LTT_STATIC_ASSERT(sizeof(struct ltt_ev_map) ==
  * stream. In TSC traces (LTT_TRACE_F_TSC_RELIABLE, or one CPU) the
  * application read the TSC; in LTT_TRACE_F_CLOCK_FALLBACK traces it read
  * CLOCK_MONOTONIC and the daemon moved each time onto the trace clock
- * (local_clock() ns) with the module's clock pairs (LTT_IOC_GET_CLOCK_PAIR):
+ * (kernel-clock ns) with the module's clock pairs (LTT_IOC_GET_CLOCK_PAIR):
  * such streams' blocks have LTT_BLOCK_F_USER_MONOTONIC, and their times
  * stand among the kernel's within the bound docs/user-events.md states. Records are version 2 LTT_CODE_EXT records of
  * event LTT_EV_USER, and HEARTBEATs where a delta would not fit.
