@@ -194,3 +194,35 @@ vm_report() {
 	[[ -f $3/results.txt ]] && vm_import "$3/results.txt" "${5:-}"
 	vm_verdict "$1" "$4" "$2" "$3/console.log"
 }
+
+# vm_checked_runs NAME GUEST CHECKER VARIANT...: for each kernel VARIANT
+# (ltt, stock, ...), boot the guest (2 vCPUs, 1 GiB, the tracedaemon and the
+# workloads) on that kernel and its module, run GUEST in it with its output
+# in $BUILD/test-results/NAME-VARIANT, report it (vm_report), then run
+# `python3 CHECKER OUT TRACEANALYZE "[VARIANT] "` on the host and import its
+# result lines. A kernel not in the cache is a skip, never built here.
+vm_checked_runs() {
+	local name=$1 guest=$2 checker=$3 variant out log rc
+	shift 3
+	for variant in "$@"; do
+		out=$vm_build/test-results/$name-$variant
+		log=$out.log
+		rm -rf "$out"
+		mkdir -p "$out"
+		rc=0
+		vm_kernel "$variant" --no-build >"$log" 2>&1 || rc=$?
+		((rc == 0)) && { vm_module "$variant" >>"$log" 2>&1 || rc=$?; }
+		if ((rc == 0)); then
+			vm_bins=("$vm_build/bin/tracedaemon") vm_workloads=1
+			vm_qemu=(--timeout 1200 --mem 1G --smp 2)
+			vm_boot "$out" "$guest" >>"$log" 2>&1
+			rc=$?
+		fi
+		vm_report "$rc" "$log" "$out" "[$variant] $name run" "[$variant] " || continue
+		python3 "$checker" "$out" "$vm_build/bin/traceanalyze" "[$variant] " >"$out/check.txt"
+		vm_import "$out/check.txt"
+		if ! [[ $(tail -n 1 "$out/check.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
+			t_fail "[$variant] $(basename "$checker") reported its totals" "$(tail -n 5 "$out/check.txt")"
+		fi
+	done
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Checks the latency witness runs (tests/latency/witness-guest.sh) on the
+host: traceanalyze's figures against what the kernel measured in the same
+run, never against our own arithmetic on our own trace.
+
+usage: check_witness.py OUT TRACEANALYZE [PREFIX]
+
+tick: the wakeup latencies of wl_tick's thread (woken by a periodic timer
+      while hogs compete), from `traceanalyze --latency --json -p PID`,
+      against ftrace's wakeup_latency synthetic events (the kernel computes
+      each value: Documentation/trace/histogram.rst's recipe) and their
+      histogram where the kernel has histogram triggers, else against the
+      raw sched_waking -> sched_switch pairs ftrace recorded (the recipe's
+      rule: a waking's time is kept per pid and read once by that pid's
+      next switch-in).
+      The recipe also pairs a waking that found the thread still on its CPU
+      (its timer fired before it could sleep, which a late thread meets at
+      every period) with the switch-in after the thread was later
+      preempted; ltt counts that stretch as preemption, not as a wakeup
+      (docs/analysis.md, "What a wakeup is"). ftrace's own sched_switch
+      records (prev_state) say which recipe instances follow a blocked
+      switch-out: those are the wakeups. Their count must equal ltt's;
+      p50, p90, p99 and max within one of runqlat's log2 microsecond
+      buckets; and every recipe instance is either such a wakeup or one
+      of the thread's preemptions in ltt's figures.
+chain: the critical path of wl_chain's last process must give >= 95 % of
+      its waiting (all but its own running) to the first process's timer,
+      through the middle one.
+
+Prints "ok - ..." / "FAIL - ..." lines and "N passed, N failed".
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+passed = failed = 0
+prefix = ""
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok - {prefix}{name}" + (f" ({detail})" if detail else ""))
+    else:
+        failed += 1
+        print(f"FAIL - {prefix}{name}: {detail or 'no'}")
+    return cond
+
+
+def analyze(ta, out, name, *args):
+    r = subprocess.run([ta, "--json", *args, str(out / f"{name}.trace"), str(out / f"{name}.proc")],
+                       capture_output=True, text=True)
+    if not check(f"{name}: traceanalyze --json {' '.join(args)} succeeds", r.returncode == 0,
+                 f"exit {r.returncode}: {r.stderr.strip()[:300]}"):
+        return None
+    return json.loads(r.stdout)
+
+
+def nearest_rank(values, p):
+    """The smallest value with at least p % of the values not above it."""
+    s = sorted(values)
+    return s[max(0, math.ceil(p / 100 * len(s)) - 1)]
+
+
+def bucket(ns):
+    """runqlat's log2 bucket of whole microseconds: 0-1 -> 0, 2-3 -> 1, ..."""
+    us = int(ns) // 1000
+    return 0 if us <= 1 else int(math.log2(us))
+
+
+# ftrace's text: "  wl_tick-123  [001] d..2.  45.678901: sched_waking: comm=wl_tick pid=123 ..."
+LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[(\d+)\].*?\s(\d+)\.(\d+):\s+(\w+):\s(.*)$")
+
+
+def ftrace_events(path):
+    for line in path.read_text(errors="replace").splitlines():
+        m = LINE.match(line)
+        if m:
+            frac = m.group(5)
+            ns = int(m.group(4)) * 10**9 + int(frac.ljust(9, "0")[:9])
+            yield ns, m.group(6), m.group(7), int(m.group(3))
+
+
+def field(text, name):
+    m = re.search(rf"\b{name}=(\S+)", text)
+    return m.group(1).rstrip(",") if m else None
+
+
+def instances(path, pid):
+    """The recipe's instances on the raw events (a waking time kept per pid,
+    read once by its next switch-in), each as [latency, blocked, kernel]:
+    blocked when the thread's last switch-out before the waking left it
+    sleeping (prev_state not R), so that the waking ended a sleep; kernel:
+    the wakeup_latency event computed at that switch-in (written after it,
+    on its CPU, before that CPU's next switch), or None."""
+    ts0, waking_blocked, out_blocked, found, last_in = None, False, False, [], {}
+    for ns, ev, text, cpu in ftrace_events(path):
+        if ev == "sched_waking" and field(text, "pid") == str(pid):
+            ts0, waking_blocked = ns, out_blocked
+        elif ev == "sched_switch":
+            last_in.pop(cpu, None)
+            if field(text, "prev_pid") == str(pid):
+                out_blocked = not (field(text, "prev_state") or "R").startswith("R")
+            if field(text, "next_pid") == str(pid):
+                if ts0 is not None:
+                    found.append([ns - ts0, waking_blocked, None])
+                    last_in[cpu] = len(found) - 1
+                ts0, out_blocked = None, False
+        elif ev == "wakeup_latency" and field(text, "pid") == str(pid) and cpu in last_in:
+            found[last_in.pop(cpu)][2] = int(field(text, "lat"))
+    return found
+
+
+def ftrace_overruns(path):
+    return sum(int(m) for m in re.findall(r"^overrun: (\d+)", path.read_text(), re.M))
+
+
+def tick(out, ta):
+    m = re.search(r"^pid (\d+)", (out / "tick.out").read_text(errors="replace"), re.M)
+    if not check("tick: wl_tick printed its pid", m is not None):
+        return
+    pid = int(m.group(1))
+    check("tick: ftrace lost nothing", ftrace_overruns(out / "tick.ftrace.stats") == 0,
+          f"{ftrace_overruns(out / 'tick.ftrace.stats')} overruns")
+    rep = analyze(ta, out, "tick", "--latency", "-p", str(pid))
+    if not rep:
+        return
+    check("tick: ltt lost nothing", rep["trace"]["lost_events"] == 0,
+          f"{rep['trace']['lost_events']} lost")
+    w = rep["latency"]["wakeup"]
+    procs = [p for p in (w or {}).get("processes", []) if p["pid"] == pid]
+    if not check(f"tick: traceanalyze has wakeup latencies of pid {pid}", len(procs) == 1):
+        return
+    ltt = procs[0]
+    pre = rep["latency"]["preemption"]
+    preempted = [p for p in (pre or {}).get("processes", []) if p["pid"] == pid]
+    inst = instances(out / "tick.ftrace", pid)
+    wakeups = [i for i in inst if i[1]]
+    hist = (out / "tick.hist_triggers").read_text().strip() == "1"
+    if hist:
+        synth = [t for _, ev, t, _ in ftrace_events(out / "tick.ftrace")
+                 if ev == "wakeup_latency" and field(t, "pid") == str(pid)]
+        src = "ftrace's wakeup_latency events"
+        hits = sum(int(h) for h in re.findall(rf"^\{{ pid:\s*{pid}, lat:\s*\d+ \}} hitcount:\s*(\d+)",
+                                              (out / "tick.hist").read_text(), re.M))
+        check("tick: the kernel's histogram counts every wakeup_latency event",
+              hits == len(synth), f"histogram {hits}, events {len(synth)}")
+        check("tick: each wakeup_latency event is a raw sched_waking -> sched_switch pair",
+              len(synth) == len(inst) and all(i[2] is not None for i in inst),
+              f"{len(synth)} events, {len(inst)} pairs, "
+              f"{sum(i[2] is None for i in inst)} pairs without an event")
+        kern = [i[2] for i in wakeups if i[2] is not None]
+    else:
+        kern = [i[0] for i in wakeups]
+        src = "ftrace's sched_waking -> sched_switch pairs"
+    if not check(f"tick: {src} of pid {pid} recorded", len(kern) > 0, "none"):
+        return
+    check(f"tick: wakeup count equals {src} after a blocked switch-out",
+          ltt["count"] == len(kern) == len(wakeups),
+          f"ltt {ltt['count']}, ftrace {len(kern)} of {len(inst)}")
+    woken_running = len(inst) - len(wakeups)
+    n_pre = preempted[0]["count"] if preempted else 0
+    check("tick: the recipe's other instances (woken while on its CPU) are among ltt's preemptions",
+          woken_running <= n_pre, f"{woken_running} instances, {n_pre} preemptions")
+    for name, p in (("p50", 50), ("p90", 90), ("p99", 99), ("max", 100)):
+        mine, theirs = ltt[f"{name}_ns"], nearest_rank(kern, p)
+        check(f"tick: wakeup {name} within one log2 bucket of {src}",
+              abs(bucket(mine) - bucket(theirs)) <= 1,
+              f"ltt {mine / 1000:.1f} us, ftrace {theirs / 1000:.1f} us")
+
+
+def chain(out, ta):
+    m = re.search(r"^first (\d+) middle (\d+) last (\d+)", (out / "chain.out").read_text(), re.M)
+    if not check("chain: wl_chain printed its pids", m is not None):
+        return
+    first, middle, last = (int(g) for g in m.groups())
+    rep = analyze(ta, out, "chain", "--critical-path", str(last))
+    if not rep:
+        return
+    cp = rep["critical_path"]
+    check("chain: the critical path is complete", cp["complete"] and cp["lost_events"] == 0,
+          f"complete {cp['complete']}, lost {cp['lost_events']}")
+    segs = cp["segments"]
+    waiting = sum(s["end_ns"] - s["start_ns"] for s in segs
+                  if not (s["kind"] == "running" and s["pid"] == last))
+    timer = sum(s["end_ns"] - s["start_ns"] for s in segs
+                if s["kind"] == "timer" and s["pid"] == first and s.get("via", [])[:2] == [middle, first])
+    check("chain: the last process waited (30 rounds of 50 ms)", waiting >= 30 * 50e6 * 0.9,
+          f"{waiting / 1e6:.1f} ms")
+    check("chain: >= 95 % of the last one's waiting is the first one's timer through the middle one",
+          waiting > 0 and timer >= 0.95 * waiting,
+          f"{timer / 1e6:.1f} of {waiting / 1e6:.1f} ms ({100 * timer / max(waiting, 1):.1f} %)")
+
+
+def main():
+    global prefix
+    if len(sys.argv) not in (3, 4):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    out, ta = Path(sys.argv[1]), sys.argv[2]
+    prefix = sys.argv[3] if len(sys.argv) == 4 else ""
+    for name, fn in (("tick", tick), ("chain", chain)):
+        if check(f"{name}: trace, proc and workload output brought back",
+                 all((out / f"{name}{s}").is_file() for s in (".trace", ".proc", ".out"))):
+            try:
+                fn(out, ta)
+            except (KeyError, ValueError, json.JSONDecodeError) as e:
+                check(f"{name}: results readable", False, repr(e))
+    print(f"{passed} passed, {failed} failed")
+
+
+if __name__ == "__main__":
+    main()

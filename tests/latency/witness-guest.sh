@@ -1,0 +1,101 @@
+#!/bin/sh
+# Runs inside the QEMU guest for the latency witness suite
+# (tests/suites/82-latency-witness.sh), on the patched and the stock
+# kernel. Two workloads whose answers are known by construction, traced by
+# tracedaemon while ftrace measures the same run; the host checks them
+# (tests/latency/check_witness.py):
+#   tick   wl_tick: one thread woken by a periodic timer while CPU hogs
+#          compete. ftrace records sched_waking and sched_switch, and where
+#          the kernel has histogram triggers (CONFIG_HIST_TRIGGERS), the
+#          wakeup_latency synthetic event of the kernel's
+#          Documentation/trace/histogram.rst, whose values and histogram the
+#          kernel computes itself.
+#   chain  wl_chain: three processes pass a token through pipes and only
+#          the first sleeps; the last one's critical path must lead to the
+#          first one's timer through the middle one.
+# The layout is tests/lib/vm-guest.sh's.
+# shellcheck source=tests/lib/vm-guest.sh
+. /opt/ltt/lib/vm-guest.sh
+set -u
+W=$LTT/workloads
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+
+if ! ltt_load_first; then
+	exit 1
+fi
+ok "insmod ltt_tracer.ko"
+uname -r >"$out/uname.txt"
+
+# session NAME COMMAND...: trace everything while COMMAND runs (its output in
+# NAME.out), the daemon started and ready before, stopped after.
+session() {
+	name=$1
+	shift
+	tracedaemon -q "$out/$name.trace" "$out/$name.proc" >"$out/$name.daemon.log" 2>&1 &
+	td=$!
+	i=0
+	while [ ! -s "$out/$name.proc" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	"$@" >"$out/$name.out" 2>&1
+	echo $? >"$out/$name.status"
+	kill -INT $td
+	wait $td
+	echo $? >"$out/$name.daemon.status"
+}
+
+# 1. tick: 300 periods of 10 ms against two hogs on the two vCPUs.
+echo 0 >$T/tracing_on
+echo >$T/trace
+echo 8192 >$T/buffer_size_kb
+# ftrace's default clock, "local", is each CPU's own sched_clock(): in this
+# guest the kernel finds the vCPUs' TSCs unsynchronized, and a wakeup on
+# one vCPU and the run on the other then differ by the TSCs' skew (2.5 ms
+# and more seen). "mono" is one clocksource for every CPU, as ltt's.
+echo mono >$T/trace_clock
+# shellcheck disable=SC2016 # $ts0 and $wakeup_lat are ftrace's variables
+waking_trigger='hist:keys=pid:ts0=common_timestamp if comm=="wl_tick"'
+# shellcheck disable=SC2016
+switch_trigger='hist:keys=next_pid:wakeup_lat=common_timestamp-$ts0:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,next_prio) if next_comm=="wl_tick"'
+hist=0
+if [ -f $T/synthetic_events ] &&
+	echo 'wakeup_latency u64 lat; pid_t pid; int prio' >>$T/synthetic_events 2>/dev/null; then
+	# The recipe of Documentation/trace/histogram.rst, in nanoseconds: the
+	# wakee's waking time kept per pid (read once by the switch that
+	# consumes it), the latency at its next switch-in as a synthetic event,
+	# recorded in the buffer and summed up in a histogram.
+	echo "$waking_trigger" >>$T/events/sched/sched_waking/trigger &&
+		echo "$switch_trigger" >>$T/events/sched/sched_switch/trigger &&
+		echo 'hist:keys=pid,lat:sort=lat' >>$T/events/synthetic/wakeup_latency/trigger &&
+		echo 1 >$T/events/synthetic/wakeup_latency/enable && hist=1
+fi
+echo "$hist" >"$out/tick.hist_triggers"
+if [ $hist = 1 ]; then
+	ok "ftrace's wakeup_latency synthetic event and histogram set up"
+else
+	note "no histogram triggers in this kernel: the raw sched_waking/sched_switch pairs are the witness"
+fi
+echo 1 >$T/events/sched/sched_waking/enable
+echo 1 >$T/events/sched/sched_switch/enable
+echo 1 >$T/tracing_on
+session tick "$W/wl_tick" 300 10 2
+echo 0 >$T/tracing_on
+cat $T/trace >"$out/tick.ftrace"
+cat $T/per_cpu/cpu*/stats >"$out/tick.ftrace.stats"
+if [ $hist = 1 ]; then
+	cat $T/events/synthetic/wakeup_latency/hist >"$out/tick.hist"
+	echo '!hist:keys=pid,lat:sort=lat' >>$T/events/synthetic/wakeup_latency/trigger
+	echo 0 >$T/events/synthetic/wakeup_latency/enable
+	echo "!$switch_trigger" >>$T/events/sched/sched_switch/trigger
+	echo "!$waking_trigger" >>$T/events/sched/sched_waking/trigger
+	echo '!wakeup_latency u64 lat; pid_t pid; int prio' >>$T/synthetic_events
+fi
+echo 0 >$T/events/enable
+echo >$T/trace
+echo local >$T/trace_clock
+chk "tick: wl_tick exits 0" [ "$(cat "$out/tick.status")" = 0 ]
+
+# 2. chain: 30 rounds of a 50 ms sleep in the first of three processes
+# (under TCG a round's pipe hops take about 1 ms).
+session chain "$W/wl_chain" 30 50
+chk "chain: wl_chain exits 0" [ "$(cat "$out/chain.status")" = 0 ]
+ltt_finish
