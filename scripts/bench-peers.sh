@@ -58,8 +58,10 @@
 #
 # ltt's clock: QEMU's emulated CPU does not advertise an invariant TSC
 # (TCG cannot), so the module's automatic choice (clock=auto: the TSC only
-# when it is constant, nonstop and stable) falls back to local_clock(),
-# which costs about 45 guest instructions more per event than rdtsc. On
+# when it is constant, nonstop and stable) falls back to CLOCK_MONOTONIC
+# (ktime_get_mono_fast_ns(), a read of the guest's hpet; LTTng's clock too;
+# the local_clock() fallback this replaced cost about 45 guest instructions
+# more per event than rdtsc). On
 # real x86 machines of the last fifteen years the TSC is invariant and ltt
 # uses it by itself. In icount mode the guest has one vCPU, whose TSC is
 # trivially consistent (the kernel itself runs on the tsc clocksource), so

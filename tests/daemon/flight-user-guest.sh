@@ -20,7 +20,7 @@ fact() { echo "$1=$2" >>"$facts"; }
 buf=16384
 
 # With "fallback" (two vCPUs): the module's default clock, which falls
-# back to local_clock() when the TSCs are unsynchronized; user events then
+# back to CLOCK_MONOTONIC when the TSCs are unsynchronized; user events then
 # carry CLOCK_MONOTONIC.
 if [ "${1:-}" = fallback ]; then
 	ltt_load_first || { fail "/dev/tracer" "not created"; exit 1; }

@@ -143,7 +143,7 @@ kill -KILL $load1 $load2
 wait $load1 $load2 2>/dev/null
 chk "rmmod after the load stops" rmmod ltt_tracer
 
-# The other clocks: the TSC forced (whatever its flags say), and local_clock
+# The other clocks: the TSC forced (whatever its flags say), and CLOCK_MONOTONIC
 # with no periodic heartbeat, where a 5 s gap overflows a 32-bit delta.
 if insmod "$ko" clock=tsc; then
 	ok "insmod clock=tsc"

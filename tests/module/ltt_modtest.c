@@ -457,7 +457,7 @@ static void check_ioctls(int fd)
 	      info.ncpus, (unsigned long long)info.tsc_khz, info.flags);
 	note("clock: tsc_khz %llu flags %#x (%s)", (unsigned long long)info.tsc_khz,
 	     info.flags,
-	     info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock fallback" :
+	     info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "kernel clock fallback" :
 	     info.flags & LTT_TRACE_F_TSC_RELIABLE ? "reliable TSC" : "TSC");
 	{
 		int fl = fcntl(fd, F_GETFL);
@@ -2603,7 +2603,7 @@ static int mode_bench(int reps)
 	double mn = median(nosel, reps);
 
 	printf("bench-module: %d repetitions, medians; clock %s\n", reps,
-	       t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "local_clock" : "TSC");
+	       t.info.flags & LTT_TRACE_F_CLOCK_FALLBACK ? "CLOCK_MONOTONIC" : "TSC");
 	printf("bench-module: test mode, 1 CPU logging : %8.1f ns/event (%d events per run)\n",
 	       m1, NEV);
 	printf("bench-module: test mode, 2 CPUs logging: %8.1f ns/event per CPU (%d events per CPU per run; %.1f ns per event of the two together)\n",

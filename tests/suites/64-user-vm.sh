@@ -74,7 +74,7 @@ fi
 
 # The same on two vCPUs with the module's default clock: the kernel finds
 # the TSCs unsynchronized, the trace's clock is the fallback
-# (local_clock()), and application events carry CLOCK_MONOTONIC
+# (the kernel's CLOCK_MONOTONIC), and application events carry CLOCK_MONOTONIC
 # (tests/user/vm-guest-fallback.sh). No -icount: the kernel's own choice
 # of clocks, as on a virtual machine (its own TSC calibration too); the
 # costs are host time.

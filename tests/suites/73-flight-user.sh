@@ -10,7 +10,7 @@
 # makes a snapshot whose last user event is its marker. One vCPU (the
 # module's clock=tsc: the TSC is the clock user events carry); then again
 # on two vCPUs with the module's default clock, the fallback
-# (local_clock()), where user events carry CLOCK_MONOTONIC. The kernel is
+# (CLOCK_MONOTONIC), where user events carry CLOCK_MONOTONIC. The kernel is
 # not built here: not in the cache, a skip. LTT_SKIP_VM=1 skips the suite.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -98,7 +98,7 @@ check_run() {
 check_run "$rc" "$log" "$out" "flight recorder with user events" ""
 
 # The same on two vCPUs with the module's default clock: the TSCs are
-# found unsynchronized, the trace's clock is the fallback (local_clock())
+# found unsynchronized, the trace's clock is the fallback (CLOCK_MONOTONIC)
 # and application events carry CLOCK_MONOTONIC.
 fb=$build/test-results/flight-user-fallback
 rm -rf "$fb"

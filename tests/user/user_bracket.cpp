@@ -2,7 +2,7 @@
 // (tests/suites/64-user-vm.sh) of `ltt-user-load COUNT --bracket N`: each
 // thread calls getppid() just before and just after each event, so each
 // application event (stamped CLOCK_MONOTONIC, placed on the kernel's
-// local_clock() by the daemon) must stand between the exit of the call
+// clock by the daemon) must stand between the exit of the call
 // before it and the entry of the call after it, among the kernel's events
 // of the same thread. The kernel's fallback clock is itself off from
 // CLOCK_MONOTONIC by its per-tick drift, and stalls when a tick comes late

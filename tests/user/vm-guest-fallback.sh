@@ -2,7 +2,7 @@
 # Runs inside the QEMU guest (busybox sh, as root; tests/lib/vm-guest.sh's
 # layout) with two vCPUs and the module's default clock: TCG offers no
 # invariant TSC and the kernel finds the two TSCs unsynchronized, so the
-# trace's clock is the fallback (local_clock() ns), as on many virtual
+# trace's clock is the fallback (CLOCK_MONOTONIC ns), as on many virtual
 # machines. Application events then carry CLOCK_MONOTONIC. Writes to /out:
 #   results.txt  the result lines; "# ..." notes (the costs per event)
 #   user.trace user.proc td.log  the trace for the host's checker

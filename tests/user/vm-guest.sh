@@ -16,7 +16,7 @@ bin=$LTT/bin
 fact() { echo "$1=$2" >>"$facts"; }
 
 # clock=tsc: TCG has no invariant TSC, so the module would fall back to
-# local_clock(); with one vCPU its TSC is the clock user events carry.
+# CLOCK_MONOTONIC; with one vCPU its TSC is the clock user events carry.
 ltt_load_first clock=tsc || exit 1
 mkdir -p /run
 cd "$out" || exit 1
