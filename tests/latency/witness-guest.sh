@@ -64,6 +64,7 @@ echo 8192 >$T/buffer_size_kb
 # one vCPU and the run on the other then differ by the TSCs' skew (2.5 ms
 # and more seen). "mono" is one clocksource for every CPU, as ltt's.
 echo mono >$T/trace_clock
+cat $T/trace_clock >"$out/tick.trace_clock"
 # shellcheck disable=SC2016 # $ts0 and $wakeup_lat are ftrace's variables
 waking_trigger='hist:keys=pid:ts0=common_timestamp if comm=="wl_tick"'
 # shellcheck disable=SC2016
