@@ -7,12 +7,12 @@ usage: check_witness.py OUT TRACEANALYZE [PREFIX]
 
 tick: the wakeup latencies of wl_tick's thread (woken by a periodic timer
       while hogs compete), from `traceanalyze --latency --json -p PID`,
-      against ftrace's wakeup_latency synthetic events (the kernel computes
-      each value: Documentation/trace/histogram.rst's recipe) and their
-      histogram where the kernel has histogram triggers, else against the
-      raw sched_waking -> sched_switch pairs ftrace recorded (the recipe's
-      rule: a waking's time is kept per pid and read once by that pid's
-      next switch-in).
+      against the raw sched_waking -> sched_switch pairs ftrace recorded
+      (Documentation/trace/histogram.rst's wakeup_latency rule: a waking's
+      time is kept per pid and read once by that pid's next switch-in). The
+      witness's own clock is checked first: each waking must follow the
+      "now" of the hrtimer expiry that caused it (the kernel's ktime_get()
+      at that interrupt) by a steady amount.
       The recipe also pairs a waking that found the thread still on its CPU
       (its timer fired before it could sleep, which a late thread meets at
       every period) with the switch-in after the thread was later
@@ -92,27 +92,34 @@ def field(text, name):
 
 def instances(path, pid):
     """The recipe's instances on the raw events (a waking time kept per pid,
-    read once by its next switch-in), each as [latency, blocked, kernel]:
-    blocked when the thread's last switch-out before the waking left it
-    sleeping (prev_state not R), so that the waking ended a sleep; kernel:
-    the wakeup_latency event computed at that switch-in (written after it,
-    on its CPU, before that CPU's next switch), or None."""
-    ts0, waking_blocked, out_blocked, found, last_in = None, False, False, [], {}
+    read once by its next switch-in), each as [latency, blocked]: blocked
+    when the thread's last switch-out before the waking left it sleeping
+    (prev_state not R), so that the waking ended a sleep."""
+    ts0, waking_blocked, out_blocked, found = None, False, False, []
     for ns, ev, text, cpu in ftrace_events(path):
         if ev == "sched_waking" and field(text, "pid") == str(pid):
             ts0, waking_blocked = ns, out_blocked
         elif ev == "sched_switch":
-            last_in.pop(cpu, None)
             if field(text, "prev_pid") == str(pid):
                 out_blocked = not (field(text, "prev_state") or "R").startswith("R")
             if field(text, "next_pid") == str(pid):
                 if ts0 is not None:
-                    found.append([ns - ts0, waking_blocked, None])
-                    last_in[cpu] = len(found) - 1
+                    found.append([ns - ts0, waking_blocked])
                 ts0, out_blocked = None, False
-        elif ev == "wakeup_latency" and field(text, "pid") == str(pid) and cpu in last_in:
-            found[last_in.pop(cpu)][2] = int(field(text, "lat"))
     return found
+
+
+def waking_after_now(path, pid):
+    """For each sched_waking of pid, its time minus the "now" of the
+    hrtimer_wakeup expiry just before it on its CPU (the kernel's
+    ktime_get() at the interrupt), in ns."""
+    now, out = {}, []
+    for ns, ev, text, cpu in ftrace_events(path):
+        if ev == "hrtimer_expire_entry" and field(text, "function") == "hrtimer_wakeup":
+            now[cpu] = int(field(text, "now"))
+        elif ev == "sched_waking" and field(text, "pid") == str(pid) and cpu in now:
+            out.append(ns - now.pop(cpu))
+    return out
 
 
 def ftrace_overruns(path):
@@ -138,25 +145,15 @@ def tick(out, ta):
     ltt = procs[0]
     pre = rep["latency"]["preemption"]
     preempted = [p for p in (pre or {}).get("processes", []) if p["pid"] == pid]
+    lag = waking_after_now(out / "tick.ftrace", pid)
+    if check("tick: ftrace recorded the hrtimer expiries that woke the thread", len(lag) > 0, "none"):
+        lo, hi = nearest_rank(lag, 10), nearest_rank(lag, 90)
+        check("tick: ftrace's times follow the kernel's own timer clock (waking - hrtimer now, p10..p90 within 1 ms)",
+              0 <= lo and hi - lo < 1_000_000, f"p10 {lo / 1000:.1f} us, p90 {hi / 1000:.1f} us")
     inst = instances(out / "tick.ftrace", pid)
     wakeups = [i for i in inst if i[1]]
-    hist = (out / "tick.hist_triggers").read_text().strip() == "1"
-    if hist:
-        synth = [t for _, ev, t, _ in ftrace_events(out / "tick.ftrace")
-                 if ev == "wakeup_latency" and field(t, "pid") == str(pid)]
-        src = "ftrace's wakeup_latency events"
-        hits = sum(int(h) for h in re.findall(rf"^\{{ pid:\s*{pid}, lat:\s*\d+ \}} hitcount:\s*(\d+)",
-                                              (out / "tick.hist").read_text(), re.M))
-        check("tick: the kernel's histogram counts every wakeup_latency event",
-              hits == len(synth), f"histogram {hits}, events {len(synth)}")
-        check("tick: each wakeup_latency event is a raw sched_waking -> sched_switch pair",
-              len(synth) == len(inst) and all(i[2] is not None for i in inst),
-              f"{len(synth)} events, {len(inst)} pairs, "
-              f"{sum(i[2] is None for i in inst)} pairs without an event")
-        kern = [i[2] for i in wakeups if i[2] is not None]
-    else:
-        kern = [i[0] for i in wakeups]
-        src = "ftrace's sched_waking -> sched_switch pairs"
+    kern = [i[0] for i in wakeups]
+    src = "ftrace's sched_waking -> sched_switch pairs"
     if not check(f"tick: {src} of pid {pid} recorded", len(kern) > 0, "none"):
         return
     check(f"tick: wakeup count equals {src} after a blocked switch-out",

@@ -6,7 +6,10 @@
  * TIMER_ABSTIME on CLOCK_MONOTONIC), stops the hogs and exits. Each sleep
  * ends with one wakeup by the timer: the wakeup latencies of this process
  * are what traceanalyze --latency and ftrace's wakeup_latency histogram
- * both measure (tests/latency/witness-guest.sh). Prints its pid first.
+ * both measure (tests/latency/witness-guest.sh). Prints its pid first and,
+ * at the end, each sleep's deadline ("deadline SEC.NSEC", CLOCK_MONOTONIC):
+ * the timer's wakeup can come no earlier, which tells a trace whose times
+ * are late from one whose times are early.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -48,8 +51,15 @@ int main(int argc, char **argv)
 		}
 	}
 
-	struct timespec next;
+	struct timespec next, *deadline = calloc((size_t)count, sizeof(*deadline));
+	long slept = 0;
 	int rc = 0;
+
+	if (!deadline) {
+		perror("calloc");
+		rc = 1;
+		count = 0;
+	}
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long i = 0; i < count; i++) {
@@ -58,6 +68,7 @@ int main(int argc, char **argv)
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
 		}
+		deadline[slept++] = next;
 		int e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 
 		if (e) {
@@ -70,5 +81,8 @@ int main(int argc, char **argv)
 		kill(hog[i], SIGKILL);
 	for (long i = 0; i < hogs; i++)
 		waitpid(hog[i], NULL, 0);
+	for (long i = 0; i < slept; i++)
+		printf("deadline %lld.%09ld\n", (long long)deadline[i].tv_sec, deadline[i].tv_nsec);
+	free(deadline);
 	return rc;
 }
