@@ -2,8 +2,8 @@
 # Latency analyses against witnesses no one here wrote, in the QEMU guest on
 # the patched kernel and on Debian's stock kernel (the tracepoint backend):
 # wakeup latencies of a timer-woken thread among CPU hogs against ftrace's
-# wakeup_latency histogram recipe (or, where the kernel has no histogram
-# triggers, ftrace's raw sched_waking/sched_switch pairs), and the critical
+# raw sched_waking/sched_switch pairs (histogram.rst's wakeup_latency rule,
+# after a check of ftrace's clock against the hrtimers' "now"), and the critical
 # path of the last of three processes passing a token, where only the
 # first sleeps (tests/latency/witness-guest.sh, checked on the host by
 # tests/latency/check_witness.py). A kernel not in the cache is skipped,
