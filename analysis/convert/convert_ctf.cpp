@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <libltt/convert.hpp>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/pid_table.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
@@ -41,6 +42,7 @@
 #include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace ltt::convert {
@@ -165,6 +167,63 @@ Comm commOf(std::string_view name) {
 std::byte* putComm(std::byte* p, const Comm& c) {
     std::memcpy(p, c.data(), c.size());
     return p + c.size();
+}
+
+// The details of ltt event `Id` as its ltt_KEY event's fields, as the
+// schema lays them out (event_schema.hpp; lttFields() below declares
+// them): the detail structure whole, zero-filled where the record is
+// shorter, or, for a structure that ends in an array, its fixed part and
+// then the array (a string up to its NUL, bytes as many as their count).
+// The field that holds the element count of `e`'s last field.
+constexpr schema::Field countField(const schema::Event& e) {
+    for (const schema::Field& f : e.fields)
+        if (f.name == e.fields.back().count)
+            return f;
+    return {};
+}
+
+template <unsigned Id>
+[[gnu::always_inline]] inline std::byte* putLtt(std::byte* p, std::span<const std::byte> d) {
+    constexpr const schema::Event& ev = schema::kEvents[Id];
+    if constexpr (ev.fields.empty()) {
+        return p;
+    } else if constexpr (ev.fixed == 0) {
+        return putDetails<ev.size>(p, d);
+    } else {
+        constexpr schema::Field tail = ev.fields.back();
+        static_assert(tail.type == schema::FieldType::Str || tail.type == schema::FieldType::Bytes,
+                      "CTF: no conversion yet for this variable-length field");
+        if constexpr (tail.type == schema::FieldType::Str) {
+            p = putDetails<ev.fixed>(p, d);
+            std::string_view text;
+            if (d.size() > ev.fixed)
+                text = {reinterpret_cast<const char*>(d.data()) + ev.fixed, d.size() - ev.fixed};
+            return putString(p, text, tail.size - 1u);
+        } else {
+            // The fixed part with its count cut to the bytes the record
+            // holds, then those bytes.
+            constexpr schema::Field count = countField(ev);
+            static_assert(count.type == schema::FieldType::U32, "CTF: a byte count is a uint32_t");
+            std::byte fixed[ev.fixed]{};
+            std::memcpy(fixed, d.data(), std::min<std::size_t>(d.size(), ev.fixed));
+            std::uint32_t n;
+            std::memcpy(&n, fixed + count.offset, sizeof n);
+            const std::size_t have = d.size() > ev.fixed ? d.size() - ev.fixed : 0;
+            n = static_cast<std::uint32_t>(std::min<std::size_t>({n, have, tail.size}));
+            std::memcpy(fixed + count.offset, &n, sizeof n);
+            std::memcpy(p, fixed, ev.fixed);
+            p += ev.fixed;
+            std::memcpy(p, d.data() + ev.fixed, n);
+            return p + n;
+        }
+    }
+}
+
+template <std::size_t... Id>
+[[gnu::always_inline]] inline std::byte*
+putLttDetails(std::byte* p, unsigned id, std::span<const std::byte> d, std::index_sequence<Id...>) {
+    (void)((id == Id && (p = putLtt<Id>(p, d), true)) || ...);
+    return p;
 }
 
 // What the walk knows of a task: its name, thread group, and the last CPU
@@ -367,78 +426,15 @@ void CtfConverter::writeLtt(const Event& e, std::uint64_t ns) {
     if (e.id < LTT_EV_MAX && hasSubtype_m[e.id])
         p = put(p, e.subtype);
     const std::span<const std::byte> d = e.details();
-    switch (e.id) {
-    case LTT_EV_FILE_SYSTEM: {
-        p = putDetails<LTT_EV_FS_FIXED>(p, d);
-        std::string_view name;
-        if (d.size() > LTT_EV_FS_FIXED)
-            name = {reinterpret_cast<const char*>(d.data()) + LTT_EV_FS_FIXED,
-                    d.size() - LTT_EV_FS_FIXED};
-        p = putString(p, name, LTT_NAME_MAX - 1);
-        break;
-    }
-    case LTT_EV_CUSTOM: {
-        std::uint32_t hdr[2]{};
-        std::memcpy(hdr, d.data(), std::min(d.size(), sizeof hdr));
-        const std::size_t have = d.size() > sizeof hdr ? d.size() - sizeof hdr : 0;
-        const std::uint32_t len =
-            static_cast<std::uint32_t>(std::min<std::size_t>({hdr[1], have, LTT_CUSTOM_MAX}));
-        p = put(p, hdr[0]);
-        p = put(p, len);
-        std::memcpy(p, d.data() + sizeof hdr, len);
-        p += len;
-        break;
-    }
-    // The fixed-size detail structures: written whole, zero-filled.
-    case LTT_EV_TRACE_START:
-        p = putDetails<sizeof(ltt_ev_trace_start)>(p, d);
-        break;
-    case LTT_EV_SYSCALL_ENTRY:
-        p = putDetails<sizeof(ltt_ev_syscall_entry)>(p, d);
-        break;
-    case LTT_EV_SYSCALL_EXIT:
-        p = putDetails<sizeof(ltt_ev_syscall_exit)>(p, d);
-        break;
-    case LTT_EV_TRAP_ENTRY:
-        p = putDetails<sizeof(ltt_ev_trap_entry)>(p, d);
-        break;
-    case LTT_EV_IRQ_ENTRY:
-        p = putDetails<sizeof(ltt_ev_irq_entry)>(p, d);
-        break;
-    case LTT_EV_SCHEDCHANGE:
-        p = putDetails<sizeof(ltt_ev_schedchange)>(p, d);
-        break;
-    case LTT_EV_SOFT_IRQ:
-        p = putDetails<sizeof(ltt_ev_soft_irq)>(p, d);
-        break;
-    case LTT_EV_PROCESS:
-        p = putDetails<sizeof(ltt_ev_process)>(p, d);
-        break;
-    case LTT_EV_TIMER:
-        p = putDetails<sizeof(ltt_ev_timer)>(p, d);
-        break;
-    case LTT_EV_MEMORY:
-        p = putDetails<sizeof(ltt_ev_memory)>(p, d);
-        break;
-    case LTT_EV_SOCKET:
-        p = putDetails<sizeof(ltt_ev_socket)>(p, d);
-        break;
-    case LTT_EV_IPC:
-        p = putDetails<sizeof(ltt_ev_ipc)>(p, d);
-        break;
-    case LTT_EV_NETWORK:
-        p = putDetails<sizeof(ltt_ev_network)>(p, d);
-        break;
-    default:
-        if (e.id >= LTT_EV_MAX) {
-            const auto n = static_cast<std::uint16_t>(std::min<std::size_t>(d.size(), 2048));
-            p = put(p, e.id);
-            p = put(p, e.subtype);
-            p = put(p, n);
-            std::memcpy(p, d.data(), n);
-            p += n;
-        }
-        break; // the events without details
+    if (e.id < LTT_EV_MAX) [[likely]] {
+        p = putLttDetails(p, e.id, d, std::make_index_sequence<LTT_EV_MAX>());
+    } else {
+        const auto n = static_cast<std::uint16_t>(std::min<std::size_t>(d.size(), 2048));
+        p = put(p, e.id);
+        p = put(p, e.subtype);
+        p = put(p, n);
+        std::memcpy(p, d.data(), n);
+        p += n;
     }
     streams_m[e.cpu].end(p);
     use(id);
@@ -781,62 +777,64 @@ template <std::size_t N> std::string fixedField(const char (&field)[N]) {
 
 // The subtype enum of ltt event `id` ("" for an event without subtypes).
 std::string subtypeEnum(unsigned id) {
-    if (subtypeName(id, 0).empty())
+    const schema::Event& ev = schema::kEvents[id];
+    if (!schema::namesSubtypes(ev))
         return {};
     std::string s = "\t\tenum : uint8_t {";
-    for (unsigned sub = 0;; ++sub) {
-        const std::string_view n = subtypeName(id, sub);
-        if (n == "UNKNOWN")
-            break;
-        std::string label(n);
+    for (std::size_t sub = 0; sub < ev.subtypes.size(); ++sub) {
+        std::string label(ev.subtypes[sub].name);
         std::replace(label.begin(), label.end(), ' ', '_');
         s += (sub ? ", " : " ") + ("\"" + label + "\" = " + std::to_string(sub));
     }
     return s + " } subtype;\n";
 }
 
-// The fields of ltt_KEY (after the subtype).
-const char* lttFields(unsigned id) {
-    switch (id) {
-    case LTT_EV_TRACE_START:
-        return "\t\tuint64_t tsc_khz;\n\t\tuint64_t anchor_tsc;\n\t\tuint64_t "
-               "anchor_realtime_ns;\n\t\tuint64_hex_t event_mask;\n\t\tuint64_hex_t "
-               "details_mask;\n";
-    case LTT_EV_SYSCALL_ENTRY:
-        return "\t\tuint64_hex_t ip;\n\t\tuint32_t nr;\n\t\tuint32_t reserved;\n";
-    case LTT_EV_SYSCALL_EXIT:
-        return "\t\tint64_t ret;\n";
-    case LTT_EV_TRAP_ENTRY:
-        return "\t\tuint64_hex_t ip;\n\t\tuint64_hex_t address;\n\t\tuint32_t trap;\n\t\tuint32_t "
-               "error_code;\n";
-    case LTT_EV_IRQ_ENTRY:
-        return "\t\tuint32_t irq;\n\t\tuint32_t flags;\n";
-    case LTT_EV_SCHEDCHANGE:
-        return "\t\tint32_t in;\n\t\tint32_t out;\n\t\tuint32_t out_state;\n\t\tuint32_t "
-               "reserved;\n";
-    case LTT_EV_SOFT_IRQ:
-        return "\t\tuint64_hex_t id;\n";
-    case LTT_EV_PROCESS:
-        return "\t\tint32_t pid;\n\t\tuint32_t reserved;\n\t\tuint64_t arg;\n";
-    case LTT_EV_FILE_SYSTEM:
-        return "\t\tint32_t fd;\n\t\tuint32_t aux;\n\t\tint64_t arg;\n\t\tstring name;\n";
-    case LTT_EV_TIMER:
-        return "\t\tint64_t arg;\n\t\tuint32_t aux;\n\t\tuint32_t reserved;\n";
-    case LTT_EV_MEMORY:
-        return "\t\tuint64_hex_t address;\n\t\tuint64_t arg;\n";
-    case LTT_EV_SOCKET:
-        return "\t\tuint32_t call;\n\t\tint32_t id;\n\t\tuint32_t type;\n\t\tuint32_t "
-               "reserved;\n\t\tint64_t size;\n";
-    case LTT_EV_IPC:
-        return "\t\tuint32_t call;\n\t\tint32_t id;\n\t\tuint32_t flags;\n\t\tuint32_t "
-               "reserved;\n";
-    case LTT_EV_NETWORK:
-        return "\t\tuint32_hex_t protocol;\n\t\tuint32_t reserved;\n";
-    case LTT_EV_CUSTOM:
-        return "\t\tuint32_t id;\n\t\tuint32_t length;\n\t\tuint8_t data[length];\n";
-    default:
-        return "";
+// The fields of ltt_KEY (after the subtype): the detail structure's, as
+// putLtt() writes them.
+std::string lttFields(unsigned id) {
+    using T = schema::FieldType;
+    std::string s;
+    for (const schema::Field& f : schema::kEvents[id].fields) {
+        const char* type = "";
+        switch (f.type) {
+        case T::U8:
+        case T::Bytes:
+            type = "uint8_t";
+            break;
+        case T::U16:
+        case T::X16:
+            type = "uint16_t";
+            break;
+        case T::U32:
+            type = "uint32_t";
+            break;
+        case T::U64:
+        case T::U64s:
+            type = "uint64_t";
+            break;
+        case T::S32:
+            type = "int32_t";
+            break;
+        case T::S64:
+            type = "int64_t";
+            break;
+        case T::X32:
+            type = "uint32_hex_t";
+            break;
+        case T::X64:
+            type = "uint64_hex_t";
+            break;
+        case T::Str:
+        case T::Strs:
+            type = "string";
+            break;
+        }
+        s += "\t\t" + std::string(type) + " " + std::string(f.name);
+        if (f.type == T::Bytes || f.type == T::U64s)
+            s += "[" + std::string(f.count) + "]";
+        s += ";\n";
     }
+    return s;
 }
 
 void CtfConverter::writeMetadata() {

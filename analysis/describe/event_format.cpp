@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/syscall_args.hpp>
 #include <libltt/text_escape.hpp>
 #include <ltt/module_events.h>
@@ -70,16 +72,142 @@ void appendKernelSymbol(std::string& out, const KernelSymbols& kernel, std::uint
         appendf(out, " (%s)", s.c_str());
 }
 
+// A field's bytes as an unsigned value (a signed field's sign-extended).
+std::uint64_t fieldValue(const schema::Field& f, const std::byte* p) {
+    switch (f.size) {
+    case 1:
+        return std::to_integer<std::uint8_t>(*p);
+    case 2: {
+        std::uint16_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case 4: {
+        std::uint32_t v;
+        std::memcpy(&v, p, sizeof v);
+        return f.type == schema::FieldType::S32 ? std::uint64_t(std::int64_t(std::int32_t(v))) : v;
+    }
+    default: {
+        std::uint64_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    }
+}
+
+// One {field:format} of a description template (event_schema.hpp).
+void appendField(std::string& out, const schema::Field& f, std::string_view format,
+                 std::span<const std::byte> det, const KernelSymbols& kernel) {
+    using T = schema::FieldType;
+    if (f.type == T::Str) {
+        // Text the record ends with: NUL-terminated inside the record (never
+        // read past it), at most 380 bytes of it, as ever.
+        const std::size_t room = std::min<std::size_t>(det.size() - f.offset, f.size);
+        const char* text = reinterpret_cast<const char*>(det.data() + f.offset);
+        const std::size_t len = strnlen(text, room);
+        appendEscaped(out, std::string_view(text, std::min<std::size_t>(len, 380)));
+        return;
+    }
+    const std::uint64_t v = fieldValue(f, det.data() + f.offset);
+    const bool hex = f.type == T::X16 || f.type == T::X32 || f.type == T::X64;
+    const bool sign = f.type == T::S32 || f.type == T::S64;
+    if (format == "ksym") {
+        appendKernelSymbol(out, kernel, v);
+        return;
+    }
+    // std::to_chars, not a printf per field: the dump formats every event.
+    char buf[24];
+    char* end;
+    if (format == "x" || format == "04x" || (format.empty() && hex)) {
+        end = std::to_chars(buf, buf + sizeof buf, v, 16).ptr;
+        out.append("0x");
+        if (format == "04x" && end - buf < 4)
+            out.append(std::size_t(4 - (end - buf)), '0');
+    } else if (format == "hi16") {
+        end = std::to_chars(buf, buf + sizeof buf, v >> 16).ptr;
+    } else if (format == "lo16") {
+        end = std::to_chars(buf, buf + sizeof buf, v & 0xffff).ptr;
+    } else if (format == "d" || (format.empty() && sign)) {
+        const std::int64_t s = f.size == 4 ? std::int32_t(v) : std::int64_t(v);
+        end = std::to_chars(buf, buf + sizeof buf, s).ptr;
+    } else {
+        end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    }
+    out.append(buf, end);
+}
+
+// Text with each {field} or {field:format} replaced by that field's value.
+void appendTemplate(std::string& out, std::string_view t, std::span<const schema::Field> fields,
+                    std::span<const std::byte> det, const KernelSymbols& kernel) {
+    while (!t.empty()) {
+        const std::size_t open = t.find('{');
+        out.append(t.substr(0, open));
+        if (open == std::string_view::npos)
+            return;
+        const std::size_t close = t.find('}', open);
+        std::string_view name = t.substr(open + 1, close - open - 1), format;
+        if (const std::size_t colon = name.find(':'); colon != std::string_view::npos) {
+            format = name.substr(colon + 1);
+            name = name.substr(0, colon);
+        }
+        for (const schema::Field& f : fields)
+            if (f.name == name) {
+                appendField(out, f, format, det, kernel);
+                break;
+            }
+        t.remove_prefix(close + 1);
+    }
+}
+
+// An event the schema describes with a template (the subtype's name, then
+// its template), or, for one that has none, each field as "NAME : value".
+void describeBySchema(const schema::Event& s, const Event& e, std::string& out,
+                      const KernelSymbols& kernel) {
+    const bool named = schema::namesSubtypes(s);
+    const bool known = e.subtype < s.subtypes.size();
+    if (named)
+        out.append(known ? s.subtypes[e.subtype].name : "UNKNOWN");
+    const auto det = e.details();
+    if (s.fields.empty() || det.size() < schema::fixedSize(s))
+        return; // no details, or masked out at trace time
+    if (named && known) {
+        appendTemplate(out, s.subtypes[e.subtype].describe, s.fields, det, kernel);
+    } else if (!s.describe.empty()) {
+        appendTemplate(out, s.describe, s.fields, det, kernel);
+    } else {
+        const char* sep = named ? " " : "";
+        for (const schema::Field& f : s.fields) {
+            if (f.name.starts_with("reserved") ||
+                (schema::isArray(f.type) && f.type != schema::FieldType::Str))
+                continue;
+            out.append(sep);
+            for (char c : f.name)
+                out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+            out.append(" : ");
+            appendField(out, f, {}, det, kernel);
+            sep = "; ";
+        }
+    }
+}
+
 } // namespace
 
 void describeEvent(const Event& e, std::string& out) {
     describeEvent(e, out, KernelSymbols());
 }
 
+// Events with a template in the schema are described from it; those below
+// carry logic a template does not express (each says which).
 void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel) {
     const std::size_t have = e.size - sizeof(ltt_record_header);
+    if (const schema::Event* s = schema::event(e.id); s && !s->code) {
+        describeBySchema(*s, e, out, kernel);
+        return;
+    }
     switch (e.id) {
     case LTT_EV_TRACE_START: {
+        // The record is abi.h's extended structure; its variables only when
+        // the session recorded some.
         ltt_ev_trace_start_ext d;
         if (e.copyDetails(d) >= sizeof d.start)
             appendf(out, "TSC KHZ : %llu; EVENT MASK : 0x%llx; DETAILS MASK : 0x%llx",
@@ -89,6 +217,8 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         break;
     }
     case LTT_EV_SYSCALL_ENTRY: {
+        // The call by name (the syscall table), and a record cut after `nr`
+        // (older producers) still shown.
         ltt_ev_syscall_entry d;
         if (e.copyDetails(d) >= 12) {
             auto name = syscallName(d.nr);
@@ -100,13 +230,8 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         }
         break;
     }
-    case LTT_EV_SYSCALL_EXIT: {
-        ltt_ev_syscall_exit d;
-        if (e.detailsAs(d))
-            appendf(out, "RET : %lld", ll(d.ret));
-        break;
-    }
     case LTT_EV_TRAP_ENTRY: {
+        // The vector by name, and the address for page faults only.
         ltt_ev_trap_entry d;
         if (e.detailsAs(d)) {
             const char* n = trapName(d.trap);
@@ -121,162 +246,15 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         break;
     }
     case LTT_EV_IRQ_ENTRY: {
+        // The flags as words around the number.
         ltt_ev_irq_entry d;
         if (e.detailsAs(d))
             appendf(out, "IRQ : %s%u%s", (d.flags & LTT_IRQ_VECTOR) ? "vector " : "", d.irq,
                     (d.flags & LTT_IRQ_IN_KERNEL) ? ", IN-KERNEL" : "");
         break;
     }
-    case LTT_EV_SCHEDCHANGE: {
-        ltt_ev_schedchange d;
-        if (e.detailsAs(d))
-            appendf(out, "IN : %d; OUT : %d; STATE : %u", d.in, d.out, d.out_state);
-        break;
-    }
-    case LTT_EV_SOFT_IRQ: {
-        ltt_ev_soft_irq d;
-        auto sub = subtypeName(e.id, e.subtype);
-        out.append(sub);
-        if (e.detailsAs(d))
-            appendf(out, e.subtype >= LTT_TASKLET_ENTRY ? " : 0x%llx" : " : %llu", ull(d.id));
-        break;
-    }
-    case LTT_EV_PROCESS: {
-        ltt_ev_process d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        switch (e.subtype) {
-        case LTT_PROCESS_KTHREAD:
-            appendf(out, " PID : %d; FUNCTION : 0x%llx", d.pid, ull(d.arg));
-            appendKernelSymbol(out, kernel, d.arg);
-            break;
-        case LTT_PROCESS_FORK:
-            appendf(out, " PID : %d; FLAGS : 0x%llx", d.pid, ull(d.arg));
-            break;
-        case LTT_PROCESS_EXIT:
-            appendf(out, " PID : %d; CODE : %lld", d.pid, ll(d.arg));
-            break;
-        case LTT_PROCESS_WAIT:
-            appendf(out, " PID : %d", d.pid);
-            break;
-        case LTT_PROCESS_SIGNAL:
-            appendf(out, " SIGNAL : %lld; PID : %d", ll(d.arg), d.pid);
-            break;
-        case LTT_PROCESS_WAKEUP:
-            appendf(out, " PID : %d; STATE : %lld", d.pid, ll(d.arg));
-            break;
-        default:
-            appendf(out, " PID : %d; ARG : 0x%llx", d.pid, ull(d.arg));
-            break;
-        }
-        break;
-    }
-    case LTT_EV_FILE_SYSTEM: {
-        ltt_ev_file_system d;
-        out.append(subtypeName(e.id, e.subtype));
-        const std::size_t n = e.copyDetails(d);
-        if (n < LTT_EV_FS_FIXED)
-            break;
-        switch (e.subtype) {
-        case LTT_FS_BUF_WAIT_START:
-        case LTT_FS_BUF_WAIT_END:
-            break;
-        case LTT_FS_EXEC:
-        case LTT_FS_OPEN: {
-            // The name is NUL-terminated inside the record; never read past it.
-            std::size_t len = 0, room = n - LTT_EV_FS_FIXED;
-            while (len < room && d.name[len])
-                ++len;
-            // (At most 380 bytes of it, as ever.)
-            out.append(" : ");
-            appendEscaped(out, std::string_view(d.name, std::min<std::size_t>(len, 380)));
-            if (e.subtype == LTT_FS_OPEN)
-                appendf(out, "; FD : %d", d.fd);
-            break;
-        }
-        case LTT_FS_CLOSE:
-            appendf(out, " : %d", d.fd);
-            break;
-        case LTT_FS_READ:
-        case LTT_FS_WRITE:
-            appendf(out, " : %d; COUNT : %lld", d.fd, ll(d.arg));
-            break;
-        case LTT_FS_SEEK:
-            appendf(out, " : %d; OFFSET : %lld; WHENCE : %u", d.fd, ll(d.arg), d.aux);
-            break;
-        case LTT_FS_IOCTL:
-            appendf(out, " : %d; COMMAND : 0x%llx", d.fd, ull(d.arg));
-            break;
-        case LTT_FS_SELECT:
-        case LTT_FS_POLL:
-            appendf(out, " : %d; TIMEOUT : %lld", d.fd, ll(d.arg));
-            break;
-        default:
-            appendf(out, " : %d; ARG : %lld", d.fd, ll(d.arg));
-            break;
-        }
-        break;
-    }
-    case LTT_EV_TIMER: {
-        ltt_ev_timer d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        if (e.subtype == LTT_TIMER_SETITIMER)
-            appendf(out, " : %u; INTERVAL : %lld", d.aux, ll(d.arg));
-        else
-            appendf(out, " : %lld", ll(d.arg));
-        break;
-    }
-    case LTT_EV_MEMORY: {
-        ltt_ev_memory d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        if (e.subtype == LTT_MEM_PAGE_ALLOC || e.subtype == LTT_MEM_PAGE_FREE)
-            appendf(out, " : 0x%llx; ORDER : %llu", ull(d.address), ull(d.arg));
-        else
-            appendf(out, " : 0x%llx", ull(d.address));
-        break;
-    }
-    case LTT_EV_SOCKET: {
-        ltt_ev_socket d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        switch (e.subtype) {
-        case LTT_SOCKET_CALL:
-            appendf(out, " : %u; FD : %d", d.call, d.id);
-            break;
-        case LTT_SOCKET_CREATE:
-            appendf(out, " : FD %d; FAMILY : %u; TYPE : %u", d.id, d.type >> 16, d.type & 0xffff);
-            break;
-        default:
-            appendf(out, " : TYPE %u; SIZE : %lld", d.type, ll(d.size));
-            break;
-        }
-        break;
-    }
-    case LTT_EV_IPC: {
-        ltt_ev_ipc d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        if (e.subtype == LTT_IPC_CALL)
-            appendf(out, " : %u; ID : %d", d.call, d.id);
-        else
-            appendf(out, " : ID %d; FLAGS : 0x%x", d.id, d.flags);
-        break;
-    }
-    case LTT_EV_NETWORK: {
-        ltt_ev_network d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (e.detailsAs(d))
-            appendf(out, " : PROTOCOL 0x%04x", d.protocol);
-        break;
-    }
     case LTT_EV_BLOCK_START: {
+        // A CPU's block or a user stream's, by its flags.
         ltt_block_start d;
         if (e.detailsAs(d))
             appendf(out, "%s : %u; SEQUENCE : %u; PID : %d; LOST : %llu",
@@ -284,33 +262,10 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
                     ull(d.lost));
         break;
     }
-    case LTT_EV_BLOCK_END: {
-        ltt_block_end d;
-        if (e.detailsAs(d))
-            appendf(out, "EVENTS : %u", d.events);
-        break;
-    }
-    case LTT_EV_HEARTBEAT: {
-        ltt_ev_heartbeat d;
-        if (e.detailsAs(d))
-            appendf(out, "TSC : %llu", ull(d.tsc));
-        break;
-    }
-    case LTT_EV_LOST: {
-        ltt_ev_lost d;
-        if (e.detailsAs(d))
-            appendf(out, "LOST : %llu EVENTS", ull(d.count));
-        break;
-    }
-    case LTT_EV_CUSTOM: {
-        ltt_ev_custom d;
-        if (e.copyDetails(d) >= LTT_EV_CUSTOM_FIXED)
-            appendf(out, "ID : 0x%x; LENGTH : %u", d.id, d.length);
-        break;
-    }
     case LTT_EV_MAP: {
-        // The file mapped executable (module_events.h); the path is untrusted.
-        static const char* const kHow[] = {"mmap", "mprotect", "exec"};
+        // The file mapped executable (module_events.h): the subtype inside
+        // the text, a record without its path as bytes; the path is untrusted.
+        const auto how = schema::kEvents[LTT_EV_MAP].subtypes;
         const auto det = e.details();
         if (det.size() <= LTT_EV_MAP_FIXED) {
             appendf(out, "EVENT %u; SUBTYPE : %u; %zu BYTES", e.id, e.subtype, have);
@@ -320,11 +275,14 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         std::memcpy(&d, det.data(), LTT_EV_MAP_FIXED);
         const char* path = reinterpret_cast<const char*>(det.data() + LTT_EV_MAP_FIXED);
         appendf(out, "MAP : %s; START : 0x%llx; LENGTH : 0x%llx; OFFSET : 0x%llx; PATH : ",
-                e.subtype < 3 ? kHow[e.subtype] : "?", ull(d.start), ull(d.length), ull(d.offset));
+                e.subtype < how.size() ? how[e.subtype].name.data() : "?", ull(d.start),
+                ull(d.length), ull(d.offset));
         appendEscaped(out, std::string_view(path, strnlen(path, det.size() - LTT_EV_MAP_FIXED)));
         break;
     }
     case LTT_EV_VARS: {
+        // Values by the bits of `changed` (decodeVars()), the arguments as
+        // strace shows them.
         auto v = decodeVars(e);
         if (!v) {
             appendf(out, "MALFORMED; %zu BYTES", have);
@@ -340,6 +298,7 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         break;
     }
     case LTT_EV_MOUNT: {
+        // Two strings, the source for MOUNT only, quoted.
         ltt_ev_mount d;
         out.append(subtypeName(e.id, e.subtype));
         const std::size_t n = e.copyDetails(d);
@@ -359,28 +318,17 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         appendf(out, "; FLAGS : 0x%llx; RET : %lld", ull(d.flags), ll(d.ret));
         break;
     }
-    case LTT_EV_LOCK: {
-        ltt_ev_lock d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (!e.detailsAs(d))
-            break;
-        if (e.subtype == LTT_LOCK_CONTENDED)
-            appendf(out, " : 0x%llx; FLAGS : 0x%x", ull(d.lock), d.flags);
-        else
-            appendf(out, " : 0x%llx; RET : %d", ull(d.lock), d.ret);
-        break;
-    }
     case LTT_EV_CONFIG: {
-        // The whole configuration from now on (module_events.h).
-        static const char* const kWhat[] = {"EVENTS", "DETAILS", "PID", "PGRP",
-                                            "UID",    "GID",     "VARS"};
+        // The whole configuration from now on (module_events.h): the
+        // subtype inside the text, each filter only when it is set.
+        const auto what = schema::kEvents[LTT_EV_CONFIG].subtypes;
         ltt_ev_config d;
         if (!e.detailsAs(d)) {
             appendf(out, "MALFORMED; %zu BYTES", have);
             break;
         }
         appendf(out, "CHANGED : %s; EVENTS : 0x%llx; DETAILS : 0x%llx",
-                e.subtype < std::size(kWhat) ? kWhat[e.subtype] : "?", ull(d.event_mask),
+                e.subtype < what.size() ? what[e.subtype].name.data() : "?", ull(d.event_mask),
                 ull(d.details_mask));
         if (d.filters & LTT_FILTER_PID)
             appendf(out, "; PID : %d", d.pid);
@@ -393,16 +341,9 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
         appendf(out, "; VARS : 0x%x", d.vars_mask);
         break;
     }
-    case LTT_EV_CONTEXT: {
-        // The task current from now on (module_events.h).
-        ltt_ev_context d;
-        out.append(subtypeName(e.id, e.subtype));
-        if (e.detailsAs(d))
-            appendf(out, " PID : %d; TGID : %d", d.pid, d.tgid);
-        break;
-    }
     case LTT_EV_STACK: {
-        // Where a task blocked: its frames, innermost first (module_events.h).
+        // Where a task blocked: its frames, innermost first (module_events.h),
+        // as many as both `nr` and the record hold.
         out.append(subtypeName(e.id, e.subtype));
         ltt_ev_stack d{};
         const std::size_t n = e.copyDetails(d);
@@ -416,11 +357,9 @@ void describeEvent(const Event& e, std::string& out, const KernelSymbols& kernel
             appendf(out, "%s0x%llx", i ? " " : "; ", ull(d.ip[i]));
         break;
     }
-    case LTT_EV_TRAP_EXIT:
-    case LTT_EV_IRQ_EXIT:
-    case LTT_EV_KERNEL_TIMER:
-        break; // no details, as in LTT
     default:
+        // Ids this version does not know, and USER records, which
+        // user_events.hpp describes when their stream declared the type.
         appendf(out, "EVENT %u; SUBTYPE : %u; %zu BYTES", e.id, e.subtype, have);
         break;
     }

@@ -2,6 +2,7 @@
 // from a TraceReader event, and the sources the graph re-reads events from.
 // See timebin_model.hpp for the design.
 #include <algorithm>
+#include <libltt/event_schema.hpp>
 #include <libltt/timebin_model.hpp>
 #include <libltt/trace_reader.hpp>
 #include <ltt/events.h>
@@ -109,48 +110,17 @@ std::string_view graphEventKindName(GraphEventKind kind) {
     return "?";
 }
 
+// The schema's classes after None are the graph's kinds, in order.
+static_assert(static_cast<int>(schema::EventClass::Syscall) == 1 &&
+              static_cast<int>(schema::EventClass::Lost) ==
+                  static_cast<int>(GraphEventKind::Lost) + 1 &&
+              static_cast<int>(schema::EventClass::Inherit) == 1 + kGraphEventKinds);
+
 std::optional<GraphEventKind> graphEventKindOf(std::uint8_t event, std::uint8_t subtype) {
-    switch (event) {
-    case LTT_EV_SYSCALL_ENTRY:
-    case LTT_EV_SYSCALL_EXIT:
-        return GraphEventKind::Syscall;
-    case LTT_EV_TRAP_ENTRY:
-    case LTT_EV_TRAP_EXIT:
-        return GraphEventKind::Trap;
-    case LTT_EV_IRQ_ENTRY:
-    case LTT_EV_IRQ_EXIT:
-        return GraphEventKind::Irq;
-    case LTT_EV_SCHEDCHANGE:
-        return GraphEventKind::SchedChange;
-    case LTT_EV_KERNEL_TIMER:
-        return GraphEventKind::KernelTimer;
-    case LTT_EV_SOFT_IRQ:
-        return GraphEventKind::BottomHalf;
-    case LTT_EV_PROCESS:
-        return GraphEventKind::Process;
-    case LTT_EV_FILE_SYSTEM:
-        if (subtype == LTT_FS_BUF_WAIT_START)
-            return GraphEventKind::IoWaitStart;
-        if (subtype == LTT_FS_BUF_WAIT_END)
-            return GraphEventKind::IoWaitEnd;
-        return GraphEventKind::FileSystem;
-    case LTT_EV_MEMORY:
-        if (subtype == LTT_MEM_PAGE_WAIT_START)
-            return GraphEventKind::IoWaitStart;
-        if (subtype == LTT_MEM_PAGE_WAIT_END)
-            return GraphEventKind::IoWaitEnd;
-        return GraphEventKind::Other;
-    case LTT_EV_LOST:
-        return GraphEventKind::Lost;
-    case LTT_EV_TRACE_START:
-    case LTT_EV_BLOCK_START:
-    case LTT_EV_BLOCK_END:
-    case LTT_EV_HEARTBEAT:
-    case LTT_EV_USER: // application events: no marker in the graph (yet)
-        return std::nullopt;
-    default:
-        return GraphEventKind::Other;
-    }
+    const schema::EventClass c = schema::classOf(event, subtype);
+    if (c == schema::EventClass::None)
+        return std::nullopt; // structure records, application events (no marker yet)
+    return static_cast<GraphEventKind>(static_cast<int>(c) - 1);
 }
 
 GraphEventInput graphEventInput(const TraceReader& reader, const Event& ev, std::uint64_t index) {

@@ -34,6 +34,47 @@ else
 	t_fail "traceanalyze --follow tests" "traceanalyze or ltt-synth missing in $build/bin (run make)"
 fi
 
+# The event schema (analysis/describe/names/include/libltt/event_schema.hpp)
+# must describe every event, subtype and field of include/ltt, which its
+# static_asserts check when libltt compiles: event_schema.cpp compiles
+# against the headers as they are, and fails against a copy of them with an
+# event, a subtype or a field planted.
+schema_src=$root/analysis/describe/names/event_schema.cpp
+schema_compile() { # INCLUDE_DIR: prints the compiler's errors
+	"${CXX:-c++}" -std=c++20 -fsyntax-only -I"$1" -I"$root/analysis/describe/names/include" \
+		"$schema_src" 2>&1
+}
+planted=$(mktemp -d)
+if out=$(schema_compile "$root/include"); then
+	t_pass "event schema compiles against include/ltt"
+else
+	t_fail "event schema compiles against include/ltt" "$(head -n 5 <<<"$out")"
+fi
+plant() { # NAME FILE SED-SCRIPT PATTERN: the schema must not compile with it
+	rm -rf "$planted/ltt" && cp -r "$root/include/ltt" "$planted/ltt"
+	sed -i "$3" "$planted/ltt/$2"
+	if cmp -s "$planted/ltt/$2" "$root/include/ltt/$2"; then
+		t_fail "event schema refuses $1" "nothing planted in $2"
+	elif out=$(schema_compile "$planted"); then
+		t_fail "event schema refuses $1" "event_schema.cpp compiled"
+	else
+		t_check "event schema refuses $1" grep -q "$4" <<<"$out"
+	fi
+}
+plant "an event appended to module_events.h" module_events.h \
+	's|^\tLTT_EV_STACK = 29,.*|&\n\tLTT_EV_PLANTED = 30,|' "LTT_EV_PLANTED.*not handled"
+plant "an event appended to events.h" events.h \
+	's|^\tLTT_EV_MAX = 22|\tLTT_EV_PLANTED = 22,\n\tLTT_EV_MAX = 23|' "has no entry in event_schema.hpp"
+plant "a subtype added to events.h" events.h \
+	's|^\tLTT_FS_MAX = 11|\tLTT_FS_PLANTED = 11,\n\tLTT_FS_MAX = 12|' "a subtype enum of include/ltt"
+plant "a subtype added to module_events.h" module_events.h \
+	's|^\tLTT_CONTEXT_HIDDEN = 2,.*|&\n\tLTT_CONTEXT_PLANTED = 3,|' "LTT_CONTEXT_PLANTED.*not handled"
+plant "a field added to a detail structure" events.h \
+	's|^\t__u32 out_state;.*|&\n\t__u32 planted;|' "an entry disagrees with include/ltt"
+plant "a field retyped in a detail structure" events.h \
+	's|^\t__s64 ret;    /\* return value.*|\t__u64 ret;|' "type does not match"
+rm -rf "$planted"
+
 tarball=/usr/src/linux-source-6.1.tar.xz
 if [[ -r $tarball ]]; then
 	gen=$(mktemp)

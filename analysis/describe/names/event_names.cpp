@@ -4,95 +4,21 @@
 #include <cctype>
 #include <charconv>
 #include <libltt/event_names.hpp>
+#include <libltt/event_schema.hpp>
 #include <ltt/module_events.h>
 
 namespace ltt {
 
 namespace {
 
-struct EventNames {
-    const char* name;
-    const char* key;
-};
-
-// Ids without a name (reserved) read as "Unknown".
-constexpr std::array<EventNames, LTT_EV_COUNT> kEvents = {{
-    {"Trace start", "trace_start"},
-    {"Syscall entry", "syscall_entry"},
-    {"Syscall exit", "syscall_exit"},
-    {"Trap entry", "trap_entry"},
-    {"Trap exit", "trap_exit"},
-    {"IRQ entry", "irq_entry"},
-    {"IRQ exit", "irq_exit"},
-    {"Sched change", "schedchange"},
-    {"Kernel timer", "kernel_timer"},
-    {"Soft IRQ", "soft_irq"},
-    {"Process", "process"},
-    {"File system", "file_system"},
-    {"Timer", "timer"},
-    {"Memory", "memory"},
-    {"Socket", "socket"},
-    {"IPC", "ipc"},
-    {"Network", "network"},
-    {"Block start", "block_start"},
-    {"Block end", "block_end"},
-    {"Heartbeat", "heartbeat"},
-    {"Lost events", "lost"},
-    {"Custom", "custom"},
-    {"Variables", "vars"},
-    {"Mount", "mount"},
-    {"Lock", "lock"},
-    {"Map", "map"},
-    {"User event", "user"},
-    {"Config", "config"},
-    {"Context", "context"},
-    {"Stack", "stack"},
-}};
-
 constexpr std::uint64_t bit(int ev) {
     return LTT_EV_BIT(ev);
 }
 
-constexpr EventNameEntry kEventNames[] = {
-    {"START", bit(LTT_EV_TRACE_START)},
-    {"SYS_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
-    {"SYS_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
-    {"TRAP_ENTRY", bit(LTT_EV_TRAP_ENTRY)},
-    {"TRAP_EXIT", bit(LTT_EV_TRAP_EXIT)},
-    {"IRQ_ENTRY", bit(LTT_EV_IRQ_ENTRY)},
-    {"IRQ_EXIT", bit(LTT_EV_IRQ_EXIT)},
-    {"SCHED", bit(LTT_EV_SCHEDCHANGE)},
-    {"KTIMER", bit(LTT_EV_KERNEL_TIMER)},
-    {"SIRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"PROCESS", bit(LTT_EV_PROCESS)},
-    {"FS", bit(LTT_EV_FILE_SYSTEM)},
-    {"TIMER", bit(LTT_EV_TIMER)},
-    {"MEM", bit(LTT_EV_MEMORY)},
-    {"SOCKET", bit(LTT_EV_SOCKET)},
-    {"IPC", bit(LTT_EV_IPC)},
-    {"NET", bit(LTT_EV_NETWORK)},
-    {"CUSTOM", bit(LTT_EV_CUSTOM)},
-    {"VARS", bit(LTT_EV_VARS)},
-    {"MOUNT", bit(LTT_EV_MOUNT)},
-    {"LOCK", bit(LTT_EV_LOCK)},
-    {"MAP", bit(LTT_EV_MAP)},
-    {"STACK", bit(LTT_EV_STACK)},
-    {"TRACE_START", bit(LTT_EV_TRACE_START)},
-    {"SYSCALL_ENTRY", bit(LTT_EV_SYSCALL_ENTRY)},
-    {"SYSCALL_EXIT", bit(LTT_EV_SYSCALL_EXIT)},
-    {"SCHEDCHANGE", bit(LTT_EV_SCHEDCHANGE)},
-    {"KERNEL_TIMER", bit(LTT_EV_KERNEL_TIMER)},
-    {"SOFT_IRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"SOFTIRQ", bit(LTT_EV_SOFT_IRQ)},
-    {"BH", bit(LTT_EV_SOFT_IRQ)},
-    {"FILE_SYSTEM", bit(LTT_EV_FILE_SYSTEM)},
-    {"MEMORY", bit(LTT_EV_MEMORY)},
-    {"NETWORK", bit(LTT_EV_NETWORK)},
-    {"BLOCK_START", bit(LTT_EV_BLOCK_START)},
-    {"BLOCK_END", bit(LTT_EV_BLOCK_END)},
-    {"HEARTBEAT", bit(LTT_EV_HEARTBEAT)},
-    {"LOST", bit(LTT_EV_LOST)},
-    {"USER", bit(LTT_EV_CUSTOM)},
+// The names users type, in the order help texts list them: each event's
+// LTT 0.9 name, then its ABI name where that differs and the event may be
+// typed, with its aliases, then the groups (event_schema.hpp).
+constexpr EventNameEntry kGroups[] = {
     {"SYSCALL", bit(LTT_EV_SYSCALL_ENTRY) | bit(LTT_EV_SYSCALL_EXIT)},
     {"TRAP", bit(LTT_EV_TRAP_ENTRY) | bit(LTT_EV_TRAP_EXIT)},
     {"IRQ", bit(LTT_EV_IRQ_ENTRY) | bit(LTT_EV_IRQ_EXIT)},
@@ -100,6 +26,34 @@ constexpr EventNameEntry kEventNames[] = {
     {"ALL", LTT_EV_MASK_ALL},
     {"NONE", 0},
 };
+
+template <class F> constexpr void forEachName(F f) {
+    for (const schema::Event& e : schema::kEvents)
+        if (!e.ltt.empty())
+            f(e.ltt, bit(e.id));
+    for (const schema::Event& e : schema::kEvents) {
+        if (e.typed && e.abi != e.ltt)
+            f(e.abi, bit(e.id));
+        for (std::string_view a : e.aliases)
+            f(a, bit(e.id));
+    }
+    for (const EventNameEntry& g : kGroups)
+        f(g.name, g.mask);
+}
+
+constexpr std::size_t kNameCount = [] {
+    std::size_t n = 0;
+    forEachName([&](std::string_view, std::uint64_t) { ++n; });
+    return n;
+}();
+
+// EventNameEntry holds a C string: the schema's names are literals.
+constexpr std::array<EventNameEntry, kNameCount> kEventNames = [] {
+    std::array<EventNameEntry, kNameCount> out{};
+    std::size_t i = 0;
+    forEachName([&](std::string_view name, std::uint64_t mask) { out[i++] = {name.data(), mask}; });
+    return out;
+}();
 
 // Case-insensitive, with '_' and ' ' the same.
 bool sameName(std::string_view a, std::string_view b) {
@@ -113,64 +67,19 @@ bool sameName(std::string_view a, std::string_view b) {
 } // namespace
 
 std::string_view eventName(unsigned id) {
-    return id < LTT_EV_COUNT && kEvents[id].name ? kEvents[id].name : "Unknown";
+    const schema::Event* e = schema::event(id);
+    return e ? e->name : "Unknown";
 }
 std::string_view eventKey(unsigned id) {
-    return id < LTT_EV_COUNT && kEvents[id].key ? kEvents[id].key : "unknown";
+    const schema::Event* e = schema::event(id);
+    return e ? e->key : "unknown";
 }
 
 std::string_view subtypeName(unsigned id, unsigned sub) {
-    static constexpr const char* softirq[] = {"SOFTIRQ ENTRY", "SOFTIRQ EXIT", "TASKLET ENTRY",
-                                              "TASKLET EXIT"};
-    static constexpr const char* process[] = {"KTHREAD", "FORK",   "EXIT",
-                                              "WAIT",    "SIGNAL", "WAKEUP"};
-    static constexpr const char* fs[] = {"START I/O WAIT", "END I/O WAIT", "EXEC",  "OPEN",
-                                         "CLOSE",          "READ",         "WRITE", "SEEK",
-                                         "IOCTL",          "SELECT",       "POLL"};
-    static constexpr const char* timer[] = {"EXPIRED", "SET ITIMER", "SET TIMEOUT"};
-    static constexpr const char* memory[] = {"PAGE ALLOC", "PAGE FREE",       "SWAP IN",
-                                             "SWAP OUT",   "PAGE WAIT START", "PAGE WAIT END"};
-    static constexpr const char* socket[] = {"SO CALL", "SO CREATE", "SO SEND", "SO RECEIVE"};
-    static constexpr const char* ipc[] = {"IPC CALL", "MSG CREATE", "SEM CREATE", "SHM CREATE"};
-    static constexpr const char* net[] = {"PACKET IN", "PACKET OUT"};
-    static constexpr const char* mount[] = {"MOUNT", "UMOUNT"};
-    static constexpr const char* lock[] = {"CONTENDED", "ACQUIRED"};
-    static constexpr const char* user[] = {"EVENT", "DECLARE"};
-    static constexpr const char* context[] = {"SWITCH", "OWNED", "HIDDEN"};
-    static constexpr const char* stack[] = {"KERNEL", "USER"};
-    auto pick = [sub](const auto& arr) -> std::string_view {
-        return sub < std::size(arr) ? arr[sub] : "UNKNOWN";
-    };
-    switch (id) {
-    case LTT_EV_USER:
-        return pick(user);
-    case LTT_EV_SOFT_IRQ:
-        return pick(softirq);
-    case LTT_EV_PROCESS:
-        return pick(process);
-    case LTT_EV_FILE_SYSTEM:
-        return pick(fs);
-    case LTT_EV_TIMER:
-        return pick(timer);
-    case LTT_EV_MEMORY:
-        return pick(memory);
-    case LTT_EV_SOCKET:
-        return pick(socket);
-    case LTT_EV_IPC:
-        return pick(ipc);
-    case LTT_EV_NETWORK:
-        return pick(net);
-    case LTT_EV_MOUNT:
-        return pick(mount);
-    case LTT_EV_LOCK:
-        return pick(lock);
-    case LTT_EV_CONTEXT:
-        return pick(context);
-    case LTT_EV_STACK:
-        return pick(stack);
-    default:
+    const schema::Event* e = schema::event(id);
+    if (!e || !schema::namesSubtypes(*e))
         return {};
-    }
+    return sub < e->subtypes.size() ? e->subtypes[sub].name : "UNKNOWN";
 }
 
 std::span<const EventNameEntry> eventNames() {

@@ -57,7 +57,144 @@ private:
     std::optional<ltt::TraceCursor> cursor_m;
 };
 
+// The detail bytes of a FILE_SYSTEM record without a name, and of a CUSTOM
+// record with its payload.
+struct FsFixed {
+    std::int32_t fd;
+    std::uint32_t aux;
+    std::int64_t arg;
+};
+FsFixed fsRecord(std::int32_t fd, std::uint32_t aux, std::int64_t arg) {
+    return {fd, aux, arg};
+}
+struct Custom {
+    std::uint32_t id, length;
+    char data[8];
+};
+Custom customRecord(std::uint32_t id, const char* payload) {
+    Custom c{id, static_cast<std::uint32_t>(std::strlen(payload)), {}};
+    std::memcpy(c.data, payload, c.length);
+    return c;
+}
+
 } // namespace
+
+// Every event and subtype the schema describes with a template
+// (event_schema.hpp), an unknown subtype of each (the event's own
+// template), with the text LTT's raw trace gave them.
+TEST(EventFormat, TemplatesOfEverySubtype) {
+    auto check = [](std::uint8_t id, std::uint8_t sub, const auto& d, const char* want) {
+        EXPECT_EQ(OneEvent(id, sub, d).text(), want)
+            << "event " << unsigned(id) << " subtype " << unsigned(sub);
+    };
+    check(LTT_EV_SYSCALL_EXIT, 0, ltt_ev_syscall_exit{-38}, "RET : -38");
+    check(LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{1234, 0, 0x402, 0},
+          "IN : 1234; OUT : 0; STATE : 1026");
+    check(LTT_EV_SOFT_IRQ, LTT_SOFTIRQ_ENTRY, ltt_ev_soft_irq{3}, "SOFTIRQ ENTRY : 3");
+    check(LTT_EV_SOFT_IRQ, LTT_SOFTIRQ_EXIT, ltt_ev_soft_irq{9}, "SOFTIRQ EXIT : 9");
+    check(LTT_EV_SOFT_IRQ, LTT_TASKLET_ENTRY, ltt_ev_soft_irq{0x81001230},
+          "TASKLET ENTRY : 0x81001230");
+    check(LTT_EV_SOFT_IRQ, LTT_TASKLET_EXIT, ltt_ev_soft_irq{0x81001230},
+          "TASKLET EXIT : 0x81001230");
+    check(LTT_EV_SOFT_IRQ, 7, ltt_ev_soft_irq{0x10}, "UNKNOWN : 0x10");
+    check(LTT_EV_PROCESS, LTT_PROCESS_KTHREAD, ltt_ev_process{77, 0, 0xffffffff81234560},
+          "KTHREAD PID : 77; FUNCTION : 0xffffffff81234560");
+    check(LTT_EV_PROCESS, LTT_PROCESS_FORK, ltt_ev_process{78, 0, 0x3d0f00},
+          "FORK PID : 78; FLAGS : 0x3d0f00");
+    check(LTT_EV_PROCESS, LTT_PROCESS_EXIT, ltt_ev_process{79, 0, ~0ull},
+          "EXIT PID : 79; CODE : -1");
+    check(LTT_EV_PROCESS, LTT_PROCESS_WAIT, ltt_ev_process{-1, 0, 5}, "WAIT PID : -1");
+    check(LTT_EV_PROCESS, LTT_PROCESS_SIGNAL, ltt_ev_process{80, 0, 9},
+          "SIGNAL SIGNAL : 9; PID : 80");
+    check(LTT_EV_PROCESS, LTT_PROCESS_WAKEUP, ltt_ev_process{81, 0, 2},
+          "WAKEUP PID : 81; STATE : 2");
+    check(LTT_EV_PROCESS, 9, ltt_ev_process{82, 0, 255}, "UNKNOWN PID : 82; ARG : 0xff");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_BUF_WAIT_START, fsRecord(0, 0, 0), "START I/O WAIT");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_BUF_WAIT_END, fsRecord(1, 0, 0), "END I/O WAIT");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_CLOSE, fsRecord(3, 0, 0), "CLOSE : 3");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_READ, fsRecord(4, 0, 100), "READ : 4; COUNT : 100");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_WRITE, fsRecord(5, 0, -9), "WRITE : 5; COUNT : -9");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_SEEK, fsRecord(6, 2, 4096),
+          "SEEK : 6; OFFSET : 4096; WHENCE : 2");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_IOCTL, fsRecord(7, 0, 0x5401), "IOCTL : 7; COMMAND : 0x5401");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_SELECT, fsRecord(8, 0, -1), "SELECT : 8; TIMEOUT : -1");
+    check(LTT_EV_FILE_SYSTEM, LTT_FS_POLL, fsRecord(9, 0, 1000), "POLL : 9; TIMEOUT : 1000");
+    check(LTT_EV_FILE_SYSTEM, 12, fsRecord(10, 0, 77), "UNKNOWN : 10; ARG : 77");
+    check(LTT_EV_TIMER, LTT_TIMER_EXPIRED, ltt_ev_timer{0, 0, 0}, "EXPIRED : 0");
+    check(LTT_EV_TIMER, LTT_TIMER_SETITIMER, ltt_ev_timer{10000000, 1, 0},
+          "SET ITIMER : 1; INTERVAL : 10000000");
+    check(LTT_EV_TIMER, LTT_TIMER_SETTIMEOUT, ltt_ev_timer{-1, 0, 0}, "SET TIMEOUT : -1");
+    check(LTT_EV_TIMER, 5, ltt_ev_timer{25, 3, 0}, "UNKNOWN : 25");
+    check(LTT_EV_MEMORY, LTT_MEM_PAGE_ALLOC, ltt_ev_memory{0x7f0000001000, 3},
+          "PAGE ALLOC : 0x7f0000001000; ORDER : 3");
+    check(LTT_EV_MEMORY, LTT_MEM_PAGE_FREE, ltt_ev_memory{0x1000, 0},
+          "PAGE FREE : 0x1000; ORDER : 0");
+    check(LTT_EV_MEMORY, LTT_MEM_SWAP_IN, ltt_ev_memory{0x2000, 1}, "SWAP IN : 0x2000");
+    check(LTT_EV_MEMORY, LTT_MEM_SWAP_OUT, ltt_ev_memory{0x3000, 1}, "SWAP OUT : 0x3000");
+    check(LTT_EV_MEMORY, LTT_MEM_PAGE_WAIT_START, ltt_ev_memory{0x4000, 0},
+          "PAGE WAIT START : 0x4000");
+    check(LTT_EV_MEMORY, LTT_MEM_PAGE_WAIT_END, ltt_ev_memory{0x5000, 0}, "PAGE WAIT END : 0x5000");
+    check(LTT_EV_MEMORY, 8, ltt_ev_memory{0x6000, 0}, "UNKNOWN : 0x6000");
+    check(LTT_EV_SOCKET, LTT_SOCKET_CALL, ltt_ev_socket{41, 5, 0, 0, 0}, "SO CALL : 41; FD : 5");
+    check(LTT_EV_SOCKET, LTT_SOCKET_CREATE, ltt_ev_socket{41, 6, 10u << 16 | 2, 0, 0},
+          "SO CREATE : FD 6; FAMILY : 10; TYPE : 2");
+    check(LTT_EV_SOCKET, LTT_SOCKET_SEND, ltt_ev_socket{0, 7, 1, 0, 512},
+          "SO SEND : TYPE 1; SIZE : 512");
+    check(LTT_EV_SOCKET, LTT_SOCKET_RECEIVE, ltt_ev_socket{0, 7, 2, 0, -11},
+          "SO RECEIVE : TYPE 2; SIZE : -11");
+    check(LTT_EV_SOCKET, 6, ltt_ev_socket{0, 7, 5, 0, 1}, "UNKNOWN : TYPE 5; SIZE : 1");
+    check(LTT_EV_IPC, LTT_IPC_CALL, ltt_ev_ipc{66, 9, 0, 0}, "IPC CALL : 66; ID : 9");
+    check(LTT_EV_IPC, LTT_IPC_MSG_CREATE, ltt_ev_ipc{0, 10, 0x1ff, 0},
+          "MSG CREATE : ID 10; FLAGS : 0x1ff");
+    check(LTT_EV_IPC, LTT_IPC_SEM_CREATE, ltt_ev_ipc{0, 11, 0x200, 0},
+          "SEM CREATE : ID 11; FLAGS : 0x200");
+    check(LTT_EV_IPC, LTT_IPC_SHM_CREATE, ltt_ev_ipc{0, -1, 0, 0},
+          "SHM CREATE : ID -1; FLAGS : 0x0");
+    check(LTT_EV_IPC, 4, ltt_ev_ipc{0, 12, 1, 0}, "UNKNOWN : ID 12; FLAGS : 0x1");
+    check(LTT_EV_NETWORK, LTT_NET_PACKET_IN, ltt_ev_network{0x86dd, 0},
+          "PACKET IN : PROTOCOL 0x86dd");
+    check(LTT_EV_NETWORK, LTT_NET_PACKET_OUT, ltt_ev_network{0x8, 0},
+          "PACKET OUT : PROTOCOL 0x0008");
+    check(LTT_EV_NETWORK, 3, ltt_ev_network{0x12345, 0}, "UNKNOWN : PROTOCOL 0x12345");
+    // The records that frame a block are not inner records a trace can
+    // hold: described from an Event made by hand.
+    auto framing = [](std::uint8_t id, const auto& d, const char* want) {
+        alignas(8) std::byte record[sizeof(ltt_record_header) + sizeof d]{};
+        std::memcpy(record + sizeof(ltt_record_header), &d, sizeof d);
+        ltt::Event e;
+        e.record = record;
+        e.size = sizeof record;
+        e.id = id;
+        EXPECT_EQ(ltt::describeEvent(e), want) << "event " << unsigned(id);
+    };
+    framing(LTT_EV_BLOCK_END, ltt_block_end{123, 42, 0}, "EVENTS : 42");
+    framing(LTT_EV_HEARTBEAT, ltt_ev_heartbeat{987654321}, "TSC : 987654321");
+    check(LTT_EV_LOST, 0, ltt_ev_lost{17, 5}, "LOST : 17 EVENTS");
+    check(LTT_EV_CUSTOM, 0, customRecord(0xbeef, "abcd"), "ID : 0xbeef; LENGTH : 4");
+    check(LTT_EV_LOCK, LTT_LOCK_CONTENDED, ltt_ev_lock{0xffff888012345678, 0x21, 0},
+          "CONTENDED : 0xffff888012345678; FLAGS : 0x21");
+    check(LTT_EV_LOCK, LTT_LOCK_ACQUIRED, ltt_ev_lock{0xffff888012345678, 0, -4},
+          "ACQUIRED : 0xffff888012345678; RET : -4");
+    check(LTT_EV_LOCK, 2, ltt_ev_lock{0x10, 1, 2}, "UNKNOWN : 0x10; RET : 2");
+    check(LTT_EV_CONTEXT, LTT_CONTEXT_SWITCH, ltt_ev_context{55, 50}, "SWITCH PID : 55; TGID : 50");
+    check(LTT_EV_CONTEXT, LTT_CONTEXT_OWNED, ltt_ev_context{56, 56}, "OWNED PID : 56; TGID : 56");
+    check(LTT_EV_CONTEXT, LTT_CONTEXT_HIDDEN, ltt_ev_context{0, 0}, "HIDDEN PID : 0; TGID : 0");
+    check(LTT_EV_CONTEXT, 3, ltt_ev_context{1, 1}, "UNKNOWN PID : 1; TGID : 1");
+}
+
+// Masked details: the subtype's name alone, or nothing for an event without
+// subtypes; a FILE_SYSTEM record's name as the template places it.
+TEST(EventFormat, TemplatesWithoutDetails) {
+    EXPECT_EQ(OneEvent(LTT_EV_SCHEDCHANGE).text(), "");
+    EXPECT_EQ(OneEvent(LTT_EV_PROCESS, LTT_PROCESS_FORK).text(), "FORK");
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_READ, "12345678", 8).text(), "READ");
+    EXPECT_EQ(OneEvent(LTT_EV_CONTEXT, 9).text(), "UNKNOWN");
+    ltt_ev_file_system fs{};
+    fs.fd = 3;
+    std::memcpy(fs.name, "/a\nb", 5);
+    EXPECT_EQ(OneEvent(LTT_EV_FILE_SYSTEM, LTT_FS_EXEC, &fs, LTT_EV_FS_FIXED + 8).text(),
+              "EXEC : /a\\nb"); // the newline escaped
+}
 
 TEST(EventFormat, DescribesLikeLtt) {
     EXPECT_EQ(OneEvent(LTT_EV_SYSCALL_ENTRY, 0, ltt_ev_syscall_entry{0x7f12345678, 1, 0}).text(),
