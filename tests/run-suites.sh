@@ -61,6 +61,32 @@ mapfile -t queue < <(
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
 )
 
+# The kernels the selected suites boot, built before any suite starts. A
+# suite names them in a line "# run-suites: kernels VARIANT..." (ltt,
+# debug) and never builds one itself: it skips a kernel not in the cache.
+# On a cold machine a suite started beside the build would otherwise skip
+# the kernel it could not find yet.
+if [[ ${LTT_SKIP_VM:-} != 1 ]]; then
+	declare -A need=()
+	for n in "${selected[@]}"; do
+		while read -r -a vs; do
+			for v in "${vs[@]}"; do need[$v]=1; done
+		done < <(sed -n 's/^# run-suites: kernels //p' "$here/suites/$n")
+	done
+	for v in ltt debug; do
+		[[ -n ${need[$v]:-} ]] || continue
+		[[ $v == ltt && -n ${KERNELDIR:-} ]] && continue
+		flag=()
+		[[ $v == debug ]] && flag=(--debug)
+		t0=$SECONDS
+		if "$here/../scripts/build-kernel.sh" "${flag[@]}" >"$results/kernel-$v.log" 2>&1; then
+			echo "=== kernel $v ready ($((SECONDS - t0)) s)"
+		else
+			echo "=== kernel $v did not build ($results/kernel-$v.log): the suites booting it will say so"
+		fi
+	done
+fi
+
 declare -A took=() rcs=()
 start() { # NAME: run it in the background, its log and status in $results
 	local name=$1

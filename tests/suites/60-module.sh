@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-suites: kernels ltt debug
 # The trace module in the QEMU guest, on the patched kernel and on the debug
 # kernel (lockdep, KASAN, ...): every ioctl, filters, test-mode counts and
 # order, lost accounting, SIGIO/poll/read, a reader killed mid-trace,

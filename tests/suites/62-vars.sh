@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-suites: kernels ltt debug
 # Kernel-state variables, decoded system calls, MOUNT and LOCK events in the
 # QEMU guest (tests/module/vars-guest.sh), on the patched kernel, on the
 # debug kernel (lockdep, KASAN: a warning on the console fails the run) and

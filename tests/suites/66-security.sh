@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-suites: kernels ltt debug
 # The trace module against an ordinary user (uid 1000), in the QEMU guest
 # (tests/security/module-security-guest.sh), on the patched kernel and on
 # Debian's stock kernel (the tracepoint backend): with the default

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-suites: kernels ltt debug
 # tracedaemon --flight-recorder in the QEMU guest (tests/daemon/flight-guest.sh)
 # on the patched kernel, the debug kernel (lockdep, KASAN: a warning on the
 # console fails the run) and Debian's unmodified kernel (the tracepoint

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-suites: kernels ltt debug
 # End-to-end accuracy: boot the patched kernel in QEMU, trace workloads with
 # known behaviour (tests/e2e/guest.sh), and hold traceanalyze's figures
 # against independent measurements (tests/e2e/check_accuracy.py, whose
