@@ -23,6 +23,9 @@ i=0
 while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 	echo "run none $i $($b time "$LTT/workloads/wl_pingpong" "$n")" >>"$out/runs.txt"
+	# Progress on the console (the host's guest.log), with the guest's
+	# clock: under icount, instructions.
+	echo "# $(cat /proc/uptime) run $i: untraced done"
 	for cfg in sched stacks; do
 		rm -f "$out/$cfg.proc"
 		case $cfg in
@@ -35,6 +38,7 @@ while [ $i -lt "$runs" ]; do
 		echo "run $cfg $i $($b time "$LTT/workloads/wl_pingpong" "$n")" >>"$out/runs.txt"
 		kill -INT $td
 		wait $td
+		echo "# $(cat /proc/uptime) run $i: $cfg done ($(wc -c <"$out/$cfg.trace") bytes of trace)"
 	done
 done
 ok "cost runs"
