@@ -7,6 +7,7 @@
 #include <libltt/event_format.hpp>
 #include <libltt/latency.hpp>
 #include <libltt/latency_render.hpp>
+#include <libltt/offcpu_render.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/report_render.hpp>
 #include <libltt/syscall_args.hpp>
@@ -346,6 +347,8 @@ void writeJsonReport(std::FILE* f, const TraceAnalysis& a, const ReportOptions& 
         writeLatencyJson(f, *o.latency);
     if (o.criticalPath)
         writeCriticalPathJson(f, *o.criticalPath);
+    if (o.offcpu)
+        writeOffCpuJson(f, *o.offcpu);
     if (o.events)
         writeJsonEvents(f, r, o);
     std::fprintf(f, "\n}\n");

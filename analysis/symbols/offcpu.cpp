@@ -75,6 +75,7 @@ public:
         : r_m(r), sym_m(sym), opt_m(o), rep_m(rep) {
         names_m.emplace_back("unknown");
         pending_m.resize(std::max<std::size_t>(r.ncpus(), 1));
+        lastNs_m = r.nsFromAnchor(std::max(r.lastTsc(), r.firstTsc()));
         firstNs_m = r.nsFromAnchor(r.firstTsc());
         fromNs_m = firstNs_m + std::min<std::uint64_t>(o.fromNs, ~0ull - firstNs_m);
         toNs_m = firstNs_m + std::min<std::uint64_t>(o.toNs, ~0ull - firstNs_m);
@@ -122,21 +123,57 @@ public:
         }
     }
 
+    // Merges the stacks told apart by their raw addresses (and process)
+    // into one per list of frames, with each process's share, and sums the
+    // processes.
     void finish() {
         rep_m.openAtEnd += blocked_m.size();
-        std::map<std::vector<std::string>, OffCpuStack> merged;
+        rep_m.fromNs = fromNs_m;
+        rep_m.toNs = std::max(fromNs_m, std::min(toNs_m, lastNs_m));
+        std::map<std::vector<std::string>,
+                 std::pair<OffCpuStack, std::map<std::int32_t, OffCpuShare>>>
+            merged;
+        std::map<std::int32_t, OffCpuProcess> procs;
         for (auto& s : folded_m) {
             if (!s.intervals)
                 continue;
-            OffCpuStack& m = merged[s.frames];
+            auto [it, fresh] = merged.try_emplace(s.frames);
+            OffCpuStack& m = it->second.first;
+            if (fresh) {
+                m.userFrames = s.userFrames;
+                m.kernelFrames = s.kernelFrames;
+                m.recorded = !s.noStack;
+            }
             m.ns += s.ns;
             m.intervals += s.intervals;
+            OffCpuShare& share = it->second.second[s.tgid];
+            share.pid = s.tgid;
+            share.ns += s.ns;
+            share.intervals += s.intervals;
+            OffCpuProcess& p = procs[s.tgid];
+            if (p.name.empty())
+                p.name = processName(s.tgid, s.frames.front());
+            p.pid = s.tgid;
+            p.ns += s.ns;
+            p.intervals += s.intervals;
+            if (s.noStack) {
+                p.withoutStack += s.intervals;
+                p.withoutStackNs += s.ns;
+            }
         }
-        for (auto& [frames, s] : merged) {
-            s.frames = frames;
-            rep_m.stacks.push_back(std::move(s));
+        for (auto& [frames, m] : merged) {
+            m.first.frames = frames;
+            for (auto& [pid, share] : m.second)
+                m.first.shares.push_back(share);
+            rep_m.stacks.push_back(std::move(m.first));
         }
+        for (auto& [pid, p] : procs)
+            rep_m.processes.push_back(std::move(p));
     }
+
+    // The walk stopped at the end of the interval asked: the report's
+    // interval ends there.
+    void endAt(std::uint64_t ns) { lastNs_m = ns; }
 
     // At the end of the interval asked: the tasks still off CPU count up
     // to it.
@@ -260,10 +297,12 @@ private:
             return it->second;
         Folded f;
         f.noStack = !p;
+        f.tgid = t.tgid;
         f.frames.push_back(names_m[t.name]);
         if (un)
             for (std::size_t i = un; i-- > 0;)
                 f.frames.push_back(userFrame(sp, p->u.ip[i]));
+        f.userFrames = un;
         if (kn) {
             std::vector<std::string> k;
             for (std::size_t i = 0; i < kn; ++i)
@@ -273,6 +312,7 @@ private:
             const std::size_t first = sched == k.end() ? 0 : std::size_t(sched - k.begin());
             for (std::size_t i = k.size(); i-- > first;)
                 f.frames.push_back(std::move(k[i]));
+            f.kernelFrames = static_cast<std::uint32_t>(k.size() - first);
         }
         folded_m.push_back(std::move(f));
         return it->second;
@@ -376,9 +416,20 @@ private:
         return p;
     }
 
+    // A process's name: its leader's, else the root frame of one of its
+    // stacks (a thread's name).
+    std::string processName(std::int32_t tgid, const std::string& fallback) const {
+        auto it = tasks_m.find(tgid);
+        if (it == tasks_m.end() || it->second.name == 0)
+            return fallback;
+        return names_m[it->second.name];
+    }
+
     struct Folded {
         std::vector<std::string> frames;
         std::uint64_t ns = 0, intervals = 0;
+        std::int32_t tgid = 0;
+        std::uint32_t userFrames = 0, kernelFrames = 0;
         bool noStack = false;
     };
 
@@ -387,6 +438,7 @@ private:
     const OffCpuOptions& opt_m;
     OffCpuReport& rep_m;
     std::uint64_t firstNs_m = 0, fromNs_m = 0, toNs_m = ~0ull;
+    std::uint64_t lastNs_m = 0; // where the walk ended: the trace's end or the interval's
     std::uint64_t lostEpoch_m = 0;
     std::uint32_t generation_m = 0;
     std::vector<Pending> pending_m;
@@ -416,6 +468,7 @@ std::string joined(const std::vector<std::string>& frames) {
 OffCpuReport analyzeOffCpu(const TraceReader& reader, const ProcSnapshot* snapshot,
                            Symbolizer& symbolizer, const OffCpuOptions& options) {
     OffCpuReport rep;
+    rep.pid = options.pid;
     rep.stacksRecorded = reader.eventEnabled(LTT_EV_STACK) && reader.detailsEnabled(LTT_EV_STACK);
     rep.kernelStacks = !(reader.header().flags & LTT_TRACE_F_RESTRICTED);
     rep.kallsyms = symbolizer.hasKallsyms();
@@ -434,6 +487,7 @@ OffCpuReport analyzeOffCpu(const TraceReader& reader, const ProcSnapshot* snapsh
     if (!within) {
         const std::uint64_t first = reader.nsFromAnchor(reader.firstTsc());
         w.closeAt(first + std::min<std::uint64_t>(options.toNs, ~0ull - first));
+        w.endAt(first + std::min<std::uint64_t>(options.toNs, ~0ull - first));
     }
     w.finish();
     return rep;
@@ -441,7 +495,7 @@ OffCpuReport analyzeOffCpu(const TraceReader& reader, const ProcSnapshot* snapsh
 
 void writeFolded(std::FILE* f, const OffCpuReport& rep) {
     for (const auto& s : rep.stacks) {
-        const std::uint64_t us = (s.ns + 500) / 1000;
+        const std::uint64_t us = foldedMicros(s.ns);
         if (!us)
             continue;
         std::fprintf(f, "%s %" PRIu64 "\n", joined(s.frames).c_str(), us);
@@ -473,7 +527,7 @@ void writeOffCpuText(std::FILE* f, const OffCpuReport& rep) {
                      [](const OffCpuStack* a, const OffCpuStack* b) { return a->ns > b->ns; });
     std::fprintf(f, "\n%14s %9s  %s\n", "Blocked (us)", "Count", "Stack (root first)");
     for (const OffCpuStack* s : order)
-        std::fprintf(f, "%14" PRIu64 " %9" PRIu64 "  %s\n", (s->ns + 500) / 1000, s->intervals,
+        std::fprintf(f, "%14" PRIu64 " %9" PRIu64 "  %s\n", foldedMicros(s->ns), s->intervals,
                      escaped(joined(s->frames)).c_str());
 }
 

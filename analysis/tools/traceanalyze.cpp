@@ -106,7 +106,8 @@ void usage(std::FILE* f) {
            "                       since the trace's first event (0)\n"
            "      --to SECONDS     end of that interval (the trace's end)\n"
            "      --offcpu         blocked (off-CPU) time by the stack the tasks\n"
-           "                       blocked in (a trace taken with tracedaemon -S)\n"
+           "                       blocked in (a trace taken with tracedaemon -S);\n"
+           "                       with --json the document's \"offcpu\" section\n"
            "      --folded         with --offcpu: folded stacks only, one line each,\n"
            "                       weighted in microseconds (flamegraph.pl,\n"
            "                       speedscope and inferno read them)\n"
@@ -234,7 +235,8 @@ int dump(std::FILE* f, const Options& o, const ltt::TraceReader& r) {
 void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
                  const ltt::CallSiteReport* sites = nullptr,
                  const ltt::LatencyAnalysis* latency = nullptr,
-                 const ltt::CriticalPath* path = nullptr) {
+                 const ltt::CriticalPath* path = nullptr,
+                 const ltt::OffCpuReport* offcpu = nullptr) {
     ltt::ReportOptions ro;
     ro.summarize = o.summarize;
     ro.analyze = o.analyze;
@@ -245,6 +247,7 @@ void writeReport(std::FILE* f, const Options& o, const TraceAnalysis& a,
     ro.events = o.dump;
     ro.latency = latency;
     ro.criticalPath = path;
+    ro.offcpu = offcpu;
     if (o.json)
         ltt::writeJsonReport(f, a, ro);
     else
@@ -601,10 +604,6 @@ int main(int argc, char** argv) {
                              "addresses it symbolizes)\n");
         return 2;
     }
-    if (o.offcpu && o.json) {
-        std::fprintf(stderr, "traceanalyze: --offcpu has no JSON form: use --folded\n");
-        return 2;
-    }
     if (!o.analyze && !o.summarize && !o.dump && !o.callsites && !o.latency && o.criticalPid < 0 &&
         !o.offcpu)
         o.analyze = o.summarize = true;
@@ -679,6 +678,7 @@ int main(int argc, char** argv) {
             ltt::writeLatencyText(out, *latency);
         }
     }
+    std::optional<ltt::OffCpuReport> offcpu;
     if (rc == 0 && o.offcpu) {
         ltt::Symbolizer sym;
         sym.setSymfs(o.symfs);
@@ -688,7 +688,8 @@ int main(int argc, char** argv) {
         oo.fromNs = static_cast<std::uint64_t>(std::llround(o.fromS * 1e9));
         if (o.toS >= 0)
             oo.toNs = static_cast<std::uint64_t>(std::llround(o.toS * 1e9));
-        const ltt::OffCpuReport rep = ltt::analyzeOffCpu(*reader, snap ? &*snap : nullptr, sym, oo);
+        offcpu = ltt::analyzeOffCpu(*reader, snap ? &*snap : nullptr, sym, oo);
+        const ltt::OffCpuReport& rep = *offcpu;
         if (rep.error) {
             std::fprintf(stderr, "traceanalyze: %s\n", rep.error->str().c_str());
             rc = 1;
@@ -702,7 +703,7 @@ int main(int argc, char** argv) {
                              "events were lost while they were open\n",
                              rep.droppedLost);
             ltt::writeFolded(out, rep);
-        } else {
+        } else if (!o.json) {
             if (latency)
                 std::fputc('\n', out);
             ltt::writeOffCpuText(out, rep);
@@ -745,7 +746,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "traceanalyze: %s\n", a.error()->str().c_str());
             rc = 1;
         } else {
-            writeReport(out, o, a, sites ? &*sites : nullptr, latency.get(), path.get());
+            writeReport(out, o, a, sites ? &*sites : nullptr, latency.get(), path.get(),
+                        offcpu ? &*offcpu : nullptr);
         }
     }
     if (out != stdout && std::fclose(out) != 0) {

@@ -6,15 +6,19 @@
     for ev in t.events(): ...             # ltt.Event objects, in time order
     import pyarrow as pa
     pa.table(t.table("syscalls"))         # Arrow C stream, no copy
+    t.offcpu(symfs="guest-root")          # blocked time by stack (tracedaemon -S)
 
 Tables (Arrow record batches made while reading: memory stays bounded):
 events, syscalls, sched, irqs, processes. See docs/python.md.
 """
+import os
+
 from . import _ltt
-from .errors import TraceError, TruncatedTraceWarning, UnfinishedTraceWarning
+from .errors import (SymbolsWarning, TraceError, TruncatedTraceWarning,
+                     UnfinishedTraceWarning)
 
 __all__ = ["open", "Trace", "TraceError", "TruncatedTraceWarning",
-           "UnfinishedTraceWarning", "TABLES", "Report"]
+           "UnfinishedTraceWarning", "SymbolsWarning", "TABLES", "Report"]
 
 TABLES = ("events", "syscalls", "sched", "irqs", "processes")
 
@@ -98,6 +102,38 @@ class Trace:
         """The table as a pyarrow.RecordBatchReader (a batch at a time)."""
         import pyarrow as pa
         return pa.RecordBatchReader.from_stream(self.table(name))
+
+    def offcpu(self, pid=None, from_ns=0, to_ns=None, symfs=None):
+        """Blocked (off-CPU) time by the stack the tasks blocked in, from a
+        trace taken with ``tracedaemon -S``: the ``offcpu`` section of
+        ``traceanalyze --json --offcpu`` (docs/json.md) as a Report.
+
+        ``pid`` keeps one task, or the threads of one process; ``from_ns``
+        and ``to_ns`` (ns since the trace's first event) clip the interval
+        counted. Kernel frames are named with NAME.kallsyms beside the
+        trace; user frames with the binaries under ``symfs`` (a copy of the
+        traced machine's root, perf's --symfs), else at their own paths.
+        Raises NotADirectoryError for a ``symfs`` that is no directory,
+        ValueError for a bad pid or interval."""
+        if symfs is not None:
+            symfs = os.fspath(symfs)
+        return Report(self._t.offcpu(pid, from_ns, to_ns, symfs))
+
+    def offcpu_table(self, pid=None, from_ns=0, to_ns=None, symfs=None):
+        """offcpu() as a pyarrow.Table: one row per stack and process
+        (``pid``, ``task``, ``user`` and ``kernel`` frames as lists,
+        outermost first, ``recorded``, ``blocked_ns``, ``intervals``),
+        longest stacks first."""
+        r = self.offcpu(pid, from_ns, to_ns, symfs)
+        import pyarrow as pa
+        rows = [(p["pid"], s["task"], s["user"], s["kernel"], s["recorded"],
+                 p["blocked_ns"], p["intervals"])
+                for s in r["stacks"] for p in s["processes"]]
+        names = ["pid", "task", "user", "kernel", "recorded", "blocked_ns", "intervals"]
+        types = [pa.int32(), pa.string(), pa.list_(pa.string()), pa.list_(pa.string()),
+                 pa.bool_(), pa.int64(), pa.int64()]
+        cols = [pa.array([row[i] for row in rows], type=t) for i, t in enumerate(types)]
+        return pa.table(cols, names=names)
 
     def __repr__(self):
         h = self.header

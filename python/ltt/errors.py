@@ -24,3 +24,8 @@ class TruncatedTraceWarning(UserWarning):
 class UnfinishedTraceWarning(UserWarning):
     """Some CPU's last block is not flagged final: the producer did not stop
     the trace, so it may end earlier on those CPUs than was asked."""
+
+
+class SymbolsWarning(UserWarning):
+    """The trace's NAME.kallsyms copy exists but cannot be used: kernel
+    frames stay raw addresses."""

@@ -6,8 +6,10 @@
 #include "arrow_c.hpp"
 #include "tables.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <libltt/event_format.hpp>
+#include <libltt/offcpu.hpp>
 #include <libltt/process_report.hpp>
 #include <libltt/syscall_args.hpp>
 #include <pybind11/pybind11.h>
@@ -287,6 +289,113 @@ public:
         return doc;
     }
 
+    // Blocked time by stack (traceanalyze --offcpu): the "offcpu" section
+    // of traceanalyze --json --offcpu as Python objects. Kernel frames are
+    // named with NAME.kallsyms beside the trace, user frames with the
+    // binaries under `symfs` (the traced machine's root) or at their own
+    // paths.
+    py::dict offcpu(std::optional<std::int64_t> pid, std::int64_t fromNs,
+                    std::optional<std::int64_t> toNs, std::optional<std::string> symfs) const {
+        if (pid && (*pid < 0 || *pid > INT32_MAX))
+            throw py::value_error("pid " + std::to_string(*pid) + ": not a pid (0 to " +
+                                  std::to_string(INT32_MAX) + ")");
+        if (fromNs < 0)
+            throw py::value_error("from_ns " + std::to_string(fromNs) + ": must be 0 or more");
+        if (toNs && *toNs <= fromNs)
+            throw py::value_error("to_ns must be after from_ns");
+        if (symfs) {
+            std::error_code ec;
+            if (symfs->empty() || !std::filesystem::is_directory(*symfs, ec)) {
+                const std::string m = "symfs " + *symfs + ": not a directory";
+                PyErr_SetString(PyExc_NotADirectoryError, m.c_str());
+                throw py::error_already_set();
+            }
+        }
+        OffCpuOptions o;
+        o.pid = pid ? *pid : -1;
+        o.fromNs = static_cast<std::uint64_t>(fromNs);
+        if (toNs)
+            o.toNs = static_cast<std::uint64_t>(*toNs);
+        Symbolizer sym;
+        if (symfs)
+            sym.setSymfs(*symfs);
+        std::string why;
+        const bool kallsyms = sym.loadTraceKallsyms(handle_m->reader->path(), &why);
+        OffCpuReport r;
+        {
+            // A whole pass over the trace: other Python threads may run.
+            py::gil_scoped_release unlocked;
+            r = analyzeOffCpu(*handle_m->reader, handle_m->proc(), sym, o);
+        }
+        if (!kallsyms)
+            warn("SymbolsWarning", "kernel addresses stay raw: " + why);
+        if (r.error)
+            throw failure(*r.error);
+        py::dict d;
+        d["pid"] = r.pid >= 0 ? py::object(py::int_(r.pid)) : py::object(py::none());
+        d["from_ns"] = r.fromNs;
+        d["to_ns"] = r.toNs;
+        d["stacks_recorded"] = r.stacksRecorded;
+        d["kernel_stacks"] = r.kernelStacks;
+        d["kallsyms"] = r.kallsyms;
+        d["stack_records"] = r.stackRecords;
+        d["truncated"] = r.truncated;
+        d["depth_max"] = LTT_STACK_DEPTH_MAX;
+        d["intervals"] = r.intervals;
+        d["blocked_ns"] = r.blockedNs;
+        d["without_stack"] = r.withoutStack;
+        d["without_stack_ns"] = r.withoutStackNs;
+        d["dropped"] = r.droppedLost;
+        d["open_at_end"] = r.openAtEnd;
+        py::list procs;
+        for (const OffCpuProcess& p : r.processes) {
+            py::dict e;
+            e["pid"] = p.pid;
+            e["name"] = text(p.name);
+            e["intervals"] = p.intervals;
+            e["blocked_ns"] = p.ns;
+            e["without_stack"] = p.withoutStack;
+            e["without_stack_ns"] = p.withoutStackNs;
+            procs.append(e);
+        }
+        d["processes"] = procs;
+        // Longest first, as the JSON section (equal times: by frames).
+        std::vector<const OffCpuStack*> order;
+        for (const OffCpuStack& st : r.stacks)
+            order.push_back(&st);
+        std::stable_sort(order.begin(), order.end(),
+                         [](const OffCpuStack* a, const OffCpuStack* b) { return a->ns > b->ns; });
+        auto frames = [](const OffCpuStack& st, std::size_t from, std::size_t n) {
+            py::list l;
+            for (std::size_t i = from; i < from + n && i < st.frames.size(); ++i)
+                l.append(text(st.frames[i]));
+            return l;
+        };
+        py::list stacks;
+        for (const OffCpuStack* st : order) {
+            py::dict e;
+            e["task"] = st->frames.empty() ? py::str("") : text(st->frames.front());
+            e["recorded"] = st->recorded;
+            e["blocked_ns"] = st->ns;
+            e["blocked_us"] = foldedMicros(st->ns);
+            e["intervals"] = st->intervals;
+            e["user"] = frames(*st, 1, st->userFrames);
+            e["kernel"] = frames(*st, 1 + st->userFrames, st->kernelFrames);
+            py::list shares;
+            for (const OffCpuShare& sh : st->shares) {
+                py::dict x;
+                x["pid"] = sh.pid;
+                x["blocked_ns"] = sh.ns;
+                x["intervals"] = sh.intervals;
+                shares.append(x);
+            }
+            e["processes"] = shares;
+            stacks.append(e);
+        }
+        d["stacks"] = stacks;
+        return d;
+    }
+
     std::shared_ptr<TraceHandle> handle() const { return handle_m; }
 
 private:
@@ -386,6 +495,8 @@ PYBIND11_MODULE(_ltt, m) {
         .def_property_readonly("header", &Trace::header)
         .def_property_readonly("snapshot", &Trace::snapshot)
         .def("report", &Trace::report)
+        .def("offcpu", &Trace::offcpu, py::arg("pid") = py::none(), py::arg("from_ns") = 0,
+             py::arg("to_ns") = py::none(), py::arg("symfs") = py::none())
         .def("events", [](const Trace& t) { return EventIterator(t.handle()); })
         .def("table", [](const Trace& t, const std::string& name) {
             static const std::pair<const char*, Table::Maker> kTables[] = {

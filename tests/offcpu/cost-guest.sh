@@ -23,6 +23,10 @@ i=0
 while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 	echo "run none $i $($b time "$LTT/workloads/wl_pingpong" "$n")" >>"$out/runs.txt"
+	# Progress in the kernel log, which the host's console.log shows as it
+	# comes (the script's own output reaches the host only at the end),
+	# with the guest's clock: under icount, instructions.
+	echo "ltt-cost: $(cat /proc/uptime) run $i: untraced done" >/dev/kmsg
 	for cfg in sched stacks; do
 		rm -f "$out/$cfg.proc"
 		case $cfg in
@@ -35,6 +39,7 @@ while [ $i -lt "$runs" ]; do
 		echo "run $cfg $i $($b time "$LTT/workloads/wl_pingpong" "$n")" >>"$out/runs.txt"
 		kill -INT $td
 		wait $td
+		echo "ltt-cost: $(cat /proc/uptime) run $i: $cfg done ($(wc -c <"$out/$cfg.trace") bytes)" >/dev/kmsg
 	done
 done
 ok "cost runs"

@@ -32,20 +32,31 @@ for line in open(f"{out}/runs.txt"):
 med = {k: statistics.median(v) for k, v in runs.items()}
 dump = subprocess.run([ta, "-d", "-t", "STACK", f"{out}/stacks.trace"], capture_output=True,
                       text=True, check=True).stdout
+# "CPU  Stack  SECONDS NANOSEC PID LENGTH  KERNEL PID : P; FRAMES : N; ..."
 frames = {"KERNEL": [], "USER": []}
+size = {"KERNEL": [], "USER": []}
 for line in dump.splitlines():
-    m = re.search(r"\b(KERNEL|USER) PID : -?\d+; FRAMES : (\d+)", line)
+    m = re.match(r"\s*\d+\s+Stack\s+\d+\s+\d+\s+-?\d+\s+(\d+)\s+(KERNEL|USER) PID : -?\d+; "
+                 r"FRAMES : (\d+)", line)
     if m:
-        frames[m.group(1)].append(int(m.group(2)))
+        size[m.group(2)].append(int(m.group(1)))
+        frames[m.group(2)].append(int(m.group(3)))
 switches = len(frames["KERNEL"])
+for k, v in sorted(runs.items()):
+    print(f"{k}: {' '.join(str(x) for x in v)} ns (icount: instructions) over {len(v)} runs")
 print(f"wl_pingpong {n}: untraced {med['none'] / n:.0f}, -e SCHED {med['sched'] / n:.0f}, "
-      f"-e SCHED -S {med['stacks'] / n:.0f} instructions per round trip")
+      f"-e SCHED -S {med['stacks'] / n:.0f} instructions per round trip (medians)")
 print(f"blocking switches with stacks in the last run: {switches} "
       f"(about 2 per round trip: {switches / n:.2f})")
+sched = (med["sched"] - med["none"]) / max(switches, 1)
 per = (med["stacks"] - med["sched"]) / max(switches, 1)
-print(f"stacks add {per:.0f} instructions per blocking switch")
+print(f"-e SCHED costs {sched:.0f} instructions per blocking switch (its SCHEDCHANGE and "
+      f"wakeup records); -S adds {per:.0f} ({(sched + per) / max(sched, 1):.2f}x)")
 for k, v in frames.items():
     if v:
-        print(f"{k.lower()} stacks: {statistics.mean(v):.1f} frames on average "
-              f"({8 + 8 * statistics.mean(v) + 8:.0f} bytes per record)")
+        print(f"{k.lower()} stacks: {len(v)} records, {statistics.mean(v):.1f} frames and "
+              f"{statistics.mean(size[k]):.1f} bytes per record on average "
+              f"(min {min(size[k])}, max {max(size[k])})")
+both = sum(size["KERNEL"]) + sum(size["USER"])
+print(f"STACK bytes per blocking switch: {both / max(switches, 1):.1f}")
 PY

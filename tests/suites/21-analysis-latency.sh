@@ -42,6 +42,10 @@ golden "--critical-path (small)" small.critical-path.txt --critical-path 101 sma
 golden "--json --latency --critical-path (small)" small.latency.json \
 	--json --latency --critical-path 101 small.trace small.proc
 golden "real trace from the VM: --latency" vm-sh.latency.txt --latency vm-sh.trace vm-sh.proc
+# The off-CPU section of a real trace with stacks (traceview's fixture,
+# tests/gui/data: wl_offcpu traced with tracedaemon -S, its kallsyms copy).
+data=$root/tests/gui/data golden "real trace with stacks: --json --offcpu" \
+	../../data/offcpu.json --json --offcpu offcpu.trace offcpu.proc
 
 # The latency walk and the analysis's accounting are separate code: on
 # ltt-synth traces (with and without lost events) their totals must agree.
@@ -108,6 +112,34 @@ if "$synth" --events 200000 --cpus 2 --processes 6 --seed 5 --stacks -o "$tmp/st
 	t_check "--offcpu --folded -p $pid: only that task's stacks" bash -c "
 		'$ta' --offcpu --folded -p '$pid' '$tmp/st.trace' '$tmp/st.proc' 2>/dev/null |
 		awk -F';' 'BEGIN { n = 0 } { n++; if (\$1 != \"$one\") exit 1 } END { exit !n }'"
+	# The JSON section holds what the folded lines and the text say.
+	"$ta" --json --offcpu "$tmp/st.trace" "$tmp/st.proc" >"$tmp/st.json" 2>/dev/null
+	t_check "--json --offcpu: stacks, processes and shares add up to the blocked time" \
+		jq -e '.offcpu | .intervals > 0 and .without_stack == 0 and
+			([.stacks[].blocked_ns] | add) == .blocked_ns and
+			([.stacks[].intervals] | add) == .intervals and
+			([.processes[].blocked_ns] | add) == .blocked_ns and
+			([.processes[].intervals] | add) == .intervals and
+			all(.stacks[]; ([.processes[].blocked_ns] | add) == .blocked_ns and
+				([.processes[].intervals] | add) == .intervals and .recorded and
+				(.user | length) == 8 and (.kernel | length) == 14) and
+			([.stacks[].blocked_ns] == ([.stacks[].blocked_ns] | sort | reverse))' "$tmp/st.json"
+	# shellcheck disable=SC2016 # a jq program
+	t_check "--json --offcpu: its stacks are the folded lines (frames and microseconds)" \
+		cmp -s <(sort "$tmp/st.folded") <(jq -r '.offcpu.stacks[] | select(.blocked_us > 0) |
+			([.task] + .user + .kernel | join(";")) + " \(.blocked_us)"' "$tmp/st.json" | sort)
+	read -r n secs < <(awk '/^Blocked intervals:/ { s = $4; sub(",", "", s); n = $3; sub(",", "", n); print n, s }' "$tmp/st.txt")
+	# shellcheck disable=SC2016 # a jq program
+	t_check "--json --offcpu: the text report's totals ($n intervals, $secs s)" \
+		jq -e --argjson n "${n:-0}" --argjson s "${secs:-0}" \
+		'.offcpu | .intervals == $n and $n > 0 and (.blocked_ns / 1e9 - $s | fabs) < 1e-6' "$tmp/st.json"
+	read -r top name < <(jq -r '.offcpu.processes | max_by(.blocked_ns) | "\(.pid) \(.name)"' "$tmp/st.json")
+	"$ta" --json --offcpu -p "$top" --from 0.01 "$tmp/st.trace" "$tmp/st.proc" >"$tmp/st-p.json" 2>/dev/null
+	# shellcheck disable=SC2016 # a jq program
+	t_check "--json --offcpu -p $top --from 0.01: that process alone, the interval clipped" \
+		jq -e --argjson pid "${top:-0}" --arg name "$name" '.offcpu.from_ns == .trace.start_ns + 10000000 and
+			.offcpu as $o | $o.pid == $pid and [$o.processes[].pid] == [$pid] and
+			$o.to_ns > $o.from_ns and $o.blocked_ns > 0 and all($o.stacks[]; .task == $name)' "$tmp/st-p.json"
 else
 	t_fail "ltt-synth --stacks" "no trace"
 fi
@@ -136,8 +168,8 @@ t_run_expect "--folded without --offcpu" 2 "--folded needs --offcpu" \
 	"$ta" --folded "$data/small.trace"
 t_run_expect "--offcpu --folded with -a" 2 "--folded writes folded stacks alone" \
 	"$ta" --offcpu --folded -a "$data/small.trace"
-t_run_expect "--offcpu --json" 2 "--offcpu has no JSON form" \
-	"$ta" --offcpu --json "$data/small.trace"
+t_run_expect "--json --offcpu on a trace without stacks says so in the section" 0 \
+	'"stacks_recorded": false' "$ta" --json --offcpu "$data/small.trace" "$data/small.proc"
 t_run_expect "--follow with --latency" 2 "--follow does not combine with" \
 	"$ta" --follow --latency "$data/small.trace"
 t_run_expect "--critical-path of a pid not in the trace" 1 \

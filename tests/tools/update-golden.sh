@@ -78,4 +78,6 @@ $ta -d names.trace names.proc >names.dump.txt
 $ta --json names.trace names.proc >names.json
 $ta -a -s masked.trace small.proc >masked.report.txt
 $ta --json masked.trace small.proc >masked.json
+# The off-CPU section of traceview's fixture with stacks, run beside it.
+(cd "$root/tests/gui/data" && $ta --json --offcpu offcpu.trace offcpu.proc) >offcpu.json
 echo "updated $data"

@@ -193,6 +193,21 @@ TEST(OffCpu, BlockedTimeGoesToTheStackItBlockedIn) {
                             "do_nanosleep;schedule;__schedule 2\n");
     EXPECT_EQ(r.rep.stacks[0].intervals, 2u);
     EXPECT_EQ(r.rep.stacks[0].ns, 10980u);
+    // No user stack; the kernel frames down to __schedule; one process each.
+    EXPECT_EQ(r.rep.stacks[0].userFrames, 0u);
+    EXPECT_EQ(r.rep.stacks[0].kernelFrames, 7u);
+    EXPECT_TRUE(r.rep.stacks[0].recorded);
+    ASSERT_EQ(r.rep.stacks[0].shares.size(), 1u);
+    EXPECT_EQ(r.rep.stacks[0].shares[0].pid, kReader);
+    EXPECT_EQ(r.rep.stacks[0].shares[0].ns, 10980u);
+    ASSERT_EQ(r.rep.processes.size(), 2u);
+    EXPECT_EQ(r.rep.processes[0].pid, kReader);
+    EXPECT_EQ(r.rep.processes[0].name, "reader");
+    EXPECT_EQ(r.rep.processes[0].intervals, 2u);
+    EXPECT_EQ(r.rep.processes[1].pid, kSleeper);
+    EXPECT_EQ(r.rep.processes[1].ns, 2400u);
+    // The interval counted: the trace's first event to its last.
+    EXPECT_EQ(r.rep.toNs - r.rep.fromNs, 19000u);
 
     // -p: one task only; --from/--to: clipped.
     ltt::OffCpuOptions o;
@@ -206,6 +221,53 @@ TEST(OffCpu, BlockedTimeGoesToTheStackItBlockedIn) {
     // 3000 to 3440, the reader's second from 9020 to 10500 (still blocked).
     EXPECT_EQ(clipped.rep.blockedNs, 6000u + 440u + 1480u);
     EXPECT_EQ(clipped.rep.intervals, 3u);
+    EXPECT_EQ(clipped.rep.toNs - clipped.rep.fromNs, 7500u);
+}
+
+TEST(OffCpu, ProcessesWithOneNameShareAStack) {
+    // Two processes named "reader" block in the same pipe read: one stack,
+    // its time split between them; a thread of the first counts with it.
+    constexpr std::int32_t kSecond = 101, kThread = 102;
+    TraceBuilder b = stackTrace();
+    b.block(0, 1000, kReader);
+    addStack(b, 1010, LTT_STACK_KERNEL, pipeRead(kReader));
+    b.ev(1020, LTT_EV_SCHEDCHANGE, 0,
+         ltt_ev_schedchange{kSecond, kReader, LTT_TASK_INTERRUPTIBLE, 0});
+    addStack(b, 1030, LTT_STACK_KERNEL, pipeRead(kSecond));
+    b.ev(1040, LTT_EV_SCHEDCHANGE, 0,
+         ltt_ev_schedchange{kThread, kSecond, LTT_TASK_INTERRUPTIBLE, 0});
+    b.ev(1050, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{0, kThread, LTT_TASK_INTERRUPTIBLE, 0});
+    b.ev(3020, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{kReader, 0, LTT_TASK_RUNNING, 0});
+    b.ev(4040, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{kSecond, kReader, LTT_TASK_RUNNING, 0});
+    b.ev(5040, LTT_EV_SCHEDCHANGE, 0, ltt_ev_schedchange{kThread, kSecond, LTT_TASK_RUNNING, 0});
+    b.end(6000, LTT_BLOCK_F_FINAL);
+    ltt::ProcSnapshot snap = names();
+    snap.tasks.push_back({kSecond, 1, kSecond, kSecond, 0, 0, 'S', false, "reader"});
+    snap.tasks.push_back({kThread, 1, kReader, kReader, 0, 0, 'S', false, "reader-worker"});
+    const Result r = run(b, {}, &snap);
+    EXPECT_EQ(r.rep.intervals, 3u);
+    ASSERT_EQ(r.rep.stacks.size(), 2u);
+    const ltt::OffCpuStack& pipe = r.rep.stacks[0]; // "reader;..." sorts first
+    EXPECT_EQ(pipe.ns, 2000u + 3000u);
+    ASSERT_EQ(pipe.shares.size(), 2u);
+    EXPECT_EQ(pipe.shares[0].pid, kReader);
+    EXPECT_EQ(pipe.shares[0].ns, 2000u);
+    EXPECT_EQ(pipe.shares[1].pid, kSecond);
+    EXPECT_EQ(pipe.shares[1].ns, 3000u);
+    // The thread blocked without a stack record: its name alone.
+    const ltt::OffCpuStack& bare = r.rep.stacks[1];
+    EXPECT_EQ(bare.frames, std::vector<std::string>{"reader-worker"});
+    EXPECT_FALSE(bare.recorded);
+    EXPECT_EQ(bare.userFrames + bare.kernelFrames, 0u);
+    ASSERT_EQ(r.rep.processes.size(), 2u);
+    EXPECT_EQ(r.rep.processes[0].pid, kReader);
+    EXPECT_EQ(r.rep.processes[0].name, "reader"); // the leader's name
+    EXPECT_EQ(r.rep.processes[0].intervals, 2u);
+    EXPECT_EQ(r.rep.processes[0].ns, 2000u + 3990u);
+    EXPECT_EQ(r.rep.processes[0].withoutStack, 1u);
+    EXPECT_EQ(r.rep.processes[0].withoutStackNs, 3990u);
+    EXPECT_EQ(r.rep.processes[1].pid, kSecond);
+    EXPECT_EQ(r.rep.processes[1].ns, 3000u);
 }
 
 TEST(OffCpu, WithoutStacksOrKallsyms) {
@@ -308,4 +370,7 @@ TEST(OffCpu, UserFramesAreSymbolizedWithTheMappings) {
     const Result r = run(b, {}, &snap);
     EXPECT_EQ(r.folded, "reader;make_getpids;0x7f0000001234;entry_SYSCALL_64;do_syscall_64;"
                         "ksys_read;vfs_read;pipe_read;schedule;__schedule 3\n");
+    ASSERT_EQ(r.rep.stacks.size(), 1u);
+    EXPECT_EQ(r.rep.stacks[0].userFrames, 2u);
+    EXPECT_EQ(r.rep.stacks[0].kernelFrames, 7u);
 }

@@ -16,6 +16,7 @@ namespace ltt {
 struct CallSiteReport; // libltt/callsite_report.hpp
 class LatencyAnalysis; // libltt/latency.hpp
 class CriticalPath;    // libltt/critical_path.hpp
+struct OffCpuReport;   // libltt/offcpu_report.hpp
 
 struct ReportOptions {
     bool summarize = false; // trace header, event counts, system summary
@@ -36,6 +37,8 @@ struct ReportOptions {
     // (traceanalyze --latency, --critical-path).
     const LatencyAnalysis* latency = nullptr;
     const CriticalPath* criticalPath = nullptr;
+    // JSON only: the "offcpu" section, when given (traceanalyze --offcpu).
+    const OffCpuReport* offcpu = nullptr;
 };
 
 // The text report of a finished analysis: the lost-events banner, then the
