@@ -266,13 +266,13 @@ static __always_inline bool ltt_cred_owned(const struct cred *cred,
 /*
  * Is @t a task of the restricted session's owner, one ptrace would let
  * the owner read: its real, effective and saved uids all the owner's,
- * and, for current, its dumpability the default one (a setuid, setgid or
+ * and its dumpability the default one (a setuid, setgid or
  * file-capability exec, a change of credentials, PR_SET_DUMPABLE 0 each
- * take it away from that moment)? Kernel threads never are. Part of the
- * event path: no lock, a few loads. The dumpability is read for current
- * only (ltt_compat.h: where it lives); another task's events (a wakeup,
- * a fork child, the incoming side of a schedchange) are judged by its
- * credentials.
+ * take it away from that moment)? Kernel threads never are. The same
+ * rule for current and for the other task an event names (a wakeup's,
+ * a signal's, a fork's, the incoming side of a schedchange). Part of the
+ * event path: no lock but RCU, a few loads (ltt_compat.h: where the
+ * dumpability lives, and how another task's is read).
  */
 bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
 {
@@ -286,7 +286,7 @@ bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
 	rcu_read_lock();
 	ok = ltt_cred_owned(__task_cred(t), r->owner);
 	rcu_read_unlock();
-	return ok;
+	return ok && ltt_task_dumpable(t);
 }
 NOKPROBE_SYMBOL(ltt_task_owned);
 

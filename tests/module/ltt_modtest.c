@@ -2960,19 +2960,25 @@ static void on_sec_record(const struct ltt_checked_record *r, void *arg)
 	}
 }
 
-static int sec_collect(int fd, struct trace *t, struct sec_seen *s)
+/* STOP, read the trace, hand each record to @fn; the trace is freed. */
+static int sec_collect_with(int fd, struct trace *t, ltt_record_fn fn,
+			    void *arg)
 {
 	struct ltt_blocks_result res;
 	int r = stop_and_collect(fd, t);
 
 	if (!r && ltt_blocks_check(t->buf, t->len, LTT_FORMAT_V2, t->info.ncpus,
-				   t->info.anchor_tsc, 0, on_sec_record, s,
-				   &res)) {
+				   t->info.anchor_tsc, 0, fn, arg, &res)) {
 		note("blocks: %s", res.error);
 		r = -EPROTO;
 	}
 	trace_free(t);
 	return r;
+}
+
+static int sec_collect(int fd, struct trace *t, struct sec_seen *s)
+{
+	return sec_collect_with(fd, t, on_sec_record, s);
 }
 
 /* Run @fn in a child as uid 1000; return its exit status (-1: no child). */
@@ -3410,6 +3416,166 @@ static void check_sec_memcg(void)
 	munmap(v, 4 * sizeof(long long));
 }
 
+/*
+ * Records of uid 1000's session that name another task than current:
+ * the incoming side of a schedchange, a wakeup's and a signal's task.
+ * Child 0 is a dumpable process of uid 1000 (the control), child 1 one
+ * that made itself non-dumpable, which ptrace would not let uid 1000
+ * read: nothing may name it.
+ */
+struct sec_named {
+	pid_t child[2];
+	uint64_t switched_in[2], woken[2], signalled[2];
+	int err;
+};
+
+static void on_named_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct sec_named *s = arg;
+	size_t n = r->size - 8;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->event == LTT_EV_SCHEDCHANGE &&
+		    n >= sizeof(struct ltt_ev_schedchange) &&
+		    ((const struct ltt_ev_schedchange *)r->details)->in ==
+			    s->child[i])
+			s->switched_in[i]++;
+		if (r->event != LTT_EV_PROCESS || r->pid == s->child[i] ||
+		    n < sizeof(struct ltt_ev_process) ||
+		    ((const struct ltt_ev_process *)r->details)->pid !=
+			    s->child[i])
+			continue;
+		if (r->subtype == LTT_PROCESS_WAKEUP)
+			s->woken[i]++;
+		else if (r->subtype == LTT_PROCESS_SIGNAL)
+			s->signalled[i]++;
+	}
+}
+
+static void sec_on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A child of the session's owner: non-dumpable when @hide, then it
+ * answers each byte on @in with one on @out, blocked in read() between
+ * them, until 'q'.
+ */
+static void sec_echo(int in, int out, bool hide)
+{
+	struct sigaction sa = { .sa_handler = sec_on_usr1,
+				.sa_flags = SA_RESTART };
+	char c;
+
+	if (sigaction(SIGUSR1, &sa, NULL) ||
+	    (hide && prctl(PR_SET_DUMPABLE, 0)) || write(out, "r", 1) != 1)
+		_exit(1);
+	while (read(in, &c, 1) == 1 && c != 'q')
+		if (write(out, &c, 1) != 1)
+			_exit(1);
+	_exit(0);
+}
+
+#define SEC_ROUNDS 20
+
+/*
+ * As uid 1000: a restricted session, everything selected, traces while
+ * its owner wakes each child SEC_ROUNDS times through a pipe (the child
+ * blocked in read()) and sends it SIGUSR1 5 times.
+ */
+static int sec_named_user(void *arg)
+{
+	struct sec_named *s = arg;
+	int to[2][2], from[2][2], fd, e = 0, i, k;
+	struct trace t = { 0 };
+	char c;
+
+	for (i = 0; i < 2; i++) {
+		pid_t pid;
+
+		if (pipe(to[i]) || pipe(from[i]))
+			return 1;
+		/* Only the parent writes the pid: @s is shared with the child. */
+		pid = fork();
+		if (pid == 0)
+			sec_echo(to[i][0], from[i][1], i == 1);
+		s->child[i] = pid;
+		if (pid < 0 || read(from[i][0], &c, 1) != 1)
+			e = -ECHILD;
+	}
+	fd = e ? -1 : open_dev();
+	e = e ? e : fd < 0 ? -errno : configure(fd, LTT_EV_MASK_ALL,
+						 LTT_EV_MASK_ALL, 1u << 20);
+	e = e ? e : start(fd, &t);
+	for (k = 0; !e && k < SEC_ROUNDS; k++) {
+		for (i = 0; !e && i < 2; i++) {
+			/* The child is surely blocked in read() by now. */
+			usleep(2000);
+			if (write(to[i][1], "p", 1) != 1 ||
+			    read(from[i][0], &c, 1) != 1)
+				e = -EPIPE;
+			if (!e && k < 5 && s->child[i] > 0 &&
+			    kill(s->child[i], SIGUSR1))
+				e = -errno;
+		}
+	}
+	e = e ? e : sec_collect_with(fd, &t, on_named_record, s);
+	trace_free(&t);
+	for (i = 0; i < 2; i++) {
+		if (s->child[i] > 0) {
+			if (write(to[i][1], "q", 1) != 1)
+				kill(s->child[i], SIGKILL);
+			waitpid(s->child[i], NULL, 0);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	s->err = e;
+	return 0;
+}
+
+/*
+ * Wakeups, signals and switches naming a task (not current) follow the
+ * owner rule too: uid 1000's session sees those of its dumpable child,
+ * and none of the child that called PR_SET_DUMPABLE 0.
+ */
+static void check_sec_named(void)
+{
+	struct sec_named *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int rc;
+
+	if (s == MAP_FAILED)
+		return;
+	memset(s, 0, sizeof(*s));
+	s->err = SEC_UNSET;
+	rc = as_user(sec_named_user, s);
+	note("security: dumpable child %d: %llu switched in, %llu woken, %llu signalled; non-dumpable child %d: %llu, %llu, %llu",
+	     s->child[0], (unsigned long long)s->switched_in[0],
+	     (unsigned long long)s->woken[0],
+	     (unsigned long long)s->signalled[0], s->child[1],
+	     (unsigned long long)s->switched_in[1],
+	     (unsigned long long)s->woken[1],
+	     (unsigned long long)s->signalled[1]);
+	check(!rc && !s->err && s->switched_in[0] && s->woken[0] &&
+		      s->signalled[0],
+	      "security: uid 1000's session sees its dumpable child switched in, woken and signalled",
+	      "status %d, error %d; %llu, %llu, %llu", rc, s->err,
+	      (unsigned long long)s->switched_in[0],
+	      (unsigned long long)s->woken[0],
+	      (unsigned long long)s->signalled[0]);
+	check(!rc && !s->err && !s->switched_in[1] && !s->woken[1] &&
+		      !s->signalled[1],
+	      "security: no schedchange, wakeup or signal names uid 1000's non-dumpable process",
+	      "status %d, error %d; switched in %llu, woken %llu, signalled %llu",
+	      rc, s->err, (unsigned long long)s->switched_in[1],
+	      (unsigned long long)s->woken[1],
+	      (unsigned long long)s->signalled[1]);
+	munmap(s, sizeof(*s));
+}
+
 /* With unprivileged=1: the attacks, each held. */
 static int mode_security_attacks(const char *helper)
 {
@@ -3420,6 +3586,7 @@ static int mode_security_attacks(const char *helper)
 	if (!v)
 		return 1;
 	check_sec_owner(helper);
+	check_sec_named();
 
 	memset(v, 0xff, 16 * sizeof(int));
 	e = as_user(sec_refusals, v);
