@@ -739,14 +739,6 @@ static int ltt_live_set_mask(struct ltt_session *s, u64 mask, u64 keep)
 	return 0;
 }
 
-/* On each CPU, irqs off: its next VARS record holds every variable. */
-static void ltt_vars_reset_cpu(void *arg)
-{
-	struct ltt_session *s = arg;
-
-	ltt_vars_cpu_reset(&this_cpu_ptr(s->cpus)->vars);
-}
-
 /*
  * Apply @s's configuration (s->cfg, s->vars_cfg, s->uid, s->gid) to its
  * running trace and write the CONFIG record (@what: enum ltt_config_sub)
@@ -800,7 +792,7 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 
 	vars = r->vars_mask;
 	if (what == LTT_CONFIG_VARS)
-		vars = ltt_vars_start(s);
+		vars = ltt_vars_selected(s);
 	if (what == LTT_CONFIG_DETAILS) {
 		WRITE_ONCE(r->details_mask, cfg->details_mask);
 		for (i = 0; i < LTT_EV_COUNT; i++)
@@ -827,8 +819,14 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	/* The values above before the flags that make the path read them. */
 	smp_wmb();
 	WRITE_ONCE(r->filters, filters);
+	/*
+	 * Each CPU's next VARS record holds every variable: the CPU sees
+	 * the new generation at its next record (ltt_vars_compose()), so
+	 * none is interrupted for it, an isolated one included.
+	 */
 	if (what == LTT_CONFIG_VARS)
-		on_each_cpu(ltt_vars_reset_cpu, s, 1);
+		/* Pairs with its acquire: who sees it sees the new mask. */
+		smp_store_release(&r->vars_gen, r->vars_gen + 1);
 	synchronize_rcu();
 
 	ev = (struct ltt_ev_config){

@@ -3755,6 +3755,8 @@ enum {
 	ISO_SNAP_BLOCKS,
 	ISO_SNAP_OTHER,
 	ISO_CAL,
+	ISO_VARS_ERR,
+	ISO_VARS_CAL,
 	ISO_N
 };
 
@@ -3823,6 +3825,27 @@ static int sec_isolated_user(void *arg)
 	}
 	trace_free(&t);
 	v[ISO_SNAP_ERR] = e;
+	/* 5 changes of the variables while tracing. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : set_u32(fd, LTT_IOC_SET_VARS_MASK, LTT_VAR_BIT(LTT_VAR_PID));
+	e = e ? e : start(fd, &t);
+	cal = cal_interrupts(iso);
+	for (i = 0; !e && i < 5; i++) {
+		syscall_loop(100);
+		e = set_u32(fd, LTT_IOC_SET_VARS_MASK,
+			    LTT_VAR_BIT(LTT_VAR_PID) |
+				    (i & 1 ? 0 : LTT_VAR_BIT(LTT_VAR_UID)));
+	}
+	v[ISO_VARS_CAL] = (int)(cal_interrupts(iso) - cal);
+	if (fd >= 0) {
+		if (!e)
+			e = stop_and_collect(fd, &t);
+		close(fd);
+	}
+	trace_free(&t);
+	v[ISO_VARS_ERR] = e;
 	return 0;
 }
 
@@ -3853,7 +3876,7 @@ static int mode_security_isolated(void)
 					0, 64u << 10);
 	e = e ? e : start(fd, &t);
 	memset(v, 0, ISO_N * sizeof(int));
-	v[ISO_ERR] = v[ISO_SNAP_ERR] = SEC_UNSET;
+	v[ISO_ERR] = v[ISO_SNAP_ERR] = v[ISO_VARS_ERR] = SEC_UNSET;
 	e = e ? e : as_user(sec_isolated_user, v);
 	if (!e)
 		e = stop_and_collect(fd, &t);
@@ -3887,6 +3910,12 @@ static int mode_security_isolated(void)
 	check(!v[ISO_SNAP_ERR] && v[ISO_CAL] < 5,
 	      "security: uid 1000's 5 snapshots send the isolated CPUs no IPI",
 	      "%d function-call interrupts there", v[ISO_CAL]);
+	note("security: uid 1000's 5 VARS mask changes: status %d, CAL IPIs on the isolated CPUs %d",
+	     v[ISO_VARS_ERR], v[ISO_VARS_CAL]);
+	check(!v[ISO_VARS_ERR] && v[ISO_VARS_CAL] < 5,
+	      "security: uid 1000's 5 VARS mask changes send the isolated CPUs no IPI",
+	      "status %d, %d function-call interrupts there", v[ISO_VARS_ERR],
+	      v[ISO_VARS_CAL]);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
