@@ -274,6 +274,9 @@ struct ltt_emitter;
  * @rl_stamp: rate limit of a restricted session's START, STOP, SNAPSHOT
  *            and changes while tracing: when @rl_tokens was last refilled
  * @rl_tokens: operations it may still do at once
+ * @adding:   event bits a change while tracing is adding, between its
+ *            two steps (ltt_apply_config()): their probes stay attached
+ *            whatever other sessions stop meanwhile (sessions lock)
  */
 struct ltt_session {
 	struct ltt_run run;
@@ -305,6 +308,7 @@ struct ltt_session {
 	u64 pinned;
 	unsigned long rl_stamp;
 	unsigned int rl_tokens;
+	u64 adding;
 };
 
 /*

@@ -3576,6 +3576,113 @@ static void check_sec_named(void)
 	munmap(s, sizeof(*s));
 }
 
+/* The module parameter fault_attach: write @v, return what it held. */
+static long set_fault_attach(long v)
+{
+	const char *path = "/sys/module/ltt_tracer/parameters/fault_attach";
+	long old = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &old) != 1)
+			old = -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%ld\n", v);
+		fclose(f);
+	}
+	return old;
+}
+
+/* What a trace of check_sec_config_attach() holds. */
+struct attach_seen {
+	uint64_t config_mount, config_timer, mounts, timers;
+};
+
+static void on_attach_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct attach_seen *s = arg;
+
+	if (r->event == LTT_EV_CONFIG && r->subtype == LTT_CONFIG_EVENTS &&
+	    r->size >= 8 + sizeof(struct ltt_ev_config)) {
+		uint64_t m = ((const struct ltt_ev_config *)r->details)->event_mask;
+
+		s->config_mount += !!(m & LTT_EV_BIT(LTT_EV_MOUNT));
+		s->config_timer += !!(m & LTT_EV_BIT(LTT_EV_TIMER));
+	}
+	s->mounts += r->event == LTT_EV_MOUNT;
+	s->timers += r->event == LTT_EV_TIMER;
+}
+
+/*
+ * A change of a tracing session's mask attaches what the added events
+ * need first, and only that step may fail (fault_attach makes the Nth
+ * attach from now fail, as a failed allocation would). Adding MOUNT
+ * with the second attach failing: the change holds, and the CONFIG
+ * record that says so is followed by the MOUNT records of 3 mounts and
+ * their umounts. Adding TIMER with the first attach failing: -ENOMEM,
+ * and no CONFIG record claims TIMER.
+ */
+static void check_sec_config_attach(void)
+{
+	const char *dir = "/tmp/ltt-attach";
+	struct ltt_blocks_result res;
+	struct attach_seen s = { 0 };
+	uint64_t mask = LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY);
+	struct trace t = { 0 };
+	int fd = open_dev(), e, r1 = -1, r2 = -1, i;
+	long left = -1;
+
+	if (set_fault_attach(0) < 0) {
+		check(false, "security: the module parameter fault_attach exists",
+		      "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	mkdir(dir, 0700);
+	e = fd < 0 ? -ENODEV : configure(fd, mask, LTT_EV_MASK_ALL, 1u << 20);
+	e = e ? e : start(fd, &t);
+	if (!e) {
+		set_fault_attach(2);
+		r1 = set_u64(fd, LTT_IOC_SET_EVENT_MASK,
+			     mask | LTT_EV_BIT(LTT_EV_MOUNT));
+		left = set_fault_attach(0);
+		for (i = 0; i < 3; i++)
+			if (!mount("none", dir, "tmpfs", 0, NULL))
+				umount(dir);
+		set_fault_attach(1);
+		r2 = set_u64(fd, LTT_IOC_SET_EVENT_MASK,
+			     mask | LTT_EV_BIT(LTT_EV_MOUNT) |
+				     LTT_EV_BIT(LTT_EV_TIMER));
+		set_fault_attach(0);
+		e = stop_and_collect(fd, &t);
+	}
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, on_attach_record, &s,
+				   &res))
+		e = -EPROTO;
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	rmdir(dir);
+	note("security: adding MOUNT: %d (attaches left %ld), CONFIG records with MOUNT %llu, MOUNT records %llu; adding TIMER: %d, CONFIG records with TIMER %llu",
+	     r1, left, (unsigned long long)s.config_mount,
+	     (unsigned long long)s.mounts, r2,
+	     (unsigned long long)s.config_timer);
+	check(!e && !r1 && s.config_mount == 1 && s.mounts >= 6,
+	      "security: a mask change's CONFIG record claims only a mask in force (second attach failing)",
+	      "error %d, change %d, CONFIG with MOUNT %llu, MOUNT records %llu (want 6)",
+	      e, r1, (unsigned long long)s.config_mount,
+	      (unsigned long long)s.mounts);
+	check(!e && r2 == -ENOMEM && !s.config_timer,
+	      "security: a mask change whose attach fails is refused (ENOMEM), no CONFIG record",
+	      "error %d, change %d, CONFIG with TIMER %llu", e, r2,
+	      (unsigned long long)s.config_timer);
+}
+
 /* With unprivileged=1: the attacks, each held. */
 static int mode_security_attacks(const char *helper)
 {
@@ -3587,6 +3694,7 @@ static int mode_security_attacks(const char *helper)
 		return 1;
 	check_sec_owner(helper);
 	check_sec_named();
+	check_sec_config_attach();
 
 	memset(v, 0xff, 16 * sizeof(int));
 	e = as_user(sec_refusals, v);
