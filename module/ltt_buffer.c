@@ -906,7 +906,7 @@ static noinline void notrace ltt_write_vars(struct ltt_session *s, u8 event,
 	local_irq_save(flags);
 	if (ltt_write(s, event, subtype, details, stored_size, true, task)) {
 		vc = &this_cpu_ptr(s->cpus)->vars;
-		vsize = ltt_vars_compose(vc, s->run.vars_mask, event, details,
+		vsize = ltt_vars_compose(vc, &s->run, event, details,
 					 size, task, &v, &nargs);
 		if (vsize &&
 		    !ltt_write(s, LTT_EV_VARS, nargs, &v, vsize, false, NULL))

@@ -53,7 +53,7 @@
  *  - A task's dumpability moved from its mm's flags (get_dumpable()) to
  *    task->exec_state (LTT_HAVE_TASK_EXEC_STATE), with
  *    task_exec_state_get_dumpable() not exported: ltt_current_dumpable()
- *    below reads whichever holds it.
+ *    and ltt_task_dumpable() below read whichever holds it.
  *  - PREEMPT_RT (CONFIG_PREEMPT_RT): spinlock_t and seqlock readers may
  *    sleep. The event path takes no lock but RCU read sections, disables
  *    interrupts for the per-CPU writer (local_irq_save(), real on RT as
@@ -77,6 +77,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include "ltt_compat_config.h"
 #ifdef LTT_HAVE_TASK_EXEC_STATE
 #include <linux/sched/exec_state.h>
@@ -123,6 +124,42 @@ static __always_inline bool ltt_current_dumpable(void)
 	const struct mm_struct *mm = current->mm;
 
 	return !mm || __get_dumpable(mm->flags) == SUID_DUMP_USER;
+#endif
+}
+
+/*
+ * The same for @t, a task other than current (the incoming task of a
+ * schedchange, a woken task, a signal's target, a fork's child), as
+ * ptrace_may_access() asks it, but without its task_lock(): the hooks
+ * run under the runqueue or pi lock, inside which task_lock() does not
+ * nest (and it sleeps on PREEMPT_RT). Preemption disabled.
+ *
+ * task->exec_state is freed after a grace period, which the caller's
+ * preemption-disabled section holds off. An mm is freed at once: t->mm
+ * changes only in @t's own context (exec, exit) and holds a reference
+ * while set, so it is valid while @t does not run (a schedchange's
+ * incoming task, a child not yet woken, a sleeping task), but a task
+ * running on another CPU (a signal's target, a task woken before it
+ * reached schedule()) may drop it meanwhile. Its flags are therefore
+ * read with get_kernel_nofault(): an mm freed under the read gives one
+ * stale answer, never a fault, and a read that fails answers no.
+ */
+static __always_inline bool ltt_task_dumpable(struct task_struct *t)
+{
+#ifdef LTT_HAVE_TASK_EXEC_STATE
+	const struct task_exec_state *es;
+
+	es = rcu_dereference_sched(t->exec_state);
+	return !es || es->dumpable == TASK_DUMPABLE_OWNER;
+#else
+	const struct mm_struct *mm = READ_ONCE(t->mm);
+	unsigned long flags;
+
+	if (!mm)
+		return true;
+	if (get_kernel_nofault(flags, &mm->flags))
+		return false;
+	return __get_dumpable(flags) == SUID_DUMP_USER;
 #endif
 }
 

@@ -141,6 +141,15 @@ module_param(unprivileged, bool, 0444);
 MODULE_PARM_DESC(unprivileged,
 		 "Let users without CAP_PERFMON open restricted sessions (default: no)");
 
+/*
+ * Fault injection, for the tests: the Nth attach of the event sources
+ * from now fails as a failed allocation would (-ENOMEM); 0: none.
+ */
+static unsigned int fault_attach;
+module_param(fault_attach, uint, 0600);
+MODULE_PARM_DESC(fault_attach,
+		 "Test only: the Nth attach from now fails with -ENOMEM (0: none)");
+
 unsigned int ltt_ncpus __read_mostly;
 /* The callback's first test: the union of the tracing sessions' masks. */
 u64 ltt_live_mask __read_mostly;
@@ -267,13 +276,13 @@ static __always_inline bool ltt_cred_owned(const struct cred *cred,
 /*
  * Is @t a task of the restricted session's owner, one ptrace would let
  * the owner read: its real, effective and saved uids all the owner's,
- * and, for current, its dumpability the default one (a setuid, setgid or
+ * and its dumpability the default one (a setuid, setgid or
  * file-capability exec, a change of credentials, PR_SET_DUMPABLE 0 each
- * take it away from that moment)? Kernel threads never are. Part of the
- * event path: no lock, a few loads. The dumpability is read for current
- * only (ltt_compat.h: where it lives); another task's events (a wakeup,
- * a fork child, the incoming side of a schedchange) are judged by its
- * credentials.
+ * take it away from that moment)? Kernel threads never are. The same
+ * rule for current and for the other task an event names (a wakeup's,
+ * a signal's, a fork's, the incoming side of a schedchange). Part of the
+ * event path: no lock but RCU, a few loads (ltt_compat.h: where the
+ * dumpability lives, and how another task's is read).
  */
 bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
 {
@@ -287,7 +296,7 @@ bool notrace ltt_task_owned(const struct ltt_run *r, struct task_struct *t)
 	rcu_read_lock();
 	ok = ltt_cred_owned(__task_cred(t), r->owner);
 	rcu_read_unlock();
-	return ok;
+	return ok && ltt_task_dumpable(t);
 }
 NOKPROBE_SYMBOL(ltt_task_owned);
 
@@ -350,6 +359,35 @@ static u64 ltt_live_union(void)
 	return READ_ONCE(ltt_live_mask);
 }
 
+/*
+ * What the event sources must keep delivering when they are trimmed: the
+ * union, and the bits tracing sessions are adding (struct ltt_session's
+ * @adding), attached already. Sessions lock held.
+ */
+static u64 ltt_keep_union(void)
+{
+	struct ltt_live *live;
+	u64 keep = ltt_live_union();
+	unsigned int i;
+
+	live = rcu_dereference_protected(ltt_live,
+					 lockdep_is_held(&ltt_sessions.lock));
+	for (i = 0; live && i < live->n; i++)
+		keep |= live->s[i]->adding;
+	return keep;
+}
+
+/* Trim the event sources to ltt_keep_union(). Sessions lock held. */
+static void ltt_trim(void)
+{
+	u64 keep = ltt_keep_union();
+
+	ltt_backend_trim(keep);
+	ltt_extra_trim(keep);
+	ltt_map_select(keep);
+	ltt_stack_select(keep);
+}
+
 
 /* -------------------------------------------------------- start and stop */
 
@@ -408,6 +446,7 @@ static void ltt_discard(struct ltt_session *s);
 static int ltt_attach_for(struct ltt_session *s, u64 mask, bool starting)
 {
 	struct ltt_config want = s->cfg;
+	unsigned int n;
 	bool policy;
 	int ret;
 
@@ -418,6 +457,12 @@ static int ltt_attach_for(struct ltt_session *s, u64 mask, bool starting)
 	 * sets it, restricted sessions tracing or not.
 	 */
 	policy = starting && !s->restricted && !ltt_sessions.priv_tracing;
+	n = READ_ONCE(fault_attach);
+	if (n) {
+		WRITE_ONCE(fault_attach, n - 1);
+		if (n == 1)
+			return -ENOMEM;
+	}
 	/*
 	 * ltt_extra.c's probes first; their sys_exit probe runs before the
 	 * backend's anyway (its priority, see there).
@@ -587,11 +632,11 @@ static int ltt_start(struct ltt_session *s)
 		if (!ltt_sessions.attached) {
 			ltt_backend_detach();
 			ltt_extra_detach();
+			ltt_map_select(0);
+			ltt_stack_select(0);
 		} else {
-			ltt_extra_trim(ltt_live_union());
+			ltt_trim();
 		}
-		ltt_map_select(ltt_live_union());
-		ltt_stack_select(ltt_live_union());
 		mutex_unlock(&ltt_sessions.lock);
 		pr_warn_once("cannot attach to the kernel's events (%d)\n", ret);
 		if (r->fallback)
@@ -644,13 +689,12 @@ static int ltt_stop(struct ltt_session *s)
 	if (!others) {
 		ltt_backend_detach();
 		ltt_extra_detach();
+		ltt_map_select(0);
+		ltt_stack_select(0);
 		ltt_sessions.attached = false;
 	} else {
-		ltt_backend_trim(ltt_live_union());
-		ltt_extra_trim(ltt_live_union());
+		ltt_trim();
 	}
-	ltt_map_select(ltt_live_union());
-	ltt_stack_select(ltt_live_union());
 	mutex_unlock(&ltt_sessions.lock);
 	if (others)
 		synchronize_rcu();
@@ -704,48 +748,27 @@ static void ltt_reset(struct ltt_session *s)
 /* ------------------------------------------------ changes while tracing */
 
 /*
- * Give the tracing session @s the event mask @mask and the union and the
- * backend what that needs. Session and sessions locks held. A bit joins
- * the union once @s has it and the backend delivers it; one leaving @s
- * leaves the union after (the callback retests the session's own mask).
- * Return 0, or the backend's error (nothing changed); removing bits never
- * fails. The backend keeps delivering @keep too (bits about to be added,
- * already attached).
+ * Give the tracing session @s the event mask @mask, whose bits the event
+ * sources deliver already (ltt_attach_for() attached those @s adds), and
+ * the union what that changes. Session and sessions locks held. A bit
+ * joins the union once @s has it; one leaving @s leaves the union after
+ * (the callback retests the session's own mask). The sources are then
+ * trimmed to what the sessions take and are adding (ltt_trim()).
  */
-static int ltt_live_set_mask(struct ltt_session *s, u64 mask, u64 keep)
+static void ltt_live_set_mask(struct ltt_session *s, u64 mask)
 {
 	struct ltt_live *live;
 	u64 all = 0;
 	unsigned int i;
-	int ret;
 
 	lockdep_assert_held(&ltt_sessions.lock);
-	if (mask & ~s->run.event_mask) {
-		ret = ltt_attach_for(s, mask, false);
-		if (ret) {
-			ltt_extra_trim(ltt_live_union());
-			return ret;
-		}
-	}
 	WRITE_ONCE(s->run.event_mask, mask);
 	live = rcu_dereference_protected(ltt_live,
 					 lockdep_is_held(&ltt_sessions.lock));
 	for (i = 0; live && i < live->n; i++)
 		all |= live->s[i]->run.event_mask;
 	WRITE_ONCE(ltt_live_mask, all);
-	ltt_backend_trim(all | keep);
-	ltt_extra_trim(all | keep);
-	ltt_map_select(all | keep);
-	ltt_stack_select(all | keep);
-	return 0;
-}
-
-/* On each CPU, irqs off: its next VARS record holds every variable. */
-static void ltt_vars_reset_cpu(void *arg)
-{
-	struct ltt_session *s = arg;
-
-	ltt_vars_cpu_reset(&this_cpu_ptr(s->cpus)->vars);
+	ltt_trim();
 }
 
 /*
@@ -784,24 +807,29 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 		   r->filters | ltt_context_filter(r->filters, mask,
 						   cfg->details_mask));
 	/*
-	 * The only step that can fail comes first: the backend delivers
-	 * what the added bits need before anything changes.
+	 * The only step that can fail comes first: the event sources
+	 * deliver what the added bits need before anything changes, and
+	 * keep delivering it until the second step below, whatever other
+	 * sessions stop meanwhile (@adding), so that step attaches nothing
+	 * and cannot fail: the CONFIG record between the two never claims
+	 * a mask that is not in force.
 	 */
 	mutex_lock(&ltt_sessions.lock);
 	if (mask & ~r->event_mask)
 		ret = ltt_attach_for(s, r->event_mask | mask, false);
-	if (ret)
-		ltt_extra_trim(ltt_live_union());
-	else
-		/* The added bits' probes stay for the second step. */
-		ltt_live_set_mask(s, r->event_mask & mask, mask);
+	if (ret) {
+		ltt_trim();
+	} else {
+		s->adding = mask & ~r->event_mask;
+		ltt_live_set_mask(s, r->event_mask & mask);
+	}
 	mutex_unlock(&ltt_sessions.lock);
 	if (ret)
 		return ret;
 
 	vars = r->vars_mask;
 	if (what == LTT_CONFIG_VARS)
-		vars = ltt_vars_start(s);
+		vars = ltt_vars_selected(s);
 	if (what == LTT_CONFIG_DETAILS) {
 		WRITE_ONCE(r->details_mask, cfg->details_mask);
 		for (i = 0; i < LTT_EV_COUNT; i++)
@@ -828,8 +856,14 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	/* The values above before the flags that make the path read them. */
 	smp_wmb();
 	WRITE_ONCE(r->filters, filters);
+	/*
+	 * Each CPU's next VARS record holds every variable: the CPU sees
+	 * the new generation at its next record (ltt_vars_compose()), so
+	 * none is interrupted for it, an isolated one included.
+	 */
 	if (what == LTT_CONFIG_VARS)
-		on_each_cpu(ltt_vars_reset_cpu, s, 1);
+		/* Pairs with its acquire: who sees it sees the new mask. */
+		smp_store_release(&r->vars_gen, r->vars_gen + 1);
 	synchronize_rcu();
 
 	ev = (struct ltt_ev_config){
@@ -847,17 +881,9 @@ static int ltt_apply_config(struct ltt_session *s, u8 what)
 	local_irq_restore(flags);
 
 	mutex_lock(&ltt_sessions.lock);
-	ret = ltt_live_set_mask(s, mask, 0);
+	s->adding = 0;
+	ltt_live_set_mask(s, mask);
 	mutex_unlock(&ltt_sessions.lock);
-	/*
-	 * The added bits' probes were attached above and kept: the attach
-	 * inside registers nothing new, unless another session's STOP in
-	 * between trimmed them, and then only a failed allocation stops it.
-	 * Not a kernel bug: said in the log, the session keeps its old mask.
-	 */
-	if (ret)
-		pr_warn_ratelimited("session %u: events not added (%d)\n",
-				    s->id, ret);
 	return 0;
 }
 

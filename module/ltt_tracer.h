@@ -59,10 +59,12 @@ struct task_struct;
  * struct ltt_vars_cpu - a CPU's last recorded kernel-state variables, one
  * per session and CPU (ltt_vars.c)
  * @known: LTT_VAR_BIT()s whose @last value the session's trace holds
+ * @gen:   the session's run.vars_gen this CPU last saw
  * @last:  the values, by enum ltt_var
  */
 struct ltt_vars_cpu {
 	u32 known;
+	u32 gen;
 	u64 last[LTT_VAR_COUNT];
 };
 
@@ -179,6 +181,9 @@ struct ltt_cpu {
  * @size_max:     detail bytes stored of each event: 0 when its details are
  *                masked, else LTT_DETAILS_MAX
  * @vars_mask:    variables recorded after each event (enum ltt_var)
+ * @vars_gen:     changes of @vars_mask while tracing: a CPU that has not
+ *                seen the latest records every variable in its next VARS
+ *                record (ltt_vars_compose())
  * @overwrite:    flight recorder: a full ring overwrites its oldest block
  * @trigger_signals: bit n-1: a task of the session dying of signal n
  *                sets the session's triggered flag (EPOLLPRI)
@@ -196,6 +201,7 @@ struct ltt_run {
 	bool fallback;
 	u16 size_max[LTT_EV_COUNT];
 	u32 vars_mask;
+	u32 vars_gen;
 	bool overwrite;
 	u64 trigger_signals;
 };
@@ -269,6 +275,9 @@ struct ltt_emitter;
  * @rl_stamp: rate limit of a restricted session's START, STOP, SNAPSHOT
  *            and changes while tracing: when @rl_tokens was last refilled
  * @rl_tokens: operations it may still do at once
+ * @adding:   event bits a change while tracing is adding, between its
+ *            two steps (ltt_apply_config()): their probes stay attached
+ *            whatever other sessions stop meanwhile (sessions lock)
  */
 struct ltt_session {
 	struct ltt_run run;
@@ -300,6 +309,7 @@ struct ltt_session {
 	u64 pinned;
 	unsigned long rl_stamp;
 	unsigned int rl_tokens;
+	u64 adding;
 };
 
 /*
@@ -406,10 +416,12 @@ void ltt_sys_derive_exit(struct pt_regs *regs, long ret);
 /* ltt_vars.c: kernel-state variables (struct ltt_vars_cpu above). */
 long ltt_vars_set_mask(u32 *cfg, u32 __user *uarg, bool tracing);
 u32 ltt_vars_start(struct ltt_session *s);
+u32 ltt_vars_selected(const struct ltt_session *s);
 void ltt_vars_cpu_reset(struct ltt_vars_cpu *vc);
-u16 ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
-		     const void *details, u16 size, struct task_struct *task,
-		     struct ltt_ev_vars *out, u8 *nargs);
+u16 ltt_vars_compose(struct ltt_vars_cpu *vc, const struct ltt_run *r,
+		     u8 event, const void *details, u16 size,
+		     struct task_struct *task, struct ltt_ev_vars *out,
+		     u8 *nargs);
 
 /*
  * ltt_extra.c: MOUNT (from the system call exit tracepoint) and LOCK (the

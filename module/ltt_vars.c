@@ -139,8 +139,28 @@ u32 ltt_vars_start(struct ltt_session *s)
 {
 	unsigned int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		ltt_vars_cpu_reset(&per_cpu_ptr(s->cpus, cpu)->vars);
+		per_cpu_ptr(s->cpus, cpu)->vars.gen = 0;
+	}
+	s->run.vars_gen = 0;
+	return ltt_vars_selected(s);
+}
+
+/**
+ * ltt_vars_selected() - the variables a session's trace records
+ * @s: the session
+ *
+ * Those selected (LTT_IOC_SET_VARS_MASK) that this kernel can read. When
+ * they change while @s traces, the caller stores them in run.vars_mask
+ * and then bumps run.vars_gen (release): each CPU records all of them in
+ * its next VARS record (ltt_vars_compose()), and no CPU is interrupted
+ * for it, an isolated one included.
+ *
+ * Return: the mask, for the session's run.vars_mask and its records.
+ */
+u32 ltt_vars_selected(const struct ltt_session *s)
+{
 	return s->vars_cfg & LTT_VARS_SUPPORTED;
 }
 
@@ -249,7 +269,8 @@ NOKPROBE_SYMBOL(ltt_vars_args);
 /**
  * ltt_vars_compose() - the VARS record that follows an event just stored
  * @vc:      the CPU's last values
- * @mask:    the variables the trace records
+ * @r:       the session's run: the variables it records (vars_mask), and
+ *           their changes (vars_gen)
  * @event:   the event
  * @details: its details as given to the callback (before the details mask)
  * @size:    valid bytes at @details
@@ -263,15 +284,23 @@ NOKPROBE_SYMBOL(ltt_vars_args);
  *
  * Return: the record's detail bytes, 0 when nothing changed.
  */
-u16 notrace ltt_vars_compose(struct ltt_vars_cpu *vc, u32 mask, u8 event,
-			     const void *details, u16 size,
+u16 notrace ltt_vars_compose(struct ltt_vars_cpu *vc, const struct ltt_run *r,
+			     u8 event, const void *details, u16 size,
 			     struct task_struct *task, struct ltt_ev_vars *out,
 			     u8 *nargs)
 {
+	/* Acquire: a CPU that sees the change sees the mask it made. */
+	u32 gen = smp_load_acquire(&r->vars_gen);
+	u32 mask = READ_ONCE(r->vars_mask);
 	unsigned int v, n = 0;
 	unsigned long m;
 	u64 sw[2];
 
+	/* The variables changed since this CPU's last record: all of them. */
+	if (unlikely(vc->gen != gen)) {
+		ltt_vars_cpu_reset(vc);
+		vc->gen = gen;
+	}
 	out->changed = 0;
 	out->nr = 0;
 	*nargs = 0;

@@ -2960,19 +2960,25 @@ static void on_sec_record(const struct ltt_checked_record *r, void *arg)
 	}
 }
 
-static int sec_collect(int fd, struct trace *t, struct sec_seen *s)
+/* STOP, read the trace, hand each record to @fn; the trace is freed. */
+static int sec_collect_with(int fd, struct trace *t, ltt_record_fn fn,
+			    void *arg)
 {
 	struct ltt_blocks_result res;
 	int r = stop_and_collect(fd, t);
 
 	if (!r && ltt_blocks_check(t->buf, t->len, LTT_FORMAT_V2, t->info.ncpus,
-				   t->info.anchor_tsc, 0, on_sec_record, s,
-				   &res)) {
+				   t->info.anchor_tsc, 0, fn, arg, &res)) {
 		note("blocks: %s", res.error);
 		r = -EPROTO;
 	}
 	trace_free(t);
 	return r;
+}
+
+static int sec_collect(int fd, struct trace *t, struct sec_seen *s)
+{
+	return sec_collect_with(fd, t, on_sec_record, s);
 }
 
 /* Run @fn in a child as uid 1000; return its exit status (-1: no child). */
@@ -3317,6 +3323,38 @@ static void sec_namespaces(int *v)
 		waitpid(pid, &st, 0);
 }
 
+/*
+ * Is CONFIG_@opt left out of this kernel by design? Suite 66 passes the
+ * options of its checks that the kernel's configuration lacks in
+ * $LTT_KCONFIG_ABSENT ("PID_NS,USER_NS,MEMCG" for the patched kernels,
+ * tinyconfig plus kernel-patches/config/guest.config, which leave
+ * namespaces and cgroups out). A check that needs one of those is then a
+ * skip that says why; on a kernel that has them it must run.
+ */
+static bool kconfig_absent(const char *opt)
+{
+	const char *l = getenv("LTT_KCONFIG_ABSENT");
+	size_t n = strlen(opt);
+
+	while (l && *l) {
+		l += strspn(l, " ,");
+		if (!strncmp(l, opt, n) && (!l[n] || strchr(" ,", l[n])))
+			return true;
+		l += strcspn(l, " ,");
+	}
+	return false;
+}
+
+/* A check the kernel cannot run: a skip by design, else a failure. */
+static void sec_cannot(const char *opt, const char *name, const char *why)
+{
+	if (kconfig_absent(opt))
+		printf("skip - %s%s: differs by design: this kernel is built without CONFIG_%s (the patched guest kernels have no namespaces or cgroups; the stock kernel runs this check); %s\n",
+		       prefix, name, opt, why);
+	else
+		check(false, name, "CONFIG_%s is set, yet %s", opt, why);
+}
+
 /* The memory charged to the cgroup @dir so far, or -1. */
 static long long cgroup_memory(const char *dir)
 {
@@ -3383,8 +3421,13 @@ static void check_sec_memcg(void)
 		mount("none", root, "cgroup2", 0, NULL);
 	f = fopen(path, "w");
 	if (!f || fputs("+memory", f) < 0 || fclose(f)) {
-		printf("skip - %ssecurity: buffers charged to uid 1000's memory cgroup: no memory controller (%s)\n",
-		       prefix, strerror(errno));
+		char why[128];
+
+		snprintf(why, sizeof(why), "no memory controller (%s)",
+			 strerror(errno));
+		sec_cannot("MEMCG",
+			   "security: buffers charged to uid 1000's memory cgroup",
+			   why);
 		munmap(v, 4 * sizeof(long long));
 		return;
 	}
@@ -3410,16 +3453,449 @@ static void check_sec_memcg(void)
 	munmap(v, 4 * sizeof(long long));
 }
 
+/*
+ * Records of uid 1000's session that name another task than current:
+ * the incoming side of a schedchange, a wakeup's and a signal's task.
+ * Child 0 is a dumpable process of uid 1000 (the control), child 1 one
+ * that made itself non-dumpable, which ptrace would not let uid 1000
+ * read: nothing may name it.
+ */
+struct sec_named {
+	pid_t child[2];
+	uint64_t switched_in[2], woken[2], signalled[2];
+	int err;
+};
+
+static void on_named_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct sec_named *s = arg;
+	size_t n = r->size - 8;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->event == LTT_EV_SCHEDCHANGE &&
+		    n >= sizeof(struct ltt_ev_schedchange) &&
+		    ((const struct ltt_ev_schedchange *)r->details)->in ==
+			    s->child[i])
+			s->switched_in[i]++;
+		if (r->event != LTT_EV_PROCESS || r->pid == s->child[i] ||
+		    n < sizeof(struct ltt_ev_process) ||
+		    ((const struct ltt_ev_process *)r->details)->pid !=
+			    s->child[i])
+			continue;
+		if (r->subtype == LTT_PROCESS_WAKEUP)
+			s->woken[i]++;
+		else if (r->subtype == LTT_PROCESS_SIGNAL)
+			s->signalled[i]++;
+	}
+}
+
+static void sec_on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A child of the session's owner: non-dumpable when @hide, then it
+ * answers each byte on @in with one on @out, blocked in read() between
+ * them, until 'q'.
+ */
+static void sec_echo(int in, int out, bool hide)
+{
+	struct sigaction sa = { .sa_handler = sec_on_usr1,
+				.sa_flags = SA_RESTART };
+	char c;
+
+	if (sigaction(SIGUSR1, &sa, NULL) ||
+	    (hide && prctl(PR_SET_DUMPABLE, 0)) || write(out, "r", 1) != 1)
+		_exit(1);
+	while (read(in, &c, 1) == 1 && c != 'q')
+		if (write(out, &c, 1) != 1)
+			_exit(1);
+	_exit(0);
+}
+
+#define SEC_ROUNDS 20
+
+/*
+ * As uid 1000: a restricted session, everything selected, traces while
+ * its owner wakes each child SEC_ROUNDS times through a pipe (the child
+ * blocked in read()) and sends it SIGUSR1 5 times.
+ */
+static int sec_named_user(void *arg)
+{
+	struct sec_named *s = arg;
+	int to[2][2], from[2][2], fd, e = 0, i, k;
+	struct trace t = { 0 };
+	char c;
+
+	for (i = 0; i < 2; i++) {
+		pid_t pid;
+
+		if (pipe(to[i]) || pipe(from[i]))
+			return 1;
+		/* Only the parent writes the pid: @s is shared with the child. */
+		pid = fork();
+		if (pid == 0)
+			sec_echo(to[i][0], from[i][1], i == 1);
+		s->child[i] = pid;
+		if (pid < 0 || read(from[i][0], &c, 1) != 1)
+			e = -ECHILD;
+	}
+	fd = e ? -1 : open_dev();
+	e = e ? e : fd < 0 ? -errno : configure(fd, LTT_EV_MASK_ALL,
+						 LTT_EV_MASK_ALL, 1u << 20);
+	e = e ? e : start(fd, &t);
+	for (k = 0; !e && k < SEC_ROUNDS; k++) {
+		for (i = 0; !e && i < 2; i++) {
+			/* The child is surely blocked in read() by now. */
+			usleep(2000);
+			if (write(to[i][1], "p", 1) != 1 ||
+			    read(from[i][0], &c, 1) != 1)
+				e = -EPIPE;
+			if (!e && k < 5 && s->child[i] > 0 &&
+			    kill(s->child[i], SIGUSR1))
+				e = -errno;
+		}
+	}
+	e = e ? e : sec_collect_with(fd, &t, on_named_record, s);
+	trace_free(&t);
+	for (i = 0; i < 2; i++) {
+		if (s->child[i] > 0) {
+			if (write(to[i][1], "q", 1) != 1)
+				kill(s->child[i], SIGKILL);
+			waitpid(s->child[i], NULL, 0);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	s->err = e;
+	return 0;
+}
+
+/*
+ * Wakeups, signals and switches naming a task (not current) follow the
+ * owner rule too: uid 1000's session sees those of its dumpable child,
+ * and none of the child that called PR_SET_DUMPABLE 0.
+ */
+static void check_sec_named(void)
+{
+	struct sec_named *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int rc;
+
+	if (s == MAP_FAILED)
+		return;
+	memset(s, 0, sizeof(*s));
+	s->err = SEC_UNSET;
+	rc = as_user(sec_named_user, s);
+	note("security: dumpable child %d: %llu switched in, %llu woken, %llu signalled; non-dumpable child %d: %llu, %llu, %llu",
+	     s->child[0], (unsigned long long)s->switched_in[0],
+	     (unsigned long long)s->woken[0],
+	     (unsigned long long)s->signalled[0], s->child[1],
+	     (unsigned long long)s->switched_in[1],
+	     (unsigned long long)s->woken[1],
+	     (unsigned long long)s->signalled[1]);
+	check(!rc && !s->err && s->switched_in[0] && s->woken[0] &&
+		      s->signalled[0],
+	      "security: uid 1000's session sees its dumpable child switched in, woken and signalled",
+	      "status %d, error %d; %llu, %llu, %llu", rc, s->err,
+	      (unsigned long long)s->switched_in[0],
+	      (unsigned long long)s->woken[0],
+	      (unsigned long long)s->signalled[0]);
+	check(!rc && !s->err && !s->switched_in[1] && !s->woken[1] &&
+		      !s->signalled[1],
+	      "security: no schedchange, wakeup or signal names uid 1000's non-dumpable process",
+	      "status %d, error %d; switched in %llu, woken %llu, signalled %llu",
+	      rc, s->err, (unsigned long long)s->switched_in[1],
+	      (unsigned long long)s->woken[1],
+	      (unsigned long long)s->signalled[1]);
+	munmap(s, sizeof(*s));
+}
+
+/* Does /proc/@pid/wchan name a function of RCU's grace-period wait? */
+static bool in_grace_period(pid_t pid)
+{
+	char path[64], buf[128] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "rcu") != NULL;
+}
+
+#define SEC_GP_TRIALS 5
+
+/*
+ * A restricted session's STOP, while root traces too (so it is not the
+ * last), waits for its grace period without the sessions lock: root's
+ * START, which takes that lock, completes while the STOP still waits.
+ * uid 1000's process starts and stops its session SEC_GP_TRIALS times;
+ * at each STOP, once /proc/PID/wchan shows it waiting for the grace
+ * period, root opens and starts a session, then looks again. With the
+ * lock held across the wait, root's START could only return after it.
+ */
+static void check_sec_stop_unlocked(void)
+{
+	int go[2], ack[2], fd, x, i, seen = 0, overtaken = 0, e;
+	struct trace t = { 0 }, tx = { 0 };
+	pid_t pid;
+	char c;
+
+	if (pipe(go) || pipe(ack))
+		return;
+	fd = open_dev();
+	e = fd < 0 ? -ENODEV : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					 0, 64u << 10);
+	e = e ? e : start(fd, &t);
+	pid = e ? -1 : fork();
+	if (pid == 0) {
+		int u = become(1000) ? -1 : open_dev();
+
+		if (u < 0 || configure(u, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0,
+				       64u << 10))
+			_exit(1);
+		for (i = 0; i < SEC_GP_TRIALS; i++) {
+			if (xioctl(u, LTT_IOC_START, NULL) ||
+			    write(ack[1], "s", 1) != 1 ||
+			    read(go[0], &c, 1) != 1 ||
+			    xioctl(u, LTT_IOC_STOP, NULL) ||
+			    write(ack[1], "d", 1) != 1)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	for (i = 0; pid > 0 && i < SEC_GP_TRIALS; i++) {
+		double t0;
+		bool waiting = false;
+
+		/* Root's second session, ready to START in the window. */
+		x = open_dev();
+		if (x < 0 || configure(x, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0,
+				       64u << 10) ||
+		    read(ack[0], &c, 1) != 1 || write(go[1], "g", 1) != 1) {
+			if (x >= 0)
+				close(x);
+			break;
+		}
+		t0 = now_ns();
+		while (!(waiting = in_grace_period(pid)) &&
+		       now_ns() - t0 < 3e9)
+			;
+		if (waiting) {
+			seen++;
+			if (!start(x, &tx) && in_grace_period(pid))
+				overtaken++;
+			stop_and_collect(x, &tx);
+		}
+		close(x);
+		trace_free(&tx);
+		if (read(ack[0], &c, 1) != 1)
+			break;
+	}
+	if (pid > 0) {
+		int st = -1;
+
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			e = -ECHILD;
+	}
+	if (fd >= 0) {
+		stop_and_collect(fd, &t);
+		close(fd);
+	}
+	trace_free(&t);
+	note("security: uid 1000's STOP seen waiting for its grace period %d of %d times; root's START done meanwhile %d times",
+	     seen, SEC_GP_TRIALS, overtaken);
+	check(!e && seen > 0 && overtaken > 0,
+	      "security: root's START does not wait for uid 1000's STOP's grace period (no sessions lock held across it)",
+	      "error %d; STOP seen waiting %d times, root's START done meanwhile %d",
+	      e, seen, overtaken);
+	close(go[0]);
+	close(go[1]);
+	close(ack[0]);
+	close(ack[1]);
+}
+
+/*
+ * The syscall IP policy is root's even when uid 1000 traces first: with
+ * uid 1000's session tracing, root's session asks SET_SYSCALL_DEPTH 1
+ * and records the caller one frame up (ip_run()), not the system call
+ * instruction.
+ */
+static void check_sec_ip_policy(void)
+{
+	int go[2], ack[2], fd, r = -ECHILD;
+	struct ip_seen s = { 0 };
+	pid_t pid;
+	char c;
+
+	if (pipe(go) || pipe(ack))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct trace t = { 0 };
+		int u = become(1000) ? -1 : open_dev();
+
+		if (u < 0 || configure(u, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY), 0,
+				       64u << 10) ||
+		    start(u, &t) || write(ack[1], "s", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		stop_and_collect(u, &t);
+		trace_free(&t);
+		_exit(0);
+	}
+	if (pid > 0 && read(ack[0], &c, 1) == 1) {
+		fd = open_dev();
+		r = fd < 0 ? -ENODEV : ip_run(fd, 1, false, &s);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (pid > 0) {
+		if (write(go[1], "g", 1) != 1)
+			kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	check(!r && s.in_section == 20 && !s.outside,
+	      "security: root sets the syscall IP policy (depth 1) while uid 1000 traces",
+	      "r %d outside %llu inside %llu zero %llu", r,
+	      (unsigned long long)s.outside, (unsigned long long)s.in_section,
+	      (unsigned long long)s.zero);
+	close(go[0]);
+	close(go[1]);
+	close(ack[0]);
+	close(ack[1]);
+}
+
+/* The module parameter fault_attach: write @v, return what it held. */
+static long set_fault_attach(long v)
+{
+	const char *path = "/sys/module/ltt_tracer/parameters/fault_attach";
+	long old = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &old) != 1)
+			old = -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%ld\n", v);
+		fclose(f);
+	}
+	return old;
+}
+
+/* What a trace of check_sec_config_attach() holds. */
+struct attach_seen {
+	uint64_t config_mount, config_timer, mounts, timers;
+};
+
+static void on_attach_record(const struct ltt_checked_record *r, void *arg)
+{
+	struct attach_seen *s = arg;
+
+	if (r->event == LTT_EV_CONFIG && r->subtype == LTT_CONFIG_EVENTS &&
+	    r->size >= 8 + sizeof(struct ltt_ev_config)) {
+		uint64_t m = ((const struct ltt_ev_config *)r->details)->event_mask;
+
+		s->config_mount += !!(m & LTT_EV_BIT(LTT_EV_MOUNT));
+		s->config_timer += !!(m & LTT_EV_BIT(LTT_EV_TIMER));
+	}
+	s->mounts += r->event == LTT_EV_MOUNT;
+	s->timers += r->event == LTT_EV_TIMER;
+}
+
+/*
+ * A change of a tracing session's mask attaches what the added events
+ * need first, and only that step may fail (fault_attach makes the Nth
+ * attach from now fail, as a failed allocation would). Adding MOUNT
+ * with the second attach failing: the change holds, and the CONFIG
+ * record that says so is followed by the MOUNT records of 3 mount
+ * calls (and their umounts). Adding TIMER with the first attach failing: -ENOMEM,
+ * and no CONFIG record claims TIMER.
+ */
+static void check_sec_config_attach(void)
+{
+	const char *dir = "/tmp/ltt-attach";
+	struct ltt_blocks_result res;
+	struct attach_seen s = { 0 };
+	uint64_t mask = LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY);
+	struct trace t = { 0 };
+	int fd = open_dev(), e, r1 = -1, r2 = -1, i;
+	long left = -1;
+
+	if (set_fault_attach(0) < 0) {
+		check(false, "security: the module parameter fault_attach exists",
+		      "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	mkdir(dir, 0700);
+	e = fd < 0 ? -ENODEV : configure(fd, mask, LTT_EV_MASK_ALL, 1u << 20);
+	e = e ? e : start(fd, &t);
+	if (!e) {
+		set_fault_attach(2);
+		r1 = set_u64(fd, LTT_IOC_SET_EVENT_MASK,
+			     mask | LTT_EV_BIT(LTT_EV_MOUNT));
+		left = set_fault_attach(0);
+		for (i = 0; i < 3; i++)
+			if (!mount("none", dir, "tmpfs", 0, NULL))
+				umount(dir);
+		set_fault_attach(1);
+		r2 = set_u64(fd, LTT_IOC_SET_EVENT_MASK,
+			     mask | LTT_EV_BIT(LTT_EV_MOUNT) |
+				     LTT_EV_BIT(LTT_EV_TIMER));
+		set_fault_attach(0);
+		e = stop_and_collect(fd, &t);
+	}
+	if (!e && ltt_blocks_check(t.buf, t.len, LTT_FORMAT_V2, t.info.ncpus,
+				   t.info.anchor_tsc, 0, on_attach_record, &s,
+				   &res))
+		e = -EPROTO;
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	rmdir(dir);
+	note("security: adding MOUNT: %d (attaches left %ld), CONFIG records with MOUNT %llu, MOUNT records %llu; adding TIMER: %d, CONFIG records with TIMER %llu",
+	     r1, left, (unsigned long long)s.config_mount,
+	     (unsigned long long)s.mounts, r2,
+	     (unsigned long long)s.config_timer);
+	check(!e && !r1 && s.config_mount == 1 && s.mounts >= 3,
+	      "security: a mask change's CONFIG record claims only a mask in force (second attach failing)",
+	      "error %d, change %d, CONFIG with MOUNT %llu, MOUNT records %llu (want 3 or more)",
+	      e, r1, (unsigned long long)s.config_mount,
+	      (unsigned long long)s.mounts);
+	check(!e && r2 == -ENOMEM && !s.config_timer,
+	      "security: a mask change whose attach fails is refused (ENOMEM), no CONFIG record",
+	      "error %d, change %d, CONFIG with TIMER %llu", e, r2,
+	      (unsigned long long)s.config_timer);
+}
+
 /* With unprivileged=1: the attacks, each held. */
 static int mode_security_attacks(const char *helper)
 {
 	int *v = shared_ints(16), fd, e;
 	struct sec_seen s = { 0 };
 	struct trace t = { 0 };
+	char why[128];
 
 	if (!v)
 		return 1;
 	check_sec_owner(helper);
+	check_sec_named();
+	check_sec_stop_unlocked();
+	check_sec_ip_policy();
+	check_sec_config_attach();
 
 	memset(v, 0xff, 16 * sizeof(int));
 	e = as_user(sec_refusals, v);
@@ -3463,23 +3939,32 @@ static int mode_security_attacks(const char *helper)
 	memset(v, 0xff, 16 * sizeof(int));
 	sec_namespaces(v);
 	/* A negative value: unshare()'s errno (the kernel has none). */
-	if (v[0] < 0 && v[0] != SEC_UNSET)
-		printf("skip - %ssecurity: open from a pid namespace: unshare: %s\n",
-		       prefix, strerror(-v[0]));
-	else
+	if (v[0] < 0 && v[0] != SEC_UNSET) {
+		snprintf(why, sizeof(why), "unshare(CLONE_NEWPID): %s",
+			 strerror(-v[0]));
+		sec_cannot("PID_NS",
+			   "security: uid 0 without capabilities in a pid namespace cannot open",
+			   why);
+	} else {
 		check(v[0] == EPERM,
 		      "security: uid 0 without capabilities in a pid namespace cannot open",
 		      "open: %s; it saw %d getppid() of a root loop outside",
 		      v[0] > 0 ? strerror(v[0]) : v[0] ? "setup failed" :
 			"succeeded", v[2]);
-	if (v[1] < 0 && v[1] != SEC_UNSET)
-		printf("skip - %ssecurity: open from a user namespace: unshare as uid 1000: %s\n",
-		       prefix, strerror(-v[1]));
-	else
+	}
+	if (v[1] < 0 && v[1] != SEC_UNSET) {
+		snprintf(why, sizeof(why),
+			 "unshare(CLONE_NEWUSER) as uid 1000: %s",
+			 strerror(-v[1]));
+		sec_cannot("USER_NS",
+			   "security: uid 1000 in a user namespace cannot open",
+			   why);
+	} else {
 		check(v[1] == EPERM,
 		      "security: uid 1000 in a user namespace cannot open",
 		      "open: %s", v[1] > 0 ? strerror(v[1]) :
 			v[1] ? "setup failed" : "succeeded");
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
@@ -3588,6 +4073,8 @@ enum {
 	ISO_SNAP_BLOCKS,
 	ISO_SNAP_OTHER,
 	ISO_CAL,
+	ISO_VARS_ERR,
+	ISO_VARS_CAL,
 	ISO_N
 };
 
@@ -3656,6 +4143,27 @@ static int sec_isolated_user(void *arg)
 	}
 	trace_free(&t);
 	v[ISO_SNAP_ERR] = e;
+	/* 5 changes of the variables while tracing. */
+	fd = open_dev();
+	e = fd < 0 ? -EBADF : configure(fd, LTT_EV_BIT(LTT_EV_SYSCALL_ENTRY),
+					0, 64u << 10);
+	e = e ? e : set_u32(fd, LTT_IOC_SET_VARS_MASK, LTT_VAR_BIT(LTT_VAR_PID));
+	e = e ? e : start(fd, &t);
+	cal = cal_interrupts(iso);
+	for (i = 0; !e && i < 5; i++) {
+		syscall_loop(100);
+		e = set_u32(fd, LTT_IOC_SET_VARS_MASK,
+			    LTT_VAR_BIT(LTT_VAR_PID) |
+				    (i & 1 ? 0 : LTT_VAR_BIT(LTT_VAR_UID)));
+	}
+	v[ISO_VARS_CAL] = (int)(cal_interrupts(iso) - cal);
+	if (fd >= 0) {
+		if (!e)
+			e = stop_and_collect(fd, &t);
+		close(fd);
+	}
+	trace_free(&t);
+	v[ISO_VARS_ERR] = e;
 	return 0;
 }
 
@@ -3686,7 +4194,7 @@ static int mode_security_isolated(void)
 					0, 64u << 10);
 	e = e ? e : start(fd, &t);
 	memset(v, 0, ISO_N * sizeof(int));
-	v[ISO_ERR] = v[ISO_SNAP_ERR] = SEC_UNSET;
+	v[ISO_ERR] = v[ISO_SNAP_ERR] = v[ISO_VARS_ERR] = SEC_UNSET;
 	e = e ? e : as_user(sec_isolated_user, v);
 	if (!e)
 		e = stop_and_collect(fd, &t);
@@ -3720,6 +4228,12 @@ static int mode_security_isolated(void)
 	check(!v[ISO_SNAP_ERR] && v[ISO_CAL] < 5,
 	      "security: uid 1000's 5 snapshots send the isolated CPUs no IPI",
 	      "%d function-call interrupts there", v[ISO_CAL]);
+	note("security: uid 1000's 5 VARS mask changes: status %d, CAL IPIs on the isolated CPUs %d",
+	     v[ISO_VARS_ERR], v[ISO_VARS_CAL]);
+	check(!v[ISO_VARS_ERR] && v[ISO_VARS_CAL] < 5,
+	      "security: uid 1000's 5 VARS mask changes send the isolated CPUs no IPI",
+	      "status %d, %d function-call interrupts there", v[ISO_VARS_ERR],
+	      v[ISO_VARS_CAL]);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -8,16 +8,26 @@
 #     cannot open it, not even when the node is made 0666;
 #   - with unprivileged=1 (restricted sessions on): a setuid-root helper,
 #     a root process with euid 1000 and a non-dumpable process of uid 1000
-#     leave no record in uid 1000's session; TEST_EMIT and LOCK are
+#     leave no record in uid 1000's session, and no schedchange, wakeup
+#     or signal there names the non-dumpable one; TEST_EMIT and LOCK are
 #     refused, START/STOP is rate-limited, buffers count against the
 #     locked-memory limit, uid 1000's user events stay out of root's
 #     session, opens from another pid or user namespace are refused;
+#     uid 1000's STOP does not hold root back during its grace period,
+#     nor its tracing root's syscall IP policy; a mask change's CONFIG
+#     record claims only a mask in force, its attach failing or not;
 #     with CPUs isolated (the suite boots with CPU 1 isolated) its
-#     heartbeats and snapshot IPIs leave them alone.
+#     heartbeats, snapshot IPIs and VARS mask changes leave them alone.
+# usage: module-security-guest.sh [ABSENT]: ABSENT lists the kernel
+# options of the checks the kernel's configuration lacks by design
+# ("PID_NS,USER_NS,MEMCG"): those checks are skips that say so; on a
+# kernel that has them they must run.
 # Writes /out/results.txt and /out/dmesg.txt.
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mt=$LTT/bin/ltt_modtest
+LTT_KCONFIG_ABSENT=${1:-}
+export LTT_KCONFIG_ABSENT
 
 # The setuid helper, and a root-only /etc/shadow for it to open.
 helper=/opt/ltt/ltt-suid
