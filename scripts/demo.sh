@@ -24,8 +24,9 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
 
 # Only what the guest runs and the report needs is built before the boot;
-# the rest of user space (the viewer, the tests' programs) builds on the
-# second core while the guest, which TCG keeps on one, runs.
+# the viewer the demo ends by pointing at builds on the second core while
+# the guest, which TCG keeps on one, runs. The tests' programs wait for
+# `make check`.
 step "building user space (tracedaemon, traceanalyze, ltt-mark, workloads) into $build/"
 make -s configure >&2
 mapfile -t workloads < <(grep -o 'W/wl_[a-z0-9_]*' tests/workloads/demo-guest.sh | cut -c3- | sort -u)
@@ -45,7 +46,7 @@ rm -rf "$out"
 mkdir -p "$out"
 vm_qemu=(--timeout $((secs * 20 + 300)) --mem 1G --disk 64M)
 vm_bins=("$build/bin/tracedaemon" "$build/bin/ltt-mark" scripts/trace) vm_workloads=1
-nice -n 10 cmake --build "$build" -j1 >"$out/build-rest.log" 2>&1 &
+nice -n 10 cmake --build "$build" --target traceview -j1 >"$out/build-viewer.log" 2>&1 &
 rest=$!
 trap 'kill "$rest" 2>/dev/null' EXIT
 vm_boot "$out" tests/workloads/demo-guest.sh "$secs"
@@ -59,7 +60,7 @@ fi
 
 trap - EXIT
 if ! wait "$rest"; then
-	echo "demo.sh: building the rest of user space failed (the viewer among it): see $out/build-rest.log" >&2
+	echo "demo.sh: building the viewer failed: see $out/build-viewer.log" >&2
 	exit 1
 fi
 
