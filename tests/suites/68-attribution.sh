@@ -21,28 +21,7 @@ cd "$repo" || exit 1
 source tests/lib/sh-test.sh
 source tests/lib/vm-host.sh
 vm_suite_skip_if_requested "attribution suite"
-build=$vm_build
-
-for variant in ${LTT_ATTRIBUTION_KERNELS:-ltt stock}; do
-	out=$build/test-results/attribution-$variant
-	log=$out.log
-	rm -rf "$out"
-	mkdir -p "$out"
-	rc=0
-	vm_kernel "$variant" --no-build >"$log" 2>&1 || rc=$?
-	((rc == 0)) && { vm_module "$variant" >>"$log" 2>&1 || rc=$?; }
-	if ((rc == 0)); then
-		vm_bins=("$build/bin/tracedaemon") vm_workloads=1
-		vm_qemu=(--timeout 1200 --mem 1G --smp 2)
-		vm_boot "$out" tests/attribution/attribution-guest.sh >>"$log" 2>&1
-		rc=$?
-	fi
-	vm_report "$rc" "$log" "$out" "[$variant] attribution run" "[$variant] " || continue
-	python3 tests/attribution/check_attribution.py "$out" "$build/bin/traceanalyze" \
-		"[$variant] " >"$out/check.txt"
-	vm_import "$out/check.txt"
-	if ! [[ $(tail -n 1 "$out/check.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
-		t_fail "[$variant] attribution checker reported its totals" "$(tail -n 5 "$out/check.txt")"
-	fi
-done
+# shellcheck disable=SC2086 # the kernels are words
+vm_checked_runs attribution tests/attribution/attribution-guest.sh \
+	tests/attribution/check_attribution.py ${LTT_ATTRIBUTION_KERNELS:-ltt stock}
 t_summary
