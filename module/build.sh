@@ -6,6 +6,9 @@
 # path of the .ko last. The module is built with W=1 (the kernel's extra
 # warnings); with CI set (as .ci/run and CI services do), warnings are
 # errors (KCFLAGS=-Werror), as -DLTT_WERROR=ON makes them for user space.
+# LTT_SOURCE=tracepoints in the environment builds the tracepoint backend
+# even against a patched kernel (module/Kbuild); build each source in an
+# OUTDIR of its own.
 set -euo pipefail
 [[ $# == 2 ]] || { echo "usage: $0 KDIR OUTDIR" >&2; exit 2; }
 kdir=$1 out=$2
@@ -25,5 +28,6 @@ for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$repo"/mod
 done
 flags=(W=1)
 [[ -n ${CI:-} ]] && flags+=(KCFLAGS=-Werror)
+[[ -n ${LTT_SOURCE:-} ]] && flags+=("LTT_SOURCE=$LTT_SOURCE")
 make -s -C "$kdir" M="$out" LTT_INCLUDE="$repo/include" "${flags[@]}" modules >&2
 echo "$out/ltt_tracer.ko"

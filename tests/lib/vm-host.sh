@@ -44,13 +44,15 @@ vm_suite_skip_if_requested() {
 # vm_kernel VARIANT [--no-build]: set vm_kdir to the kernel build of
 # VARIANT (ltt, debug, vanilla or peers; KERNELDIR overrides ltt), building it
 # when it is not cached, or with --no-build returning VM_SKIP instead.
+# VARIANT ltt-tp or debug-tp is the kernel of ltt or debug with the module
+# built for its tracepoints instead of the facility (vm_module).
 # A build that fails returns 203. Messages go to stderr.
 # VARIANT stock is Debian's own kernel (scripts/stock-kernel.sh): vm_kdir
 # is its headers' build directory, vm_kimage the image to boot and
 # vm_kmods its modules directory (the virtio drivers are modules there);
 # "building" it downloads and unpacks the image and installs the headers.
 vm_kernel() {
-	local variant=$1 nobuild=${2:-} flag=()
+	local variant=${1%-tp} nobuild=${2:-} flag=()
 	vm_kimage= vm_kmods=
 	case $variant in
 	ltt) if [[ -n ${KERNELDIR:-} ]]; then vm_kdir=$KERNELDIR; return 0; fi ;;
@@ -105,12 +107,14 @@ vm_stock_kernel() {
 }
 
 # vm_module VARIANT: build the trace module against vm_kdir into
-# $BUILD/module/VARIANT and set vm_ko; 203 when the build fails.
+# $BUILD/module/VARIANT and set vm_ko; 203 when the build fails. A VARIANT
+# ending in -tp gets the tracepoint backend (LTT_SOURCE=tracepoints).
 # For a stock kernel of a line other than deb12 the module is built in its
 # distribution's root (scripts/kernels.sh --build-module).
 vm_module() {
 	[[ -x $vm_repo/module/build.sh ]] || { echo "vm-host: module/build.sh missing" >&2; return $VM_SKIP; }
 	local how=("$vm_repo/module/build.sh" "$vm_kdir")
+	[[ $1 == *-tp ]] && how=(env LTT_SOURCE=tracepoints "${how[@]}")
 	[[ $1 == stock && ${LTT_KERNEL_LINE:-deb12} != deb12 ]] &&
 		how=("$vm_repo/scripts/kernels.sh" --build-module "$LTT_KERNEL_LINE")
 	vm_ko=$("${how[@]}" "$vm_build/module/$1${LTT_KERNEL_LINE:+-$LTT_KERNEL_LINE}" | tail -n 1) && [[ -f $vm_ko ]] || {

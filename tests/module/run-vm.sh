@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # usage: tests/module/run-vm.sh check|unload|faults|bench|idle [--debug]
-#        [--out DIR] [--no-build] [--smp N] [--icount]
+#        [--tracepoints] [--out DIR] [--no-build] [--smp N] [--icount]
 # Builds the trace module against the cached patched kernel (the debug one
-# with --debug; KERNELDIR overrides the normal one) and the static test
+# with --debug; KERNELDIR overrides the normal one; with --tracepoints the
+# module takes the kernel's tracepoints, not its facility) and the static test
 # program, boots the kernel in QEMU (tests/lib/vm-host.sh) and runs
 # tests/module/guest.sh MODE inside (faults: tests/module/faults.sh, with
 # tracedaemon from $BUILD/bin). Results land in DIR (default
@@ -19,10 +20,11 @@ source "$(dirname "$0")/../lib/vm-host.sh"
 cd "$vm_repo" || exit 203
 mode=${1:-check}
 shift || true
-variant=ltt out= nobuild= smp= icount=()
+variant=ltt out= nobuild= smp= icount=() tp=
 while (($#)); do
 	case $1 in
 	--debug) variant=debug ;;
+	--tracepoints) tp=-tp ;;
 	--smp) smp=$2; shift ;;
 	--no-build) nobuild=--no-build ;;
 	--icount) icount=(--qemu-arg -icount --qemu-arg shift=0) ;;
@@ -33,7 +35,8 @@ while (($#)); do
 done
 # -icount does not get a second vCPU past SMP bring-up (the boot hangs).
 [[ -z $smp ]] && smp=$(( ${#icount[@]} ? 1 : 2 ))
-out=${out:-$vm_build/module/vm-$mode$([[ $variant == debug ]] && echo -debug)}
+out=${out:-$vm_build/module/vm-$mode$([[ $variant == debug ]] && echo -debug)$tp}
+variant+=$tp
 
 vm_kernel "$variant" $nobuild || exit
 vm_module "$variant" || exit
@@ -46,7 +49,7 @@ if [[ $mode == faults ]]; then
 	script=tests/module/faults.sh
 fi
 timeout=1500
-[[ $variant == debug ]] && timeout=3000
+[[ $variant == debug* ]] && timeout=3000
 vm_qemu=(--timeout "$timeout" --mem 1G --smp "$smp" "${icount[@]}")
 rm -rf "$out"
 mkdir -p "$out"
