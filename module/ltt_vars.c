@@ -44,8 +44,9 @@
 #include "ltt_tracer.h"
 
 /*
- * Arguments each x86_64 system call takes, by number (Linux 6.1's
- * SYSCALL_DEFINEn of syscall_64.tbl's entry points; unused numbers 0).
+ * Arguments each x86_64 system call takes, by number (Linux 6.12's
+ * SYSCALL_DEFINEn of syscall_64.tbl's entry points; unused numbers 0;
+ * older kernels lack the last ones, never renumber them).
  */
 static const u8 ltt_sys_nargs[] = {
 	3, 3, 3, 1, 2, 2, 2, 3, 3, 6, 3, 2, 1, 5, 4, 0,
@@ -76,7 +77,7 @@ static const u8 ltt_sys_nargs[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 4, 2, 6, 4, 3, 5, 2, 5,
 	3, 3, 2, 2, 3, 4, 3, 4, 5, 6, 5, 4, 3, 4, 2, 1,
-	2, 5, 4,
+	2, 5, 4, 4, 4, 3, 4, 6, 4, 4, 4, 4, 4, 3, 3,
 };
 
 /* Variables read from the system as a whole or this CPU. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the ltt-patched Linux 6.1 kernel for the QEMU guest, cached outside
+# Build the ltt-patched Linux 6.12 kernel for the QEMU guest, cached outside
 # the repository. See --help.
 set -euo pipefail
 
@@ -7,13 +7,14 @@ usage() {
 	cat <<'EOF'
 usage: scripts/build-kernel.sh [VARIANT] [--print-dir] [-j N] [-v]
 
-Unpacks Debian's linux-source-6.1 tarball, applies kernel-patches/series,
+Unpacks Debian's linux-source-6.12 tarball, applies kernel-patches/series,
 configures it for the QEMU guest (make tinyconfig + kernel-patches/config/
 guest.config) and builds bzImage and modules in a build directory (KDIR)
 that out-of-tree modules build against:  make -C "$KDIR" M=$PWD modules
-The result is cached in ${LTT_CACHE:-$HOME/.cache/ltt}, keyed by a hash of
-the series, the patches' diffs, the config fragments and this script; a
-warm run prints the path at once. The last line of output is always KDIR.
+The result is cached in ${LTT_CACHE:-$HOME/.cache/ltt}/linux-6.12, keyed by
+a hash of the tarball, the series, the patches' diffs, the config fragments
+and this script; a warm run prints the path at once. The last line of
+output is always KDIR.
 
 VARIANT (one of):
   (none)      CONFIG_LTT=y
@@ -28,8 +29,15 @@ Options:
   -j N          parallel jobs (default: $LTT_JOBS or 2)
   -v            stream the build output (default: log to KDIR/build.log)
 
-Environment: LTT_CACHE (cache dir), LTT_KERNEL_TARBALL (default
-/usr/src/linux-source-6.1.tar.xz), LTT_JOBS. ccache is used when installed.
+The source: Debian's linux-source-6.12 package (version
+LTT_KERNEL_SOURCE_6_12, default 6.12.118-1, from trixie-security), fetched
+once with apt-get download through the private apt configuration of
+scripts/stock-kernel.sh (the host's apt sources are not touched); only its
+tarball is kept, in LTT_CACHE/source/VERSION/.
+
+Environment: LTT_CACHE (cache dir), LTT_KERNEL_SOURCE_6_12,
+LTT_KERNEL_TARBALL (a linux-source-6.12 tarball to use instead of the
+download), LTT_JOBS. ccache is used when installed.
 EOF
 # >>> not in the cache key
 	cat <<'EOF'
@@ -39,30 +47,13 @@ One more VARIANT:
               modules and tools need besides CONFIG_LTT=y (for make
               bench-peers: ltt, ftrace and LTTng in one kernel)
 
-The kernel series (each has every variant):
-  --series S  S is 6.1 (the default) or 6.12; LTT_KERNEL_SERIES=S in the
-              environment does the same, also for the scripts that ask
-              this one for a kernel (qemu-run.sh, the test suites).
-              6.1:  Debian's linux-source-6.1 installed on the host
-                    (LTT_KERNEL_TARBALL) with kernel-patches/series.
-              6.12: Debian's linux-source-6.12 (version
-                    LTT_KERNEL_SOURCE_6_12, default 6.12.118-1, from
-                    trixie-security) with kernel-patches/6.12/series. The
-                    package is fetched once with apt-get download through
-                    the private apt configuration of scripts/stock-kernel.sh
-                    (the host's apt sources are not touched) and its tarball
-                    kept in LTT_CACHE/source/VERSION/. Each fragment of
-                    kernel-patches/config/ is followed by the one of the
-                    same name in kernel-patches/6.12/config/, if any (what
-                    6.12's Kconfig needs besides). Trees, builds, the
-                    build lock and ccache are in LTT_CACHE/linux-6.12/.
   --print-source
-              print the series' source tarball, fetching it first if
-              needed, and exit
+              print the source tarball, fetching it first if needed, and
+              exit
 
 After a build, source trees (with their builds, ~2 GB each) other than the
 LTT_CACHE_KEEP (default 2) most recently used of each kind (patched,
-vanilla) of the series are removed from the cache.
+vanilla) are removed from the cache.
 EOF
 # <<<
 }
@@ -77,15 +68,12 @@ trap 'rm -f "$self"' EXIT
 sed '/^# >>> not in the cache key/,/^# <<<$/d' "$repo/scripts/build-kernel.sh" >"$self"
 # <<<
 cache=${LTT_CACHE:-$HOME/.cache/ltt}
-tarball=${LTT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# Source tarballs and the private apt lists are shared with the other
+# scripts; trees, builds, the build lock and ccache live under linux-6.12.
+topcache=$cache cache=$cache/linux-6.12
+tarball=${LTT_KERNEL_TARBALL:-}
 jobs=${LTT_JOBS:-2}
-variant=ltt print_dir=0 verbose=0 flag=
-# >>> not in the cache key
-# The series picks the tarball, the patches and the fragments, which the
-# keys hash (the 6.12 tarball's path names its version); its trees live in
-# a directory of their own.
-series=${LTT_KERNEL_SERIES:-6.1} print_source=0
-# <<<
+variant=ltt print_dir=0 verbose=0 flag= print_source=0
 
 while (($#)); do
 	case $1 in
@@ -97,9 +85,6 @@ while (($#)); do
 	# variant's build key hashes its variant name and its own fragment,
 	# and this line changes nothing the other variants build.
 	--peers) variant=peers flag=$1 ;;
-	--series) (($# > 1)) || { echo "build-kernel.sh: --series needs 6.1 or 6.12" >&2; exit 2; }
-		series=$2; shift ;;
-	--series=*) series=${1#--series=} ;;
 	--print-source) print_source=1 ;;
 # <<<
 	--print-dir) print_dir=1 ;;
@@ -117,25 +102,25 @@ die() { echo "build-kernel.sh: $*" >&2; exit 1; }
 pdir=$repo/kernel-patches
 cfgdir=$pdir/config
 # >>> not in the cache key
-# fetch_source_612: set tarball to Debian's linux-source-6.12 tarball in the
+# fetch_source: set tarball to Debian's linux-source-6.12 tarball in the
 # cache, downloading the package first (apt-get download, with the private
 # apt configuration scripts/stock-kernel.sh keeps in the cache: the host's
 # apt sources are never touched; apt checks the package against the signed
 # lists). Only the tarball is kept.
-fetch_source_612() {
+fetch_source() {
 	local ver=${LTT_KERNEL_SOURCE_6_12:-6.12.118-1} dir apt tmp debs
 	[[ $ver =~ ^6\.12\.[0-9]+-[0-9A-Za-z.+~]+$ ]] ||
 		die "LTT_KERNEL_SOURCE_6_12 must be a Debian version of linux-source-6.12 (like 6.12.118-1), not '$ver'"
-	dir=$cache/source/$ver
+	dir=$topcache/source/$ver
 	tarball=$dir/linux-source-6.12.tar.xz
 	[[ -f $tarball ]] && return
 	# --print-dir never downloads: without the source nothing is built.
-	((print_dir == 0)) || die "the $variant kernel of series 6.12 is not built (no source yet); run scripts/build-kernel.sh $flag first"
-	mkdir -p "$cache/source"
-	exec 7>"$cache/source/.lock"
+	((print_dir == 0)) || die "the $variant kernel is not built (no source yet); run scripts/build-kernel.sh${flag:+ $flag} first"
+	mkdir -p "$topcache/source"
+	exec 7>"$topcache/source/.lock"
 	flock 7
 	if [[ ! -f $tarball ]]; then
-		apt=$cache/apt/kernels
+		apt=$topcache/apt/kernels
 		local aptopts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
 			-o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
 			-o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/archives"
@@ -150,7 +135,7 @@ fetch_source_612() {
 			apt-cache "${aptopts[@]}" show "linux-source-6.12=$ver" >/dev/null 2>&1 ||
 				die "the package lists of trixie and trixie-security know no linux-source-6.12 $ver (set LTT_KERNEL_SOURCE_6_12)"
 		fi
-		tmp=$(mktemp -d "$cache/source/.fetch.XXXXXX")
+		tmp=$(mktemp -d "$topcache/source/.fetch.XXXXXX")
 		echo "build-kernel.sh: downloading linux-source-6.12 $ver (about 150 MB)" >&2
 		(cd "$tmp" && apt-get -q "${aptopts[@]}" download "linux-source-6.12=$ver") >&2 ||
 			{ rm -rf "$tmp"; die "apt-get download linux-source-6.12=$ver failed"; }
@@ -163,17 +148,12 @@ fetch_source_612() {
 	fi
 	flock -u 7
 }
-case $series in
-6.1) ;;
-6.12)
-	pdir=$repo/kernel-patches/6.12
-	flag="${flag:+$flag }--series $series"
-	fetch_source_612
-	;;
-*) die "unknown kernel series '$series' (6.1 or 6.12)" ;;
-esac
+if [[ -z $tarball ]]; then
+	fetch_source
+elif [[ ! -f $tarball ]]; then
+	die "LTT_KERNEL_TARBALL: no file $tarball (a linux-source-6.12 tarball)"
+fi
 if ((print_source)); then
-	[[ -f $tarball ]] || die "no kernel tarball $tarball (apt-get install linux-source-6.1)"
 	echo "$tarball"
 	exit 0
 fi
@@ -184,7 +164,7 @@ mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
 # Source key: the tarball's identity, the series and its patches, this
 # script. The vanilla tree ignores the patches.
 hash_files() { sha256sum "$@" | sha256sum | cut -c1-12; }
-tarball_id=$(stat -c '%n %s' "$tarball" 2>/dev/null) || die "no kernel tarball $tarball (apt-get install linux-source-6.1)"
+tarball_id=$(stat -c '%n %s' "$tarball" 2>/dev/null) || die "no kernel tarball $tarball"
 if [[ $variant == vanilla ]]; then
 	src_key=vanilla-$(printf '%s\n' "$tarball_id" | cat - "$self" | sha256sum | cut -c1-12)
 else
@@ -198,29 +178,12 @@ frags=("$cfgdir/guest.config")
 # The peers fragment enters the peers build key through the fragment list
 # (its content) and the variant name; no other variant reaches this line.
 [[ $variant == peers ]] && frags+=("$cfgdir/peers.config")
-# A series' own fragments follow the common ones of the same name; they
-# enter the build key by their content like those.
-if [[ $series != 6.1 ]]; then
-	for f in "${frags[@]}"; do
-		[[ -f $pdir/config/${f##*/} ]] && frags+=("$pdir/config/${f##*/}")
-	done
-fi
 # <<<
 build_key=$(printf '%s %s\n' "$src_key" "$variant" | cat - "${frags[@]}" | sha256sum | cut -c1-12)
 srcdir=$cache/src-$src_key
 # The build dir sits directly inside the source tree so that Kbuild uses
 # relative paths (srctree := ..): ccache then hits across source trees.
 kdir=$srcdir/build-$variant-$build_key
-# >>> not in the cache key
-# Another series has a cache directory of its own: its trees (pruned
-# separately), its build lock (it builds nothing the 6.1 builds touch) and
-# its ccache (no object of one series is ever one of the other).
-if [[ $series != 6.1 ]]; then
-	cache=$cache/linux-$series
-	srcdir=$cache/src-$src_key
-	kdir=$srcdir/build-$variant-$build_key
-fi
-# <<<
 
 if ((print_dir)); then
 	if [[ -f $kdir/.ltt-built ]]; then
@@ -230,7 +193,7 @@ if ((print_dir)); then
 		echo "$kdir"
 		exit 0
 	fi
-	echo "build-kernel.sh: the $variant kernel for the current series is not built; run scripts/build-kernel.sh $flag first" >&2
+	echo "build-kernel.sh: the $variant kernel is not built; run scripts/build-kernel.sh${flag:+ $flag} first" >&2
 	exit 1
 fi
 
@@ -333,7 +296,7 @@ keep=${LTT_CACHE_KEEP:-2}
 [[ $keep =~ ^[1-9][0-9]*$ ]] || die "LTT_CACHE_KEEP must be a positive number, not '$keep'"
 if [[ $variant == vanilla ]]; then pattern='src-vanilla-*'; else pattern='src-[0-9a-f]*'; fi
 n=0
-tree_dir=${srcdir%/*} # $cache: LTT_CACHE, or LTT_CACHE/linux-SERIES
+tree_dir=${srcdir%/*} # $cache: LTT_CACHE/linux-6.12
 # shellcheck disable=SC2012,SC2086 # ls -t: newest first; $pattern is a glob
 while read -r old; do
 	[[ $old == "$srcdir" || $old == *.tmp ]] && continue

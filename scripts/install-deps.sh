@@ -19,7 +19,7 @@ packages=(
 	# the KernelShark input plugin (libkshark.pc needs the -dev of its Requires) and its test
 	libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev libtraceevent-dev kernelshark imagemagick
 	# kernel build and the QEMU guest
-	linux-source-6.1 flex bison bc cpio xz-utils kmod libssl-dev dwarves
+	flex bison bc cpio xz-utils kmod libssl-dev libelf-dev dwarves
 	rsync qemu-system-x86 busybox-static strace liblttng-ust-dev
 	# the kernel matrix: Debian roots of other suites (scripts/debian-root.sh)
 	debootstrap

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Generates analysis/describe/names/syscall_table_x86_64.inc from the kernel's x86_64
-# syscall table, so libltt names every syscall of Linux 6.1 without a
+# syscall table, so libltt names every syscall of Linux 6.12 without a
 # hand-typed list. The generated file is committed: the build never needs the
 # kernel source. tests/suites/10-analysis-unit.sh reruns this when the
 # tarball is present and fails if the committed table differs.
 #
 # usage: gen-syscalls.sh [TBL|TARBALL] > syscall_table_x86_64.inc
-#   default input: /usr/src/linux-source-6.1.tar.xz
+#   default input: the linux-source-6.12 tarball of the kernel patch series
+#   (scripts/build-kernel.sh --print-source)
 set -euo pipefail
-src=${1:-/usr/src/linux-source-6.1.tar.xz}
-member=linux-source-6.1/arch/x86/entry/syscalls/syscall_64.tbl
+if (($#)); then
+	src=$1
+else
+	src=$("$(dirname "$0")/../../../scripts/build-kernel.sh" --print-source | tail -n 1)
+fi
+member=linux-source-6.12/arch/x86/entry/syscalls/syscall_64.tbl
 if [[ $src == *.tar.* ]]; then
 	table=$(tar -xJOf "$src" "$member")
 else

@@ -54,7 +54,7 @@ std::string_view eventKey(unsigned id);
 // Subtype name ("FORK", "READ", ...), empty when the event has none.
 std::string_view subtypeName(unsigned id, unsigned subtype);
 
-// x86_64 syscall name for `nr` (Linux 6.1 table), or empty when unknown.
+// x86_64 syscall name for `nr` (Linux 6.12 table), or empty when unknown.
 std::string_view syscallName(std::uint32_t nr);
 // Highest syscall number in the table + 1.
 std::uint32_t syscallTableSize();
