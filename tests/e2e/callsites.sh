@@ -60,6 +60,6 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	cd "$(dirname "$0")/../.." || exit 1
 	source tests/lib/sh-test.sh
 	source tests/lib/vm-host.sh
-	callsites_e2e "${1:?usage: $0 ltt|debug|stock}"
+	callsites_e2e "${1:?usage: $0 ltt|debug|debug-tp|stock}"
 	t_summary
 fi

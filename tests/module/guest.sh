@@ -4,13 +4,14 @@
 #   results.txt  the result lines (tests/lib/vm-guest.sh), "# ..." notes
 #   bench.txt    the benchmark figures (mode bench)
 #   dmesg.txt    the kernel log at the end
-# usage: guest.sh check|unload|bench|idle
+# usage: guest.sh check|unload|bench|idle [CYCLES]
 #   check   every functional check (run it on 2 vCPUs), that the event
-#           path can be neither function-traced nor kprobed, and 300
-#           START/STOP cycles with a syscall load on every CPU; the module
-#           stays loaded at the end
-#   unload  rmmod under load, reload, the other clocks (suite 60 runs it
-#           on 1 vCPU; `check` has the START/STOP text patching on 2)
+#           path can be neither function-traced nor kprobed, and CYCLES
+#           (default 300) START/STOP cycles with a syscall load on every
+#           CPU; the module stays loaded at the end
+#   unload  CYCLES/3 START/STOP cycles under load, rmmod under load,
+#           reload, the other clocks (suite 60 runs it on 1 vCPU; `check`
+#           has the START/STOP text patching on 2)
 #   bench   the benchmark
 #   idle    what the loaded module costs while no trace runs: the getppid()
 #           loop before insmod, then loaded and idle, tracing, stopped and
@@ -19,6 +20,7 @@
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
 mode=${1:-check}
+cycles=${2:-300}
 mt=ltt_modtest
 
 # The benchmark's baseline: the syscall loop before the module is loaded.
@@ -86,9 +88,10 @@ check_untraceable() {
 	else fail "event path refuses kprobes" "probed:$probed"; fi
 }
 
-# Every START registers the callback with the facility and every STOP
-# unregisters it, which patches the kernel's hook sites while the other
-# CPU runs through them: 300 cycles with a syscall load on every CPU.
+# Every START registers the callback with the facility (or the probes with
+# the tracepoints) and every STOP unregisters it, which patches the
+# kernel's hook sites while the other CPU runs through them: CYCLES cycles
+# with a syscall load on every CPU.
 toggle_under_load() {
 	loads=
 	for _ in $(seq "$(nproc)"); do
@@ -96,8 +99,8 @@ toggle_under_load() {
 		loads="$loads $!"
 	done
 	t0=$(date +%s)
-	LTT_TEST_PREFIX="$(nproc) CPUs loaded: 300 " "$mt" toggle 300 >>"$res" 2>&1
-	note "300 START/STOP cycles under load took $(($(date +%s) - t0)) s"
+	LTT_TEST_PREFIX="$(nproc) CPUs loaded: $cycles " "$mt" toggle "$cycles" >>"$res" 2>&1
+	note "$cycles START/STOP cycles under load took $(($(date +%s) - t0)) s"
 	# shellcheck disable=SC2086 # a list of pids
 	kill -KILL $loads
 	# shellcheck disable=SC2086
@@ -119,7 +122,7 @@ load1=$!
 "$mt" load 1000000000 &
 load2=$!
 # START/STOP cycles while the load makes syscalls.
-"$mt" toggle 100 >>"$res" 2>&1
+"$mt" toggle $((cycles / 3)) >>"$res" 2>&1
 "$mt" hold >"$out/hold.txt" 2>&1 &
 holder=$!
 chk "trace held under load" wait_for "$out/hold.txt" holding

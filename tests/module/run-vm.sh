@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # usage: tests/module/run-vm.sh check|unload|faults|bench|idle [--debug]
 #        [--tracepoints] [--out DIR] [--no-build] [--smp N] [--icount]
+#        [--cycles N]
 # Builds the trace module against the cached patched kernel (the debug one
 # with --debug; KERNELDIR overrides the normal one; with --tracepoints the
 # module takes the kernel's tracepoints, not its facility) and the static test
@@ -9,6 +10,9 @@
 # tracedaemon from $BUILD/bin). Results land in DIR (default
 # $BUILD/module/vm-MODE[-debug]): results.txt, bench.txt, dmesg.txt,
 # console.log. `bench` and `idle` print bench.txt. --icount runs the guest
+# with --cycles N (check, unload) the START/STOP cycles under load
+# are N (default 300: a tracepoint backend's cycle waits for RCU grace
+# periods, tens of times slower on the debug kernel);
 # with -icount shift=0 (its clock counts instructions, so the figures of
 # `idle` repeat from run to run; needs single-threaded TCG, qemu-run.sh's
 # default; it implies --smp 1, since the boot hangs at SMP bring-up with
@@ -20,11 +24,14 @@ source "$(dirname "$0")/../lib/vm-host.sh"
 cd "$vm_repo" || exit 203
 mode=${1:-check}
 shift || true
-variant=ltt out= nobuild= smp= icount=() tp=
+variant=ltt out= nobuild= smp= icount=() tp= cycles=()
 while (($#)); do
 	case $1 in
 	--debug) variant=debug ;;
 	--tracepoints) tp=-tp ;;
+	--cycles)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "run-vm.sh: --cycles needs a positive number" >&2; exit 203; }
+		cycles=("$2"); shift ;;
 	--smp) smp=$2; shift ;;
 	--no-build) nobuild=--no-build ;;
 	--icount) icount=(--qemu-arg -icount --qemu-arg shift=0) ;;
@@ -53,7 +60,7 @@ timeout=1500
 vm_qemu=(--timeout "$timeout" --mem 1G --smp "$smp" "${icount[@]}")
 rm -rf "$out"
 mkdir -p "$out"
-vm_boot "$out" "$script" "$mode"
+vm_boot "$out" "$script" "$mode" "${cycles[@]}"
 rc=$?
 if [[ $mode == bench || $mode == idle ]]; then
 	cat "$out/bench.txt" 2>/dev/null || echo "run-vm.sh: no bench.txt (qemu-run status $rc)"

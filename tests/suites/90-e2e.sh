@@ -77,8 +77,10 @@ if ! [[ $(tail -n 1 "$out/accuracy.txt") =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]
 fi
 
 # Call sites named by traceanalyze --callsites, on the patched kernel and
-# its debug build (lockdep, KASAN: the console must stay clean).
+# its debug build (lockdep, KASAN: the console must stay clean), there with
+# either event source (debug-tp: the module built for the tracepoints).
 source tests/e2e/callsites.sh
 callsites_e2e ltt
 callsites_e2e debug
+callsites_e2e debug-tp
 t_summary
