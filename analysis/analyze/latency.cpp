@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/latency.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <tuple>
@@ -16,7 +17,7 @@ namespace ltt {
 
 namespace {
 
-constexpr std::uint32_t kCloneThread = 0x00010000;
+using schema::kForkCloneThread;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 constexpr std::size_t kMaxNesting = 64; // deeper: exits were lost, start over
 
@@ -595,7 +596,7 @@ void LatencyAnalysis::process(const Event& e, std::uint64_t ns) {
     case LTT_PROCESS_KTHREAD: {
         Task& parent = *cpus_m[e.cpu].current;
         const std::int32_t tgid =
-            e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread) ? parent.tgid : d.pid;
+            e.subtype == LTT_PROCESS_FORK && (d.arg & kForkCloneThread) ? parent.tgid : d.pid;
         Task* child = nullptr;
         if (std::uint32_t i = live_m.find(d.pid)) {
             Task& known = tasks_m[i - 1];

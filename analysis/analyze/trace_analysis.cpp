@@ -6,13 +6,14 @@
 #include <bit>
 #include <cstddef>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/trace_analysis.hpp>
 
 namespace ltt {
 
 namespace {
 
-constexpr std::uint32_t kCloneThread = 0x00010000;
+using schema::kForkCloneThread;
 constexpr std::uint32_t kTaskNoload = 0x0400;
 const std::string kUnknownName = "unknown";
 
@@ -586,7 +587,7 @@ void TraceAnalysis::switchTo(std::uint16_t cpu, Process& in, std::uint64_t ns) {
         c.ppid = cur.pid;
         c.kthread = c.kthread || e.subtype == LTT_PROCESS_KTHREAD || parent.kthread;
         refreshMode(c);
-        c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread) && knownParent)
+        c.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kForkCloneThread) && knownParent)
                      ? parent.tgid
                      : d.pid;
         c.startNs = ns;

@@ -113,7 +113,7 @@ constexpr const char* kSoftirqNames[] = {"HI",       "TIMER",   "NET_TX", "NET_R
 // ltt records no priorities: every prio field says 20, a nice-0 task's
 // (prio 120 less MAX_RT_PRIO, as LTTng writes it).
 constexpr std::int32_t kPrio = 20;
-constexpr std::uint64_t kCloneThread = 0x00010000;
+using schema::kForkCloneThread;
 
 // lttng_statedump_process_state's enums (lttng-statedump-impl.c).
 enum : std::int32_t { kUserThread = 0, kKernelThread = 1 };
@@ -618,7 +618,7 @@ template <class E> [[gnu::always_inline]] inline void CtfConverter::step(const E
             const std::int32_t parentTgid = e.pid <= 0 ? 0 : task(e.pid).tgid;
             Task& child = task(d.pid);
             child.comm = parent;
-            child.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kCloneThread) && parentTgid)
+            child.tgid = (e.subtype == LTT_PROCESS_FORK && (d.arg & kForkCloneThread) && parentTgid)
                              ? parentTgid
                              : d.pid;
             std::byte* p = s.begin(kProcessFork, ns);

@@ -35,6 +35,7 @@
 #include <cerrno>
 #include <cstring>
 #include <libltt/convert.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/proc_file.hpp>
 #include <libltt/trace_reader.hpp>
 #include <limits>
@@ -109,7 +110,7 @@ constexpr std::uint32_t kStartOfTrace = 1, kEndOfTrace = 2;
 
 constexpr std::uint32_t kSequenceId = 1;      // the converter's one packet sequence
 constexpr std::uint64_t kWindowEvents = 4096; // merged events per window of bundles
-constexpr std::uint64_t kCloneThread = 0x00010000;
+using schema::kForkCloneThread;
 // What kthreadd passes to kernel_thread() for a new kthread (CLONE_FS |
 // CLONE_FILES | SIGCHLD): a process of its own, not a thread.
 constexpr std::uint64_t kKthreadCloneFlags = 0x611;
@@ -555,8 +556,8 @@ private:
             child = Task{};
             child.comm = parent.comm;
             child.created = true;
-            child.tgid = (flags & kCloneThread) ? parentTgid : d.pid;
-            child.ppid = (flags & kCloneThread) ? parent.ppid : parentTgid;
+            child.tgid = (flags & kForkCloneThread) ? parentTgid : d.pid;
+            child.ppid = (flags & kForkCloneThread) ? parent.ppid : parentTgid;
             body_m.signedVarint(newtask::kPid, d.pid);
             if (!parent.comm.empty())
                 body_m.string(newtask::kComm, parent.comm);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <libltt/callsites.hpp>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/trace_analysis.hpp>
 #include <ltt/module_events.h>
 #include <map>
@@ -16,8 +17,8 @@ namespace ltt {
 
 namespace {
 
+using schema::kForkCloneThread;
 using symbols_common::baseName;
-using symbols_common::kCloneThread;
 using symbols_common::kUserTop;
 
 struct Task {
@@ -90,7 +91,7 @@ public:
                 const std::int32_t parent = task(e.pid).tgid;
                 Task& c = tasks_m[d.pid];
                 c = Task{};
-                if (d.arg & kCloneThread) {
+                if (d.arg & kForkCloneThread) {
                     c.tgid = parent;
                 } else {
                     c.tgid = d.pid;

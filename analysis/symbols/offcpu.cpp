@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <libltt/event_format.hpp>
+#include <libltt/event_schema.hpp>
 #include <libltt/offcpu.hpp>
 #include <ltt/module_events.h>
 #include <map>
@@ -25,8 +26,8 @@ namespace ltt {
 
 namespace {
 
+using schema::kForkCloneThread;
 using symbols_common::baseName;
-using symbols_common::kCloneThread;
 using symbols_common::kUserTop;
 
 // A frame's name in a folded line: no ';' (the separator) and no newline.
@@ -350,7 +351,7 @@ private:
             const Task parent = task(e.pid);
             Task& c = tasks_m[d.pid];
             c.name = parent.name;
-            if (d.arg & kCloneThread) {
+            if (d.arg & kForkCloneThread) {
                 c.tgid = parent.tgid;
             } else {
                 c.tgid = d.pid;

@@ -1,6 +1,5 @@
 // What the symbols component's sources share, and nothing outside it
-// includes: the clone flag that makes a thread, where user addresses end,
-// and a path's last component.
+// includes: where user addresses end, and a path's last component.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +8,6 @@
 
 namespace ltt::symbols_common {
 
-inline constexpr std::uint64_t kCloneThread = 0x00010000;        // CLONE_THREAD
 inline constexpr std::uint64_t kUserTop = 0x0000800000000000ull; // user addresses lie below
 
 inline std::string baseName(std::string_view path) {

@@ -261,6 +261,9 @@ inline constexpr Field kProcess[] = {
     LTT_FIELD(ltt_ev_process, reserved, U32),
     LTT_FIELD(ltt_ev_process, arg, U64),
 };
+// PROCESS FORK's `arg` holds the clone flags: with CLONE_THREAD the new
+// task is a thread of its parent's process (it shares the parent's tgid).
+inline constexpr std::uint64_t kForkCloneThread = 0x00010000;
 inline constexpr Field kFileSystem[] = {
     LTT_FIELD(ltt_ev_file_system, fd, S32),
     LTT_FIELD(ltt_ev_file_system, aux, U32),
