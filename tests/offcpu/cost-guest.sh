@@ -54,7 +54,11 @@ timed() {
 	workload "$1"
 	# shellcheck disable=SC2086 # wl_cmd is words without spaces
 	t=$($b time $wl_cmd) || {
-		fail "$1 $2 run $run" "'$wl_cmd' failed: $t"
+		# peers-bench sends the workload's output to /dev/null: once more
+		# for its message.
+		# shellcheck disable=SC2086
+		why=$($wl_cmd 2>&1 | tail -n 2 | tr '\n' ' ')
+		fail "$1 $2 run $run" "'$wl_cmd' failed: $t; again: $why"
 		ltt_finish
 		exit 1
 	}

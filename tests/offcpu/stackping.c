@@ -61,12 +61,15 @@ static __attribute__((noinline)) long deep(int fd, char *c, long depth, unsigned
 }
 
 /*
- * An address above the stack with nothing mapped there, 16-byte aligned,
- * below the top of user space; 0 when there is none.
+ * The start of an unmapped page above the stack (the vdso and its data,
+ * placed just above the stack, are skipped), below the top of user space;
+ * 0 when there is none.
  */
 static unsigned long unmapped_above_stack(void)
 {
-	unsigned long lo, hi, stack_end = 0, next = 0, cand;
+	/* 0x7ffffffff000: the top of 4-level user space. */
+	const unsigned long top = 0x7ffffffff000UL;
+	unsigned long lo, hi, cur = 0;
 	char line[512];
 	FILE *f = fopen("/proc/self/maps", "r");
 
@@ -74,22 +77,20 @@ static unsigned long unmapped_above_stack(void)
 		fprintf(stderr, "stackping: /proc/self/maps: %s\n", strerror(errno));
 		return 0;
 	}
+	/* The lines are in address order: the first gap after [stack]. */
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
 			continue;
-		if (strstr(line, "[stack]"))
-			stack_end = hi;
-		else if (stack_end && !next && lo >= stack_end)
-			next = lo;
+		if (strstr(line, "[stack]")) {
+			cur = hi;
+		} else if (cur && lo >= cur + 4096) {
+			break;
+		} else if (cur && hi > cur) {
+			cur = hi;
+		}
 	}
 	fclose(f);
-	if (!stack_end)
-		return 0;
-	cand = stack_end + 4096;
-	/* 0x7ffffffff000: the top of 4-level user space. */
-	if (cand + 4096 > 0x7ffffffff000UL || (next && cand + 4096 > next))
-		return 0;
-	return cand;
+	return cur && cur + 4096 <= top ? cur : 0;
 }
 
 static long number(const char *s, const char *what)
