@@ -8,6 +8,8 @@
 #   fp16      stackping N 16: the read 16 calls deep, frame pointers
 #   fp100     stackping N 100: deeper than the walk's bound (64 frames)
 #   fault     stackping N 0 fault: the walk faults on its first frame
+# and, to tell the session's cost apart from its records', a loop of
+# 10 N getppid() calls, which never blocks (getppid: peers-bench getppid);
 # each timed by peers-bench untraced, traced with the scheduling changes
 # only (-e SCHED) and with stacks (-e SCHED -S), RUNS times, interleaved.
 # Lines "run WORKLOAD CONFIG I ns TOTAL" in /out/runs.txt; the last run's
@@ -37,15 +39,15 @@ wait_file() {
 	[ -s "$1" ]
 }
 
-# workload NAME: set the positional parameters to NAME's command line.
+# workload NAME: wl_cmd, peers-bench's arguments for NAME.
 workload() {
 	case $1 in
-	pingpong) set -- "$LTT/workloads/wl_pingpong" "$n" ;;
-	fp16) set -- "$sp" "$n" 16 ;;
-	fp100) set -- "$sp" "$n" 100 ;;
-	fault) set -- "$sp" "$n" 0 fault ;;
+	pingpong) wl_cmd="time $LTT/workloads/wl_pingpong $n" ;;
+	fp16) wl_cmd="time $sp $n 16" ;;
+	fp100) wl_cmd="time $sp $n 100" ;;
+	fault) wl_cmd="time $sp $n 0 fault" ;;
+	getppid) wl_cmd="getppid ${n}0" ;;
 	esac
-	wl_cmd="$*"
 }
 
 # timed NAME CONFIG: one timed run of workload NAME, its line in runs.txt.
@@ -53,11 +55,11 @@ workload() {
 timed() {
 	workload "$1"
 	# shellcheck disable=SC2086 # wl_cmd is words without spaces
-	t=$($b time $wl_cmd) || {
-		# peers-bench sends the workload's output to /dev/null: once more
-		# for its message.
+	t=$($b $wl_cmd) || {
+		# peers-bench time sends the workload's output to /dev/null:
+		# the workload once more, for its message.
 		# shellcheck disable=SC2086
-		why=$($wl_cmd 2>&1 | tail -n 2 | tr '\n' ' ')
+		why=$(${wl_cmd#time } 2>&1 | tail -n 2 | tr '\n' ' ')
 		fail "$1 $2 run $run" "'$wl_cmd' failed: $t; again: $why"
 		ltt_finish
 		exit 1
@@ -65,7 +67,7 @@ timed() {
 	echo "run $1 $2 $run $t" >>"$out/runs.txt"
 }
 
-workloads="pingpong fp16 fp100 fault"
+workloads="pingpong fp16 fp100 fault getppid"
 run=0
 while [ $run -lt "$runs" ]; do
 	run=$((run + 1))

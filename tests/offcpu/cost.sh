@@ -6,9 +6,10 @@
 # shift=0,sleep=off on one vCPU, where one guest ns is one instruction,
 # the method of make bench-peers. tests/offcpu/cost-guest.sh runs four
 # pipe ping-pongs (short user stacks, 20 frames, deeper than the walk's
-# 64-frame bound, and a walk that faults), each untraced, with -e SCHED
-# and with -e SCHED -S, COST_RUNS times (default 3), COST_ITERS round
-# trips each (default 20000).
+# 64-frame bound, and a walk that faults) and a getppid() loop (what the
+# session costs a system call, beside its records), each untraced, with
+# -e SCHED and with -e SCHED -S, COST_RUNS times (default 3), COST_ITERS
+# round trips each (default 20000; 10 times as many getppid() calls).
 #
 # Prints per workload the raw runs, the medians per round trip, what
 # -e SCHED costs per SCHEDCHANGE record, what -S adds per blocking switch
@@ -57,6 +58,7 @@ workloads = {
     "fp16": "stackping DEPTH 16 (frame pointers)",
     "fp100": "stackping DEPTH 100 (frame pointers, past the 64-frame bound)",
     "fault": "stackping fault (the user walk faults on its first frame)",
+    "getppid": "getppid() loop (never blocks)",
 }
 runs = {}
 for line in open(f"{out}/runs.txt"):
@@ -95,6 +97,20 @@ for wl, desc in workloads.items():
         bad = True
         continue
     med = {c: statistics.median(v) for c, v in r.items()}
+    if wl == "getppid":
+        calls = 10 * n
+        print(f"{wl}: {desc}, {calls} calls")
+        for c in ("none", "sched", "stacks"):
+            print(f"  {c:6}: {' '.join(str(x) for x in r[c])} instructions "
+                  f"(median {med[c] / calls:.1f} per call)")
+        sc = (med["sched"] - med["none"]) / calls
+        st = (med["stacks"] - med["sched"]) / calls
+        print(f"  -e SCHED adds {sc:.1f} instructions per system call (no record), "
+              f"-S {st:.1f} more")
+        report["workloads"][wl] = {"description": desc, "calls": calls, "instructions": r,
+                                   "sched_instructions_per_call": round(sc, 1),
+                                   "stacks_instructions_per_call": round(st, 1)}
+        continue
     _, lost_s, schedchanges = summary(f"{out}/{wl}-sched.trace")
     _, lost_k, _ = summary(f"{out}/{wl}-stacks.trace")
     if lost_s or lost_k:

@@ -81,19 +81,18 @@ static unsigned long unmapped_above_stack(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
 			continue;
-		if (strstr(line, "[stack]")) {
+		if (strstr(line, "[stack]"))
 			cur = hi;
-		} else if (cur && lo >= cur + 4096) {
+		else if (cur && lo >= cur + 4096)
 			break;
-		} else if (cur && hi > cur) {
+		else if (cur && hi > cur)
 			cur = hi;
-		}
 	}
 	fclose(f);
 	return cur && cur + 4096 <= top ? cur : 0;
 }
 
-static long number(const char *s, const char *what)
+static long parse_count(const char *s, const char *what)
 {
 	char *end;
 	long v;
@@ -119,8 +118,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: stackping N DEPTH [fault]\n");
 		return 2;
 	}
-	n = number(argv[1], "N");
-	depth = number(argv[2], "DEPTH");
+	n = parse_count(argv[1], "N");
+	depth = parse_count(argv[2], "DEPTH");
 	if (n == 0 || depth > 10000) {
 		fprintf(stderr, "stackping: N must be > 0 and DEPTH <= 10000\n");
 		return 2;
