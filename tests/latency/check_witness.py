@@ -236,7 +236,7 @@ def tick_deadlines(out, ta, pid):
     lags = [w - d for w, d in zip(wakeups, deadlines)]
     early = [(i, round(x / 1000, 1)) for i, x in enumerate(lags) if x < 0]
     check("tick: each wakeup lies at or after its sleep's deadline", not early,
-          f"{len(early)} of {len(lags)} early (sleep, us): {early[:5]}")
+          f"{len(early)} of {len(lags)} early" + (f" (sleep, us): {early[:5]}" if early else ""))
     nows = timer_nows(out / "tick.ftrace", pid)
     if not check("tick: ftrace recorded the timer interrupt of each sleep",
                  len(nows) == len(deadlines), f"{len(nows)} for {len(deadlines)} sleeps"):
@@ -245,7 +245,7 @@ def tick_deadlines(out, ta, pid):
     late = [(i, round(x / 1e6, 2)) for i, x in enumerate(after) if x > WAKING_BOUND_NS]
     check(f"tick: each wakeup lies within {WAKING_BOUND_NS / 1e6:.0f} ms of its timer "
           "interrupt's \"now\"", not late,
-          f"{len(late)} of {len(after)} later (sleep, ms): {late[:5]}")
+          f"{len(late)} of {len(after)} later" + (f" (sleep, ms): {late[:5]}" if late else ""))
     print(f"# tick: wakeups after their deadlines: {min(lags) / 1000:.1f} to "
           f"{max(lags) / 1000:.1f} us; after their timer interrupts: "
           f"{min(after) / 1000:.1f} to {max(after) / 1000:.1f} us")
