@@ -71,6 +71,7 @@ help:
 	@echo "make bench-kernel, bench-module, bench-daemon, bench-gui: see README.md"
 	@echo "make bench-peers ltt against ftrace and LTTng 2.13 in one guest (icount)"
 	@echo "make bench-user  libltt-user against LTTng-UST 2.13 in one guest (icount)"
+	@echo "make bench-offcpu what tracedaemon -S costs per blocking switch (icount)"
 	@echo "make fuzz       fuzz the readers and the daemon's parsers (longer run)"
 	@echo "make kernel     build the patched 6.1 kernel (cached)"
 	@echo "make module     build the trace module against it"

@@ -13,7 +13,16 @@
 #                      three fields untraced, disabled, traced); prints a
 #                      table and writes $(BUILD)/bench/user.json
 #                      (scripts/bench-user.sh)
-.PHONY: kernel-peers bench-peers bench-user
+#   make bench-offcpu  what tracedaemon -S (off-CPU stacks) costs: pipe
+#                      ping-pongs with short, 20-frame, past-the-bound and
+#                      faulting user stacks, untraced, -e SCHED and
+#                      -e SCHED -S, in one icount boot per kernel of
+#                      BENCH_OFFCPU_KERNELS (default ltt, the facility; also
+#                      ltt-tp, its tracepoint backend, and stock, Debian's
+#                      6.1); prints instructions per blocking switch and
+#                      writes $(BUILD)/bench/offcpu-KERNEL.json
+#                      (tests/offcpu/cost.sh: COST_ITERS, COST_RUNS)
+.PHONY: kernel-peers bench-peers bench-user bench-offcpu
 
 kernel-peers:
 	@scripts/build-kernel.sh --peers
@@ -23,3 +32,10 @@ bench-peers:
 
 bench-user:
 	@scripts/bench-user.sh
+
+BENCH_OFFCPU_KERNELS ?= ltt
+
+bench-offcpu: all
+	@for k in $(BENCH_OFFCPU_KERNELS); do \
+		LTT_COST_KERNEL=$$k BUILD=$(BUILD) tests/offcpu/cost.sh || exit 1; \
+	done
