@@ -3774,10 +3774,13 @@ static void check_sec_ip_policy(void)
 	close(ack[1]);
 }
 
-/* The module parameter fault_attach: write @v, return what it held. */
+/*
+ * The test module's (ltt_test.ko) parameter fault_attach: write @v,
+ * return what it held.
+ */
 static long set_fault_attach(long v)
 {
-	const char *path = "/sys/module/ltt_tracer/parameters/fault_attach";
+	const char *path = "/sys/module/ltt_test/parameters/fault_attach";
 	long old = -1;
 	FILE *f = fopen(path, "r");
 
@@ -3834,7 +3837,7 @@ static void check_sec_config_attach(void)
 	long left = -1;
 
 	if (set_fault_attach(0) < 0) {
-		check(false, "security: the module parameter fault_attach exists",
+		check(false, "security: ltt_test.ko's parameter fault_attach exists",
 		      "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
