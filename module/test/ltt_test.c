@@ -17,7 +17,8 @@
  * session lock while it traces, each write made with preemption disabled
  * after the channel's active flag was seen set, so STOP (which clears the
  * flag, waits a grace period, then for the writers) and close never
- * leave one writing. Each TEST_EMIT has its own emitters, so one
+ * leave one writing. A session's TEST_EMITs run one at a time (each
+ * numbers its events from 0); each session has its own, so one
  * session's TEST_EMIT never waits for another's.
  *
  * Fault injection (the parameter fault_attach, root only): the Nth attach
@@ -25,6 +26,7 @@
  * (-ENOMEM); 0: none.
  */
 #include <linux/module.h>
+#include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/mutex.h>
@@ -41,6 +43,55 @@ static unsigned int fault_attach;
 module_param(fault_attach, uint, 0600);
 MODULE_PARM_DESC(fault_attach,
 		 "The Nth attach of the event sources from now fails with -ENOMEM (0: none)");
+
+/**
+ * struct ltt_emit_slot - one session's TEST_EMITs, one at a time
+ * @node:  in ltt_emit_slots
+ * @sess:  the session; it stays while a TEST_EMIT of it holds the file
+ * @users: TEST_EMITs of it running or waiting; the slot goes with the last
+ * @lock:  held by the one running
+ */
+struct ltt_emit_slot {
+	struct list_head node;
+	struct ltt_session *sess;
+	unsigned int users;
+	struct mutex lock;
+};
+
+static LIST_HEAD(ltt_emit_slots);
+static DEFINE_MUTEX(ltt_emit_slots_lock);
+
+static struct ltt_emit_slot *ltt_emit_slot_get(struct ltt_session *s)
+{
+	struct ltt_emit_slot *e;
+
+	mutex_lock(&ltt_emit_slots_lock);
+	list_for_each_entry(e, &ltt_emit_slots, node)
+		if (e->sess == s)
+			goto found;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		goto out;
+	e->sess = s;
+	mutex_init(&e->lock);
+	list_add(&e->node, &ltt_emit_slots);
+found:
+	e->users++;
+out:
+	mutex_unlock(&ltt_emit_slots_lock);
+	return e;
+}
+
+static void ltt_emit_slot_put(struct ltt_emit_slot *e)
+{
+	mutex_lock(&ltt_emit_slots_lock);
+	if (!--e->users) {
+		list_del(&e->node);
+		mutex_destroy(&e->lock);
+		kfree(e);
+	}
+	mutex_unlock(&ltt_emit_slots_lock);
+}
 
 struct ltt_emit_run;
 
@@ -158,32 +209,22 @@ static void ltt_emit_free(struct ltt_emit_run *run)
 }
 
 /*
- * LTT_IOC_TEST_EMIT: emit known events on each CPU into the caller's
- * session (@s, privileged). Called without the session lock: it takes
- * the lock to set up the emitters and drops it while they run, so that
- * STOP and read() go on. Return 0 when every emitter finished, -EINTR
- * when the caller was killed meanwhile, -EINVAL without a running trace
- * or on a bad argument, -EFAULT, -ENOMEM.
+ * LTT_IOC_TEST_EMIT: emit the known events @tep asks for on each CPU into
+ * the caller's session (@s, privileged). Called without the session
+ * lock: it takes the lock to set up the emitters and drops it while they
+ * run, so that STOP and read() go on. Return 0 when every emitter
+ * finished, -EINTR when the caller was killed meanwhile, -EINVAL without
+ * a running trace or on a bad argument, -ENOMEM.
  */
-static long ltt_test_emit_ioctl(struct ltt_session *s, void __user *uarg)
+static long ltt_test_emit_run(struct ltt_session *s,
+			      const struct ltt_test_emit *tep)
 {
+	const struct ltt_test_emit te = *tep;
 	struct ltt_emit_run *run;
-	struct ltt_test_emit te;
 	unsigned int cpu, n;
 	u64 mask = 0;
 	long ret = 0;
 
-	if (copy_from_user(&te, uarg, sizeof(te)))
-		return -EFAULT;
-	if (te.flags & ~LTT_TEST_F_ALL)
-		return -EINVAL;
-	if (te.flags & LTT_TEST_F_HEARTBEAT) {
-		if (te.payload)
-			return -EINVAL;
-	} else if (te.payload < sizeof(struct ltt_test_payload) ||
-		   te.payload > LTT_CUSTOM_MAX) {
-		return -EINVAL;
-	}
 	run = kzalloc(struct_size(run, e, ltt_ncpus), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
@@ -193,10 +234,7 @@ static long ltt_test_emit_ioctl(struct ltt_session *s, void __user *uarg)
 		INIT_WORK(&run->e[cpu].work, ltt_emit_fn);
 		run->e[cpu].run = run;
 	}
-	if (mutex_lock_interruptible(&s->lock)) {
-		ltt_emit_free(run);
-		return -ERESTARTSYS;
-	}
+	mutex_lock(&s->lock);
 	if (s->state != LTT_TRACING) {
 		ret = -EINVAL;
 		goto out_unlock;
@@ -256,6 +294,40 @@ static long ltt_test_emit_ioctl(struct ltt_session *s, void __user *uarg)
 out_unlock:
 	mutex_unlock(&s->lock);
 	ltt_emit_free(run);
+	return ret;
+}
+
+/*
+ * LTT_IOC_TEST_EMIT (struct ltt_test_ops' emit): the argument checked,
+ * then ltt_test_emit_run() once the session's earlier TEST_EMITs are done.
+ */
+static long ltt_test_emit_ioctl(struct ltt_session *s, void __user *uarg)
+{
+	struct ltt_emit_slot *slot;
+	struct ltt_test_emit te;
+	long ret;
+
+	if (copy_from_user(&te, uarg, sizeof(te)))
+		return -EFAULT;
+	if (te.flags & ~LTT_TEST_F_ALL)
+		return -EINVAL;
+	if (te.flags & LTT_TEST_F_HEARTBEAT) {
+		if (te.payload)
+			return -EINVAL;
+	} else if (te.payload < sizeof(struct ltt_test_payload) ||
+		   te.payload > LTT_CUSTOM_MAX) {
+		return -EINVAL;
+	}
+	slot = ltt_emit_slot_get(s);
+	if (!slot)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&slot->lock)) {
+		ret = -ERESTARTSYS;
+	} else {
+		ret = ltt_test_emit_run(s, &te);
+		mutex_unlock(&slot->lock);
+	}
+	ltt_emit_slot_put(slot);
 	return ret;
 }
 
