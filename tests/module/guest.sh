@@ -30,7 +30,11 @@ esac
 ltt_load_first unprivileged=1
 ok "insmod ltt_tracer.ko"
 chk "/dev/tracer created" test -c /dev/tracer
-# Test mode (TEST_EMIT) is the test module's.
+# Test mode (TEST_EMIT) is the test module's: not there before it is
+# loaded.
+if [ "$mode" = check ]; then
+	"$mt" one no-test-module >>"$res" 2>&1
+fi
 chk "insmod ltt_test.ko" ltt_test_load
 
 if [ "$mode" = bench ]; then
