@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # usage: module/build.sh KDIR OUTDIR
-# Builds ltt_tracer.ko against the kernel build KDIR (a tree prepared for
+# Builds ltt_tracer.ko (and beside it the test module, ltt_test.ko, which
+# the guest tests load where they need test mode or fault injection)
+# against the kernel build KDIR (a tree prepared for
 # out-of-tree modules, e.g. the one scripts/build-kernel.sh prints) in
 # OUTDIR, from a copy of module/, so the source tree stays clean. Prints the
 # path of the .ko last. The module is built with W=1 (the kernel's extra
@@ -21,8 +23,11 @@ out=$(cd "$out" && pwd)
 exec 9>"$out/.build.lock"
 flock 9
 # Copy only what changed so incremental builds stay incremental.
-mkdir -p "$out/compat"
-for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$repo"/module/compat/*; do
+mkdir -p "$out/compat" "$out/test"
+# test/ (the test module) may be absent: a tree without it builds the
+# product module alone (module/Kbuild).
+shopt -s nullglob
+for f in "$repo"/module/Kbuild "$repo"/module/*.c "$repo"/module/*.h "$repo"/module/compat/* "$repo"/module/test/*.c; do
 	rel=${f#"$repo"/module/}
 	cmp -s "$f" "$out/$rel" || cp "$f" "$out/$rel"
 done

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ltt per-CPU double buffers and block framing (format version 2).
+ * ltt trace module, buffer layer: per-CPU double buffers and block
+ * framing (format version 2), the reader side and the heartbeat. A leaf:
+ * it calls nothing of the module's other layers, and its client (the
+ * event layer's struct ltt_trace, for a session) owns the struct ltt_chan
+ * every function here takes. The fast path of a write is ltt_write() in
+ * ltt_write.h; its slow path, ltt_write_slow(), is here.
  *
  * Buffer protocol
  * ---------------
  *
- * Every session (ltt_main.c) has, for every CPU, two buffers of
- * run.buffer_size bytes, each able to hold exactly one block (docs/trace-format.md section 2.3). Events are
+ * Every channel (a session's, ltt_session.c) has, for every CPU, two
+ * buffers of its size, each able to hold exactly one block
+ * (docs/trace-format.md section 2.3). Events are
  * written by the CPU they happen on, into that CPU's buffers only, with
  * interrupts off and no lock: on one CPU, with interrupts off, only an NMI
  * can interrupt the writer, and NMIs never write (below). The reader
@@ -47,8 +53,9 @@
  * Only the CPU itself writes its buffers while a trace runs. STOP closes
  * every CPU's open block, from the CPU it runs on, only after the
  * callback is unregistered (an RCU grace period: no CPU is inside it any
- * more), the heartbeat timers are cancelled and the test-mode emitters
- * are done; user events run under the device lock, as STOP does. After
+ * more), the heartbeat timers are cancelled and the writers outside the
+ * event path (test mode's emitters, ltt_test.ko) are done; user events
+ * run under the device lock, as STOP does. After
  * that the reader may write a CPU's FINAL block when it frees a buffer.
  *
  * Records (include/ltt/format.h): a 32-bit header word with the code and
@@ -86,8 +93,8 @@
  * before BLOCK_END. The same 40 bytes hold any compact record (at most 24
  * bytes) encoded speculatively at the write offset.
  *
- * The event path (ltt_log() and everything it calls, the heartbeat timer
- * and the module's callback) is notrace and NOKPROBE: a function tracer
+ * The event path (ltt_write() and everything it calls, the heartbeat
+ * timer and the module's callback) is notrace and NOKPROBE: a function tracer
  * or a kprobe on it would re-enter the writer in the middle of a record.
  *
  * Ordering: timestamps are clamped to the last one written on the CPU, so
@@ -107,246 +114,22 @@
 #include <linux/string.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
+#include <linux/export.h>
 
-#include "ltt_tracer.h"
+#include "ltt_write.h"
 
-/* @s's state of a traced CPU, NULL for ids that are not possible CPUs. */
-static struct ltt_cpu *ltt_cpu_state(struct ltt_session *s, unsigned int cpu)
+unsigned int ltt_ncpus __read_mostly;
+EXPORT_SYMBOL_GPL(ltt_ncpus);
+
+/* On while a channel with the fallback clock traces (ltt_clock()). */
+DEFINE_STATIC_KEY_FALSE(ltt_fallback_clock);
+
+/* @ch's state of a traced CPU, NULL for ids that are not possible CPUs. */
+static struct ltt_cpu *ltt_cpu_state(struct ltt_chan *ch, unsigned int cpu)
 {
-	return cpu_possible(cpu) ? per_cpu_ptr(s->cpus, cpu) : NULL;
+	return cpu_possible(cpu) ? per_cpu_ptr(ch->cpus, cpu) : NULL;
 }
 
-/* Second word of an EXT record. */
-static __always_inline u32 ltt_ext_word(u8 event, u8 subtype, u32 rsize)
-{
-	return event | (u32)subtype << 8 | rsize << 16;
-}
-
-/* Write an EXT record of @rsize bytes at @p; @size bytes of details. */
-static __always_inline void ltt_put_ext(u32 *p, u32 delta, u8 event,
-					u8 subtype, const void *details,
-					u16 size, u32 rsize)
-{
-	p[0] = LTT_LONG_WORD(LTT_CODE_EXT, delta);
-	p[1] = ltt_ext_word(event, subtype, rsize);
-	if (size) {
-		/* Zero the last 4-byte unit first: the details may end in it. */
-		p[rsize / 4 - 1] = 0;
-		memcpy(p + 2, details, size);
-	}
-}
-
-/* Write a HEARTBEAT at @p: its own time whole, delta 0, after a zero word. */
-static __always_inline void ltt_put_hb(u32 *p, u64 now)
-{
-	p[0] = LTT_LONG_WORD(LTT_CODE_HEARTBEAT, 0);
-	p[1] = 0;
-	put_unaligned(now, (u64 *)(p + 2));
-}
-
-static __always_inline void ltt_put_u64(u32 *p, u64 v)
-{
-	put_unaligned(v, (u64 *)p);
-}
-
-/*
- * ltt_encode() for the events other than system call entry and exit:
- * the compact code when every field fits, else 0 (an EXT record).
- */
-static __always_inline u32 ltt_encode_other(u32 *p, u64 now, u32 delta,
-					    bool shrt, u8 event, u8 subtype,
-					    const void *details, u16 size)
-{
-	switch (event) {
-	case LTT_EV_HEARTBEAT:
-		ltt_put_hb(p, now);
-		return LTT_HB_REC;
-	case LTT_EV_TRAP_EXIT:
-		p[0] = LTT_LONG_WORD(LTT_CODE_TRAP_EXIT, delta);
-		return 4;
-	case LTT_EV_IRQ_EXIT:
-		p[0] = LTT_LONG_WORD(LTT_CODE_IRQ_EXIT, delta);
-		return 4;
-	case LTT_EV_KERNEL_TIMER:
-		p[0] = LTT_LONG_WORD(LTT_CODE_KERNEL_TIMER, delta);
-		return 4;
-	case LTT_EV_TRAP_ENTRY: {
-		const struct ltt_ev_trap_entry *e = details;
-
-		if (size < sizeof(*e) || subtype || e->trap > 0xff ||
-		    e->error_code >> LTT_TRAP_ERROR_BITS)
-			return 0;
-		p[0] = LTT_LONG_WORD(LTT_CODE_TRAP_ENTRY, delta);
-		p[1] = e->trap | e->error_code << 8;
-		ltt_put_u64(p + 2, e->ip);
-		ltt_put_u64(p + 4, e->address);
-		return 24;
-	}
-	case LTT_EV_IRQ_ENTRY: {
-		const struct ltt_ev_irq_entry *e = details;
-
-		if (size < sizeof(*e) || subtype ||
-		    e->irq >> LTT_IRQ_NUMBER_BITS || e->flags > 0xff)
-			return 0;
-		p[0] = LTT_LONG_WORD(LTT_CODE_IRQ_ENTRY, delta);
-		p[1] = e->irq | e->flags << 24;
-		return 8;
-	}
-	case LTT_EV_SCHEDCHANGE: {
-		const struct ltt_ev_schedchange *e = details;
-
-		if (size < sizeof(*e) || subtype || e->reserved ||
-		    (u32)e->in >> LTT_SCHED_PID_BITS ||
-		    (u32)e->out >> LTT_SCHED_PID_BITS ||
-		    e->out_state >> LTT_SCHED_STATE_BITS)
-			return 0;
-		p[0] = LTT_LONG_WORD(LTT_CODE_SCHED, delta);
-		ltt_put_u64(p + 1, (u64)e->in | (u64)e->out << 22 |
-					   (u64)e->out_state << 44);
-		return 12;
-	}
-	case LTT_EV_SOFT_IRQ: {
-		const struct ltt_ev_soft_irq *e = details;
-
-		if (size < sizeof(*e) || !shrt || e->id > LTT_SHORT_ARG_MAX ||
-		    subtype > LTT_SOFTIRQ_EXIT)
-			return 0;
-		p[0] = LTT_SHORT_WORD(subtype == LTT_SOFTIRQ_ENTRY ?
-					      LTT_CODE_SOFTIRQ_ENTRY :
-					      LTT_CODE_SOFTIRQ_EXIT,
-				      e->id, delta);
-		return 4;
-	}
-	case LTT_EV_PROCESS: {
-		const struct ltt_ev_process *e = details;
-
-		if (size < sizeof(*e) || subtype != LTT_PROCESS_WAKEUP ||
-		    e->reserved || e->pid < 0 || e->arg > U32_MAX)
-			return 0;
-		p[0] = LTT_LONG_WORD(LTT_CODE_WAKEUP, delta);
-		p[1] = e->pid;
-		p[2] = (u32)e->arg;
-		return 12;
-	}
-	case LTT_EV_FILE_SYSTEM: {
-		const struct ltt_ev_file_system *e = details;
-
-		if (size != LTT_EV_FS_FIXED || e->aux)
-			return 0;
-		if (subtype == LTT_FS_CLOSE && !e->arg) {
-			p[0] = LTT_LONG_WORD(LTT_CODE_FS_CLOSE, delta);
-			p[1] = e->fd;
-			return 8;
-		}
-		if ((subtype != LTT_FS_READ && subtype != LTT_FS_WRITE) ||
-		    e->arg != (s32)e->arg)
-			return 0;
-		p[0] = LTT_LONG_WORD(subtype == LTT_FS_READ ?
-					     LTT_CODE_FS_READ :
-					     LTT_CODE_FS_WRITE,
-				     delta);
-		p[1] = e->fd;
-		p[2] = (u32)e->arg;
-		return 12;
-	}
-	case LTT_EV_MEMORY: {
-		const struct ltt_ev_memory *e = details;
-
-		if (size < sizeof(*e) || subtype > LTT_MEM_PAGE_FREE ||
-		    e->address & LTT_PAGE_ORDER_MASK ||
-		    e->arg > LTT_PAGE_ORDER_MASK)
-			return 0;
-		p[0] = LTT_LONG_WORD(subtype == LTT_MEM_PAGE_ALLOC ?
-					     LTT_CODE_PAGE_ALLOC :
-					     LTT_CODE_PAGE_FREE,
-				     delta);
-		ltt_put_u64(p + 1, e->address | e->arg);
-		return 12;
-	}
-	}
-	return 0;
-}
-
-/*
- * Encode the event as a compact record at @p, @delta clock units after
- * the previous record of the block. Return the record's size, or 0 (and
- * nothing written) when it takes an EXT record. @size is what the caller
- * recorded of @details: 0 when the event's details are masked.
- */
-static __always_inline u32 ltt_encode(const struct ltt_cpu *c, u32 *p,
-				      u64 now, u32 delta, u8 event,
-				      u8 subtype, const void *details,
-				      u16 size)
-{
-	bool shrt = delta <= LTT_SHORT_DELTA_MAX;
-
-	if (event == LTT_EV_SYSCALL_ENTRY) {
-		const struct ltt_ev_syscall_entry *e = details;
-		s64 off;
-
-		if (size < sizeof(*e) || subtype || e->reserved)
-			return 0;
-		if (e->ip == c->last_ip) {
-			if (e->nr <= LTT_SHORT_ARG_MAX && shrt) {
-				p[0] = LTT_SHORT_WORD(LTT_CODE_SYS_ENTRY_SHORT,
-						      e->nr, delta);
-				return 4;
-			}
-			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY_SAME, delta);
-			p[1] = e->nr;
-			return 8;
-		}
-		off = e->ip - c->last_ip;
-		if (off == (s32)off) {
-			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY_NEAR, delta);
-			p[1] = e->nr;
-			p[2] = (u32)off;
-			return 12;
-		}
-		p[0] = LTT_LONG_WORD(LTT_CODE_SYS_ENTRY, delta);
-		p[1] = e->nr;
-		ltt_put_u64(p + 2, e->ip);
-		return 16;
-	}
-	if (event == LTT_EV_SYSCALL_EXIT) {
-		const struct ltt_ev_syscall_exit *e = details;
-
-		if (size < sizeof(*e) || subtype)
-			return 0;
-		if (e->ret >= -256 && e->ret <= 255 && shrt) {
-			p[0] = LTT_SHORT_WORD(LTT_CODE_SYS_EXIT_SHORT, e->ret,
-					      delta);
-			return 4;
-		}
-		if (e->ret == (s32)e->ret) {
-			p[0] = LTT_LONG_WORD(LTT_CODE_SYS_EXIT_MID, delta);
-			p[1] = (u32)e->ret;
-			return 8;
-		}
-		p[0] = LTT_LONG_WORD(LTT_CODE_SYS_EXIT, delta);
-		ltt_put_u64(p + 1, e->ret);
-		return 12;
-	}
-	return ltt_encode_other(p, now, delta, shrt, event, subtype, details,
-				size);
-}
-
-/*
- * Commit the record of @rsize bytes written at the write offset: advance
- * the offset, count it, move prev (and last_ip for a system call entry
- * that carries its ip). @ext: an EXT record, whose details may be cut
- * short; a compact system call entry always has its whole details.
- */
-static __always_inline void ltt_commit(struct ltt_cpu *c, u32 rsize, u64 now,
-				       u8 event, const void *details,
-				       u16 size, bool ext)
-{
-	c->off += rsize;
-	c->events++;
-	c->last = now;
-	if (event == LTT_EV_SYSCALL_ENTRY && (!ext || size >= sizeof(u64)))
-		c->last_ip = ((const struct ltt_ev_syscall_entry *)details)->ip;
-}
 
 /* Fold the events dropped without writing into the pending lost count. */
 static void notrace ltt_fold_nmi_lost(struct ltt_cpu *c)
@@ -375,7 +158,7 @@ static int notrace ltt_overwrite_idx(struct ltt_cpu *c)
 	int idx = -1, i;
 
 	/* Acquire: pairs with the reader's release once it let go. */
-	if (!c->sess->run.overwrite || smp_load_acquire(&c->snap))
+	if (!c->chan->overwrite || smp_load_acquire(&c->snap))
 		return -1;
 	for (i = 0; i < 2; i++)
 		if (READ_ONCE(c->buf[i].state) == LTT_BUF_READY &&
@@ -464,7 +247,7 @@ static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 	 * that ever failed, drop the block rather than write past the buffer.
 	 */
 	if (WARN_ON_ONCE(c->off + LTT_HB_REC + LTT_END_REC >
-			 c->sess->run.buffer_size)) {
+			 c->chan->size)) {
 		WRITE_ONCE(c->buf[c->wr].state, LTT_BUF_FREE);
 		c->wr = -1;
 		return;
@@ -491,15 +274,16 @@ static void notrace ltt_close_block(struct ltt_cpu *c, u64 now, u16 flags)
 NOKPROBE_SYMBOL(ltt_close_block);
 
 /*
- * The pid a block of @c's session may show for @t: 0 (as for the idle
- * task) when the session is restricted and @t is not its owner's.
+ * The pid a block of @c's channel may show for @t: the client's choice
+ * (an unprivileged user's trace shows a task it may not see as pid 0,
+ * as the idle task), else @t's pid.
  */
 static s32 notrace ltt_block_pid(struct ltt_cpu *c, struct task_struct *t)
 {
-	const struct ltt_run *r = &c->sess->run;
+	const struct ltt_chan *ch = c->chan;
 
-	if ((r->filters & LTT_FILTER_OWNER) && !ltt_task_owned(r, t))
-		return 0;
+	if (ch->task_pid)
+		return ch->task_pid(ch, t);
 	return task_pid_nr(t);
 }
 NOKPROBE_SYMBOL(ltt_block_pid);
@@ -517,14 +301,11 @@ NOKPROBE_SYMBOL(ltt_block_pid);
  * the CPU has no open block, and every event since its last block was
  * closed took this path, so the fast path need not note it.
  */
-#define LTT_W_NOTIFY 0x1
-#define LTT_W_STORED 0x2
-static noinline unsigned int notrace ltt_write_slow(struct ltt_cpu *c,
-						    u64 now, u8 event,
-						    u8 subtype,
-						    const void *details,
-						    u16 size, bool counted,
-						    struct task_struct *task)
+noinline unsigned int notrace ltt_write_slow(struct ltt_cpu *c, u64 now,
+					     u8 event, u8 subtype,
+					     const void *details, u16 size,
+					     bool counted,
+					     struct task_struct *task)
 {
 	unsigned int notify = 0;
 	int tries;
@@ -583,87 +364,16 @@ lost:
 NOKPROBE_SYMBOL(ltt_write_slow);
 
 /* Count an event that cannot be written (NMI, recursion). */
-static void notrace ltt_drop(struct ltt_cpu *c)
+void notrace ltt_drop(struct ltt_cpu *c)
 {
-	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock(&c->sess->run));
+	atomic64_cmpxchg(&c->nmi_first, 0, ltt_clock(c->chan));
 	atomic_long_inc(&c->nmi_lost);
 }
 NOKPROBE_SYMBOL(ltt_drop);
 
-/*
- * Store one record on the current CPU. The fast path: an open block, a
- * delta that fits 27 bits, a compact record (or an EXT one) that fits.
- * A CPU that is not traced (id >= ltt_ncpus) has no open block: its
- * events take the slow path, which ignores them. Return true when the
- * record was stored.
- */
-static __always_inline bool ltt_write(struct ltt_session *s, u8 event,
-				      u8 subtype, const void *details,
-				      u16 size, bool counted,
-				      struct task_struct *task)
-{
-	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
-	unsigned long flags;
-	bool notify = false, stored = true;
-	unsigned int res;
-	u32 rsize, *p;
-	u64 now, delta;
-
-	if (unlikely(in_nmi())) {
-		if (counted)
-			ltt_drop(c);
-		return false;
-	}
-	local_irq_save(flags);
-	if (unlikely(c->nesting)) {
-		local_irq_restore(flags);
-		if (counted)
-			ltt_drop(c);
-		return false;
-	}
-	c->nesting = 1;
-	now = ltt_clock(&s->run);
-	if (unlikely(now < c->last))
-		now = c->last;
-	delta = now - c->last;
-	if (unlikely(c->wr < 0 || delta > LTT_LONG_DELTA_MAX))
-		goto slow;
-	p = c->data + c->off;
-	rsize = ltt_encode(c, p, now, delta, event, subtype, details, size);
-	if (likely(rsize)) {
-		if (unlikely(c->off + rsize > c->end))
-			goto slow;
-		ltt_commit(c, rsize, now, event, details, size, false);
-	} else {
-		rsize = LTT_EXT_HDR + ALIGN(size, LTT_V2_RECORD_ALIGN);
-		if (unlikely(c->off + rsize > c->end))
-			goto slow;
-		ltt_put_ext(p, delta, event, subtype, details, size, rsize);
-		ltt_commit(c, rsize, now, event, details, size, true);
-	}
-	/*
-	 * A plain increment (one instruction): GET_LOST reads it from other
-	 * CPUs as a snapshot; a 64-bit store is never torn on x86-64.
-	 */
-	if (counted)
-		c->recorded++;
-	goto out;
-slow:
-	res = ltt_write_slow(c, now, event, subtype, details, size, counted,
-			     task);
-	notify = res & LTT_W_NOTIFY;
-	stored = res & LTT_W_STORED;
-out:
-	c->nesting = 0;
-	local_irq_restore(flags);
-	if (unlikely(notify))
-		irq_work_queue(&s->notify);
-	return stored;
-}
-
 /**
- * ltt_log_session() - store one event of @s on the current CPU
- * @s:        a tracing session
+ * ltt_log_chan() - store one event in @ch on the current CPU
+ * @ch:       a tracing channel
  * @event:    enum ltt_event_id
  * @subtype:  the event's subtype
  * @details:  detail bytes (may be NULL when @size is 0)
@@ -673,552 +383,65 @@ out:
  * any context, NMI included. The event is recorded, or counted as lost:
  * never both, never neither.
  */
-void notrace ltt_log_session(struct ltt_session *s, u8 event, u8 subtype,
-			     const void *details, u16 size)
+void notrace ltt_log_chan(struct ltt_chan *ch, u8 event, u8 subtype,
+			  const void *details, u16 size)
 {
-	ltt_write(s, event, subtype, details, size, true, NULL);
+	ltt_write(ch, event, subtype, details, size, true, NULL);
 }
-NOKPROBE_SYMBOL(ltt_log_session);
-
-/**
- * ltt_log() - store one event on the current CPU in every tracing session
- * @event:    enum ltt_event_id
- * @subtype:  the event's subtype
- * @details:  detail bytes (may be NULL when @size is 0)
- * @size:     valid bytes at @details, at most LTT_DETAILS_MAX
- *
- * As ltt_log_session(), for each session that traces now. Must be called
- * with preemption disabled.
- */
-void notrace ltt_log(u8 event, u8 subtype, const void *details, u16 size)
-{
-	struct ltt_live *live = rcu_dereference_sched(ltt_live);
-	unsigned int i;
-
-	if (!live)
-		return;
-	for (i = 0; i < live->n; i++)
-		ltt_write(live->s[i], event, subtype, details, size, true,
-			  NULL);
-}
-NOKPROBE_SYMBOL(ltt_log);
-
-/* The details a restricted session may need to rewrite. */
-union ltt_redacted {
-	struct ltt_ev_syscall_entry sys;
-	struct ltt_ev_trap_entry trap;
-	struct ltt_ev_schedchange sched;
-	struct ltt_ev_soft_irq soft;
-	struct ltt_ev_memory mem;
-	struct ltt_ev_lock lock;
-};
-
-/* Is @addr outside user space, i.e. a kernel address? */
-static __always_inline bool ltt_kernel_addr(u64 addr)
-{
-	return addr >= TASK_SIZE_MAX;
-}
-
-/*
- * May the restricted session of @r see this event, and how? The rules are
- * module/README.md's "Who may open /dev/tracer": an event that concerns
- * another task (@task) needs that task to be the owner's; any other one
- * needs current to be the owner's, and to happen in task context, or be
- * an interrupt, trap or timer interrupting the owner's task. A
- * schedchange passes when either side is the owner's, the other side
- * shown as pid 0. Kernel addresses (a LOCK's lock among them) are zeroed,
- * kthread creation and page allocations dropped. *@details may be pointed
- * at @buf, a rewritten copy.
- */
-static bool notrace ltt_restrict(const struct ltt_run *r, u8 event,
-				 u8 subtype, const void **details, u16 size,
-				 struct task_struct *task,
-				 union ltt_redacted *buf)
-{
-	bool cur = ltt_task_owned(r, current);
-
-	if (event == LTT_EV_SCHEDCHANGE) {
-		bool in = task && ltt_task_owned(r, task);
-
-		if (!cur && !in)
-			return false;
-		if ((cur && in) || size < sizeof(buf->sched))
-			return true;
-		memcpy(&buf->sched, *details, sizeof(buf->sched));
-		if (!cur) {
-			buf->sched.out = 0;
-			buf->sched.out_state = 0;
-		}
-		if (!in)
-			buf->sched.in = 0;
-		*details = buf;
-		return true;
-	}
-	if (task && task != current) {
-		if (!ltt_task_owned(r, task))
-			return false;
-	} else if (!cur) {
-		return false;
-	} else if (in_interrupt()) {
-		switch (event) {
-		case LTT_EV_IRQ_ENTRY:
-		case LTT_EV_IRQ_EXIT:
-		case LTT_EV_SOFT_IRQ:
-		case LTT_EV_KERNEL_TIMER:
-		case LTT_EV_TRAP_ENTRY:
-		case LTT_EV_TRAP_EXIT:
-			break;
-		default:
-			return false;
-		}
-	}
-	switch (event) {
-	case LTT_EV_SYSCALL_ENTRY:
-		if (size >= sizeof(u64) &&
-		    ltt_kernel_addr(((const struct ltt_ev_syscall_entry *)
-					     *details)->ip)) {
-			memcpy(&buf->sys, *details, min_t(u16, size,
-							  sizeof(buf->sys)));
-			buf->sys.ip = 0;
-			*details = buf;
-		}
-		break;
-	case LTT_EV_TRAP_ENTRY:
-		if (size >= sizeof(buf->trap)) {
-			memcpy(&buf->trap, *details, sizeof(buf->trap));
-			if (ltt_kernel_addr(buf->trap.ip))
-				buf->trap.ip = 0;
-			if (ltt_kernel_addr(buf->trap.address))
-				buf->trap.address = 0;
-			*details = buf;
-		}
-		break;
-	case LTT_EV_SOFT_IRQ:
-		if (subtype >= LTT_TASKLET_ENTRY && size >= sizeof(buf->soft)) {
-			buf->soft.id = 0;
-			*details = buf;
-		}
-		break;
-	case LTT_EV_PROCESS:
-		if (subtype == LTT_PROCESS_KTHREAD)
-			return false;
-		break;
-	case LTT_EV_MEMORY:
-		if (subtype <= LTT_MEM_PAGE_FREE)
-			return false;
-		if (size >= sizeof(buf->mem)) {
-			memcpy(&buf->mem, *details, sizeof(buf->mem));
-			buf->mem.address = 0;
-			*details = buf;
-		}
-		break;
-	case LTT_EV_NETWORK:
-		return !in_interrupt();
-	case LTT_EV_STACK:
-		/* A kernel stack is nothing but kernel addresses. */
-		return subtype != LTT_STACK_KERNEL;
-	case LTT_EV_LOCK:
-		/* The lock's address is a kernel address. */
-		if (size >= sizeof(buf->lock)) {
-			memcpy(&buf->lock, *details, sizeof(buf->lock));
-			buf->lock.lock = 0;
-			*details = buf;
-		}
-		break;
-	}
-	return true;
-}
-NOKPROBE_SYMBOL(ltt_restrict);
-
-/*
- * Before an event of @s (LTT_FILTER_CONTEXT): if the task current on this
- * CPU is not the one the trace shows, a CONTEXT record naming it
- * (docs/trace-format.md, CONTEXT). Not counted: a CONTEXT record that
- * cannot be stored is tried again at the next event, and the next block
- * says the task in its header. For a restricted session a task it may
- * not see is pid 0; where the session records scheduling changes, a
- * change there is one of ownership (OWNED, HIDDEN), not a switch.
- */
-static noinline void notrace ltt_context(struct ltt_session *s,
-					 struct ltt_cpu *c, s32 pid)
-{
-	const struct ltt_run *r = &s->run;
-	struct ltt_ev_context ctx = { .pid = pid };
-	u8 sub = LTT_CONTEXT_SWITCH;
-
-	if (pid)
-		ctx.tgid = task_tgid_nr(current);
-	if ((r->filters & LTT_FILTER_OWNER) &&
-	    (r->event_mask & LTT_EV_BIT(LTT_EV_SCHEDCHANGE)))
-		sub = pid ? LTT_CONTEXT_OWNED : LTT_CONTEXT_HIDDEN;
-	if (ltt_write(s, LTT_EV_CONTEXT, sub, &ctx, sizeof(ctx), false, NULL))
-		WRITE_ONCE(c->ctx_pid, pid);
-}
-NOKPROBE_SYMBOL(ltt_context);
-
-/*
- * The task an event of @s shows current on this CPU, and the CONTEXT
- * record when the trace shows another (ltt_context()). A schedchange says
- * it itself: the trace shows its incoming task (@details, as stored)
- * after it, if its details are recorded.
- */
-static __always_inline void ltt_context_before(struct ltt_session *s, u8 event)
-{
-	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
-	const struct ltt_run *r = &s->run;
-	s32 pid = task_pid_nr(current);
-
-	if (event == LTT_EV_SCHEDCHANGE)
-		return;
-	if (pid && (r->filters & LTT_FILTER_OWNER) &&
-	    !ltt_task_owned(r, current))
-		pid = 0;
-	if (unlikely(READ_ONCE(c->ctx_pid) != pid))
-		ltt_context(s, c, pid);
-}
-
-static __always_inline void ltt_context_after(struct ltt_session *s, u8 event,
-					      const void *details, u16 size)
-{
-	if (event == LTT_EV_SCHEDCHANGE && size >= sizeof(struct ltt_ev_schedchange) &&
-	    s->run.size_max[LTT_EV_SCHEDCHANGE])
-		WRITE_ONCE(this_cpu_ptr(s->cpus)->ctx_pid,
-			   ((const struct ltt_ev_schedchange *)details)->in);
-}
-
-/*
- * An event of @s followed by its VARS record (ltt_vars.c), with interrupts
- * off across both so that no other record of the CPU comes between them.
- * @size bytes at @details are what the variables are taken from,
- * @stored_size of them are stored.
- */
-static noinline void notrace ltt_write_vars(struct ltt_session *s, u8 event,
-					    u8 subtype, const void *details,
-					    u16 size, u16 stored_size,
-					    struct task_struct *task)
-{
-	struct ltt_vars_cpu *vc;
-	struct ltt_ev_vars v;
-	unsigned long flags;
-	u8 nargs;
-	u16 vsize;
-
-	local_irq_save(flags);
-	if (ltt_write(s, event, subtype, details, stored_size, true, task)) {
-		vc = &this_cpu_ptr(s->cpus)->vars;
-		vsize = ltt_vars_compose(vc, &s->run, event, details,
-					 size, task, &v, &nargs);
-		if (vsize &&
-		    !ltt_write(s, LTT_EV_VARS, nargs, &v, vsize, false, NULL))
-			ltt_vars_cpu_reset(vc);
-	}
-	local_irq_restore(flags);
-}
-NOKPROBE_SYMBOL(ltt_write_vars);
-
-/*
- * The path of a session with filters or variables: the task filters, for
- * a restricted session its owner rules and redactions. The VARS record
- * (@vars and the session's vars_mask) reads current's state, so a
- * restricted session gets one only after an event of its owner's current
- * task; its PREV and NEXT come from the redacted schedchange.
- */
-static noinline void notrace ltt_callback_filtered(struct ltt_session *s,
-						   u8 event, u8 subtype,
-						   const void *details,
-						   u16 size,
-						   struct task_struct *task,
-						   bool vars)
-{
-	const struct ltt_run *r = &s->run;
-	union ltt_redacted buf;
-	u16 stored = min(size, r->size_max[event]);
-
-	if ((r->filters &
-	     ~(LTT_FILTER_OWNER | LTT_FILTER_VARS | LTT_FILTER_CONTEXT)) &&
-	    !ltt_task_match(r, current) &&
-	    !(task && ltt_task_match(r, task)))
-		return;
-	if (r->filters & LTT_FILTER_OWNER) {
-		if (!ltt_restrict(r, event, subtype, &details, size, task,
-				  &buf))
-			return;
-		if (vars && r->vars_mask && !ltt_task_owned(r, current))
-			vars = false;
-	}
-	if (r->filters & LTT_FILTER_CONTEXT)
-		ltt_context_before(s, event);
-	if (vars && r->vars_mask)
-		ltt_write_vars(s, event, subtype, details, size, stored, task);
-	else
-		ltt_write(s, event, subtype, details, stored, true, task);
-	if (r->filters & LTT_FILTER_CONTEXT)
-		ltt_context_after(s, event, details, size);
-}
-NOKPROBE_SYMBOL(ltt_callback_filtered);
-
-/*
- * The path of a session whose only flag is LTT_FILTER_CONTEXT (no
- * scheduling changes recorded, nothing filtered): the write with the
- * context check around it, none of ltt_callback_filtered()'s tests.
- */
-static noinline void notrace ltt_callback_context(struct ltt_session *s,
-						  u8 event, u8 subtype,
-						  const void *details,
-						  u16 size,
-						  struct task_struct *task)
-{
-	ltt_context_before(s, event);
-	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
-		  true, task);
-	ltt_context_after(s, event, details, size);
-}
-NOKPROBE_SYMBOL(ltt_callback_context);
-
-/*
- * One tracing session's share of an event: its mask, filters, writer, and
- * with @vars the VARS record its vars_mask asks for (LTT_FILTER_VARS
- * sends it to ltt_callback_filtered()).
- */
-static __always_inline void ltt_session_event(struct ltt_session *s, u8 event,
-					      u8 subtype,
-					      const void *details, u16 size,
-					      struct task_struct *task,
-					      bool vars)
-{
-	if (!(s->run.event_mask & BIT_ULL(event)))
-		return;
-	if (unlikely(s->run.filters)) {
-		if (s->run.filters == LTT_FILTER_CONTEXT)
-			ltt_callback_context(s, event, subtype, details, size,
-					     task);
-		else
-			ltt_callback_filtered(s, event, subtype, details, size,
-					      task, vars);
-		return;
-	}
-	ltt_write(s, event, subtype, details, min(size, s->run.size_max[event]),
-		  true, task);
-}
-
-/* The walk when more than one session traces. */
-static noinline void notrace ltt_callback_many(struct ltt_live *live,
-					       u8 event, u8 subtype,
-					       const void *details, u16 size,
-					       struct task_struct *task,
-					       bool vars)
-{
-	unsigned int i;
-
-	for (i = 0; i < live->n; i++)
-		ltt_session_event(live->s[i], event, subtype, details, size,
-				  task, vars);
-}
-NOKPROBE_SYMBOL(ltt_callback_many);
-
-/*
- * Hand an event to every tracing session whose mask and filters take it.
- * The writer is inlined for one session without filters, the common
- * case; several sessions take ltt_callback_many().
- */
-static __always_inline void ltt_dispatch(u8 event, u8 subtype,
-					 const void *details, u16 size,
-					 struct task_struct *task, bool vars)
-{
-	struct ltt_session *s;
-	struct ltt_live *live;
-	u64 mask;
-
-	if (event >= 64)
-		return;
-	/*
-	 * Pairs with the sessions' publication (rcu_assign_pointer). The one
-	 * tracing session, NULL when there are several (or, for a moment,
-	 * none). It is published and withdrawn with ltt_live, so its own mask
-	 * is the only test it needs.
-	 */
-	s = rcu_dereference_sched(ltt_solo);
-	if (likely(s)) {
-		ltt_session_event(s, event, subtype, details, size, task, vars);
-		return;
-	}
-	/* The union of the tracing sessions' masks, 0 when none traces. */
-	mask = READ_ONCE(ltt_live_mask);
-	if (!(mask & BIT_ULL(event)))
-		return;
-	live = rcu_dereference_sched(ltt_live);
-	if (live)
-		ltt_callback_many(live, event, subtype, details, size, task,
-				  vars);
-}
-
-/**
- * ltt_callback_restricted() - an event only restricted sessions may take
- * @event:   enum ltt_event_id
- * @subtype: the event's subtype
- * @details: the detail structure
- * @size:    valid bytes at @details
- *
- * Preemption disabled. As ltt_callback() without the MAP and trigger
- * tests, for the tracing restricted sessions only: what a user without
- * privilege logs (USER_EVENT) never lands in a privileged session.
- */
-void notrace ltt_callback_restricted(u8 event, u8 subtype,
-				     const void *details, u16 size)
-{
-	struct ltt_live *live;
-	unsigned int i;
-
-	if (event >= 64 || !(READ_ONCE(ltt_live_mask) & BIT_ULL(event)))
-		return;
-	live = rcu_dereference_sched(ltt_live);
-	for (i = 0; live && i < live->n; i++)
-		if (live->s[i]->run.filters & LTT_FILTER_OWNER)
-			ltt_session_event(live->s[i], event, subtype, details,
-					  size, NULL, true);
-}
-NOKPROBE_SYMBOL(ltt_callback_restricted);
-
-/**
- * ltt_callback() - the facility's callback: mask, filter, store one event
- * @event:   enum ltt_event_id
- * @subtype: the event's subtype
- * @details: the detail structure (NULL when @size is 0)
- * @size:    valid bytes at @details
- * @task:    the task the event concerns (docs/kernel-facility.md)
- *
- * Preemption disabled, any context. Every tracing session whose mask and
- * filters take the event gets it in its own buffers, followed by a VARS
- * record when the session records variables.
- */
-void notrace ltt_callback(u8 event, u8 subtype, const void *details, u16 size,
-			  struct task_struct *task)
-{
-	/*
-	 * MAP records, when a session selects them (ltt_map.c). The key is
-	 * patched in only while one does: otherwise this costs one nop.
-	 */
-	if (static_branch_unlikely(&ltt_map_key) &&
-	    event == LTT_EV_SYSCALL_EXIT &&
-	    (READ_ONCE(ltt_live_mask) & LTT_EV_BIT(LTT_EV_MAP)))
-		ltt_map_syscall_exit();
-	/* The flight recorder's exit-signal triggers, when one has some. */
-	if (static_branch_unlikely(&ltt_exit_key) &&
-	    event == LTT_EV_PROCESS && subtype == LTT_PROCESS_EXIT)
-		ltt_exit_trigger(details, size, task);
-	/* STACK records of a task that blocks, before its schedchange. */
-	if (static_branch_unlikely(&ltt_stack_key) &&
-	    event == LTT_EV_SCHEDCHANGE &&
-	    (READ_ONCE(ltt_live_mask) & LTT_EV_BIT(LTT_EV_STACK)))
-		ltt_stack_switch(details, size);
-	ltt_dispatch(event, subtype, details, size, task, true);
-}
-NOKPROBE_SYMBOL(ltt_callback);
-
-/**
- * ltt_log_stack() - store a STACK record of current (ltt_stack.c)
- * @subtype: enum ltt_stack_sub
- * @details: struct ltt_ev_stack, cut after its last frame
- * @size:    valid bytes at @details
- *
- * As ltt_callback() for an event of current without a concerned task,
- * without VARS records: every session's masks, filters and (restricted)
- * owner rules apply.
- */
-void notrace ltt_log_stack(u8 subtype, const void *details, u16 size)
-{
-	ltt_dispatch(LTT_EV_STACK, subtype, details, size, NULL, false);
-}
-NOKPROBE_SYMBOL(ltt_log_stack);
-
-/**
- * ltt_log_extra() - store an event of ltt_extra.c's probes
- * @event:   LTT_EV_MOUNT or LTT_EV_LOCK
- * @subtype: the event's subtype
- * @details: the detail structure
- * @size:    valid bytes at @details
- *
- * As ltt_callback() for an event of current without a concerned task,
- * without VARS records: every session's masks, filters and (restricted)
- * owner rules apply.
- */
-void notrace ltt_log_extra(u8 event, u8 subtype, const void *details,
-			   u16 size)
-{
-	ltt_dispatch(event, subtype, details, size, NULL, false);
-}
-NOKPROBE_SYMBOL(ltt_log_extra);
+EXPORT_SYMBOL_GPL(ltt_log_chan);
+NOKPROBE_SYMBOL(ltt_log_chan);
 
 /**
  * ltt_log_trace_start() - write TRACE_START as the first record of the
  * current CPU's first block
- * @s: the session
+ * @ch: the channel
  * @ts: the record's details
  *
  * Called once by START, with preemption disabled, before the callback is
  * registered, so the block it opens is this CPU's block 0.
  */
-void ltt_log_trace_start(struct ltt_session *s,
+void ltt_log_trace_start(struct ltt_chan *ch,
 			 const struct ltt_ev_trace_start_ext *ts)
 {
-	ltt_write(s, LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
+	ltt_write(ch, LTT_EV_TRACE_START, 0, ts, sizeof(*ts), false, NULL);
 }
 
 /**
  * ltt_log_heartbeat() - write a HEARTBEAT record on the current CPU
- * @s: the session
+ * @ch: the channel
  *
  * What the periodic timer writes; test mode writes the same through here.
  * Must be called with preemption disabled.
  */
-void notrace ltt_log_heartbeat(struct ltt_session *s)
+void notrace ltt_log_heartbeat(struct ltt_chan *ch)
 {
-	ltt_write(s, LTT_EV_HEARTBEAT, 0, NULL, 0, false, NULL);
+	ltt_write(ch, LTT_EV_HEARTBEAT, 0, NULL, 0, false, NULL);
 }
+EXPORT_SYMBOL_GPL(ltt_log_heartbeat);
 NOKPROBE_SYMBOL(ltt_log_heartbeat);
-
-/**
- * ltt_test_age_base() - move the current CPU's prev 2^27 units back
- * @s: the session
- *
- * Test mode only: the CPU's next record, or the close of its open block,
- * then needs a heartbeat first, as after 2^27 clock units of idleness.
- * Must be called with preemption disabled.
- */
-void ltt_test_age_base(struct ltt_session *s)
-{
-	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
-	unsigned long flags;
-
-	if (c->cpu >= ltt_ncpus)
-		return;
-	local_irq_save(flags);
-	if (!c->nesting && c->wr >= 0 && c->last > LTT_LONG_DELTA_MAX + 1)
-		c->last -= LTT_LONG_DELTA_MAX + 1;
-	local_irq_restore(flags);
-}
 
 static enum hrtimer_restart notrace ltt_heartbeat_fn(struct hrtimer *t)
 {
-	struct ltt_session *s = container_of(t, struct ltt_cpu, heartbeat)->sess;
+	struct ltt_chan *ch = container_of(t, struct ltt_cpu, heartbeat)->chan;
 
-	if (!READ_ONCE(s->active))
+	if (!READ_ONCE(ch->active))
 		return HRTIMER_NORESTART;
-	ltt_log_heartbeat(s);
-	hrtimer_forward_now(t, ns_to_ktime(s->hb_period_ns));
+	ltt_log_heartbeat(ch);
+	hrtimer_forward_now(t, ns_to_ktime(ch->hb_period_ns));
 	return HRTIMER_RESTART;
 }
 NOKPROBE_SYMBOL(ltt_heartbeat_fn);
 
 /*
- * May @s make work on @cpu that nothing there asked for (a heartbeat
- * timer, a snapshot's IPI)? A restricted session leaves nohz_full and
+ * May @ch make work on @cpu that nothing there asked for (a heartbeat
+ * timer, a snapshot's IPI)? A quiet channel (a restricted session's)
+ * leaves nohz_full and
  * isolated CPUs (isolcpus, the housekeeping masks) alone: an unprivileged
  * user must not disturb the workload the administrator keeps there.
  */
-static bool ltt_cpu_disturbable(const struct ltt_session *s, int cpu)
+static bool ltt_cpu_disturbable(const struct ltt_chan *ch, int cpu)
 {
-	return !s->restricted || (housekeeping_cpu(cpu, HK_TYPE_TICK) &&
+	return !ch->quiet || (housekeeping_cpu(cpu, HK_TYPE_TICK) &&
 				  housekeeping_cpu(cpu, HK_TYPE_DOMAIN));
 }
 
@@ -1229,17 +452,17 @@ static bool ltt_heartbeat_cond(int cpu, void *arg)
 
 static void ltt_heartbeat_start_one(void *arg)
 {
-	struct ltt_session *s = arg;
-	struct ltt_cpu *c = this_cpu_ptr(s->cpus);
+	struct ltt_chan *ch = arg;
+	struct ltt_cpu *c = this_cpu_ptr(ch->cpus);
 
 	if (c->cpu < ltt_ncpus)
-		hrtimer_start(&c->heartbeat, ns_to_ktime(s->hb_period_ns),
+		hrtimer_start(&c->heartbeat, ns_to_ktime(ch->hb_period_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /**
  * ltt_heartbeat_start() - start the periodic heartbeat on every online CPU
- * @s: the session
+ * @ch: the channel
  * @period_ns: interval between heartbeats
  *
  * Process context. The heartbeat shows time passing on idle CPUs and keeps
@@ -1247,22 +470,22 @@ static void ltt_heartbeat_start_one(void *arg)
  * CPU without the timer (a restricted session's on an isolated CPU:
  * ltt_cpu_disturbable()) still writes correct deltas.
  */
-void ltt_heartbeat_start(struct ltt_session *s, u64 period_ns)
+void ltt_heartbeat_start(struct ltt_chan *ch, u64 period_ns)
 {
-	s->hb_period_ns = period_ns;
-	on_each_cpu_cond(ltt_heartbeat_cond, ltt_heartbeat_start_one, s, 1);
+	ch->hb_period_ns = period_ns;
+	on_each_cpu_cond(ltt_heartbeat_cond, ltt_heartbeat_start_one, ch, 1);
 }
 
 /**
  * ltt_heartbeat_stop() - cancel the heartbeat timers and wait for them
- * @s: the session
+ * @ch: the channel
  */
-void ltt_heartbeat_stop(struct ltt_session *s)
+void ltt_heartbeat_stop(struct ltt_chan *ch)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->heartbeat);
+		hrtimer_cancel(&per_cpu_ptr(ch->cpus, cpu)->heartbeat);
 }
 
 /*
@@ -1286,7 +509,7 @@ static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
 
 /**
  * ltt_buffers_finish() - close every CPU's trace with a FINAL block
- * @s: the session
+ * @ch: the channel
  * @stop: the time STOP was asked; the FINAL blocks end there (or at their
  *        last record, if that is later), not when STOP got round to them
  *
@@ -1294,13 +517,13 @@ static void ltt_finish_cpu(struct ltt_cpu *c, u64 now)
  * unregistered, heartbeats cancelled). A CPU whose two buffers both wait
  * for the reader gets its FINAL block when the reader frees one.
  */
-void ltt_buffers_finish(struct ltt_session *s, u64 stop)
+void ltt_buffers_finish(struct ltt_chan *ch, u64 stop)
 {
 	unsigned int cpu;
 
-	s->stop_time = stop;
+	ch->stop_time = stop;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (c)
 			ltt_finish_cpu(c, stop);
@@ -1314,7 +537,7 @@ void ltt_buffers_finish(struct ltt_session *s, u64 stop)
  */
 static bool ltt_readable(struct ltt_cpu *c, int i)
 {
-	if (c->sess->run.overwrite &&
+	if (c->chan->overwrite &&
 	    (!READ_ONCE(c->snap) || c->buf[i].sequence > c->snap_last))
 		return false;
 	/* Acquire: the writer wrote the whole block before READY. */
@@ -1353,16 +576,16 @@ static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
 	/* Release: the copy is done before the writer reuses the buffer. */
 	smp_store_release(&c->buf[idx].state, LTT_BUF_FREE);
 	if (READ_ONCE(c->final_pending))
-		ltt_finish_cpu(c, c->sess->stop_time);
+		ltt_finish_cpu(c, c->chan->stop_time);
 }
 
 /**
- * ltt_buffers_read() - copy ready blocks of @s to user space
- * @s:     the session
+ * ltt_buffers_read() - copy ready blocks of @ch to user space
+ * @ch:    the channel
  * @ubuf:  destination
  * @count: its size
  *
- * s->rr is the CPU to look at first, advanced so CPUs are served in turn.
+ * ch->rr is the CPU to look at first, advanced so CPUs are served in turn.
  *
  * Copies as many whole READY blocks as fit, oldest first within a CPU.
  * Process context; the caller serializes readers against buffer freeing.
@@ -1370,16 +593,16 @@ static void ltt_give_block(struct ltt_cpu *c, int idx, bool consumed)
  * Return: bytes copied (0: none ready), -EINVAL if the first ready block
  * is larger than @count, -EFAULT if nothing could be copied.
  */
-ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
+ssize_t ltt_buffers_read(struct ltt_chan *ch, char __user *ubuf,
 			 size_t count)
 {
-	unsigned int *rr = &s->rr;
+	unsigned int *rr = &ch->rr;
 	unsigned int i, n = ltt_ncpus;
 	size_t done = 0;
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, (*rr + i) % n);
+		struct ltt_cpu *c = ltt_cpu_state(ch, (*rr + i) % n);
 		int idx;
 		u32 len;
 
@@ -1396,7 +619,7 @@ ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
 			done += len;
 		}
 		/* The snapshot's last block of @c is read: the ring is free. */
-		if (c->sess->run.overwrite && READ_ONCE(c->snap) &&
+		if (c->chan->overwrite && READ_ONCE(c->snap) &&
 		    !ltt_readable(c, 0) && !ltt_readable(c, 1)) {
 			/* Release: the copies are done before any overwrite. */
 			smp_store_release(&c->snap, false);
@@ -1408,21 +631,21 @@ ssize_t ltt_buffers_read(struct ltt_session *s, char __user *ubuf,
 
 /**
  * ltt_buffers_ready() - is a block waiting for the reader?
- * @s: the session
+ * @ch: the channel
  *
  * Return: true if some CPU has a READY block (or a FINAL block to write).
  * A hint for poll and the read wait; read() itself takes the blocks.
  */
-bool ltt_buffers_ready(struct ltt_session *s)
+bool ltt_buffers_ready(struct ltt_chan *ch)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
-		if (s->run.overwrite) {
+		if (ch->overwrite) {
 			if (READ_ONCE(c->snap))
 				return true;
 			continue;
@@ -1437,17 +660,17 @@ bool ltt_buffers_ready(struct ltt_session *s)
 
 /**
  * ltt_buffers_lost() - fill in the per-CPU lost and recorded counts
- * @s: the session
+ * @ch: the channel
  * @lc: destination; ncpus, total, per_cpu[] and recorded[] are set
  */
-void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc)
+void ltt_buffers_lost(struct ltt_chan *ch, struct ltt_lost_counts *lc)
 {
 	unsigned int cpu;
 
 	lc->ncpus = ltt_ncpus;
 	lc->total = 0;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1461,18 +684,18 @@ void ltt_buffers_lost(struct ltt_session *s, struct ltt_lost_counts *lc)
 
 /**
  * ltt_buffers_overwritten() - fill in the per-CPU overwritten counts
- * @s: the session
+ * @ch: the channel
  * @lc: destination: per_cpu[] and total count the events overwritten in
  *      overwrite mode, recorded[] as ltt_buffers_lost()
  */
-void ltt_buffers_overwritten(struct ltt_session *s, struct ltt_lost_counts *lc)
+void ltt_buffers_overwritten(struct ltt_chan *ch, struct ltt_lost_counts *lc)
 {
 	unsigned int cpu;
 
-	ltt_buffers_lost(s, lc);
+	ltt_buffers_lost(ch, lc);
 	lc->total = 0;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1490,7 +713,7 @@ void ltt_buffers_overwritten(struct ltt_session *s, struct ltt_lost_counts *lc)
 static void ltt_snapshot_cpu(void *arg)
 {
 	struct ltt_cpu *c = arg;
-	u64 now = ltt_clock(&c->sess->run);
+	u64 now = ltt_clock(c->chan);
 
 	if (now < c->last)
 		now = c->last;
@@ -1503,7 +726,7 @@ static void ltt_snapshot_cpu(void *arg)
 
 /**
  * ltt_buffers_snapshot() - take a flight-recorder snapshot
- * @s: a session tracing in overwrite mode
+ * @ch: a channel tracing in overwrite mode
  *
  * Every CPU closes its open block with the FINAL flag; read() then
  * returns each CPU's blocks, oldest first, up to that one, while the CPUs
@@ -1515,22 +738,22 @@ static void ltt_snapshot_cpu(void *arg)
  *
  * Return: 0, or -EBUSY while the previous snapshot is not all read.
  */
-int ltt_buffers_snapshot(struct ltt_session *s)
+int ltt_buffers_snapshot(struct ltt_chan *ch)
 {
 	unsigned long flags;
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (c && READ_ONCE(c->snap))
 			return -EBUSY;
 	}
 	cpus_read_lock();
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
-		if (!c || !ltt_cpu_disturbable(s, cpu))
+		if (!c || !ltt_cpu_disturbable(ch, cpu))
 			continue;
 		if (cpu_online(cpu)) {
 			smp_call_function_single(cpu, ltt_snapshot_cpu, c, 1);
@@ -1546,18 +769,18 @@ int ltt_buffers_snapshot(struct ltt_session *s)
 
 /**
  * ltt_buffers_reset() - empty every buffer and zero every counter
- * @s: the session
+ * @ch: the channel
  * @start: timestamp no record of the new trace may precede (the anchor)
  *
  * Process context, with no event path running (callback unregistered or
  * never registered, heartbeats stopped).
  */
-void ltt_buffers_reset(struct ltt_session *s, u64 start)
+void ltt_buffers_reset(struct ltt_chan *ch, u64 start)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1566,7 +789,7 @@ void ltt_buffers_reset(struct ltt_session *s, u64 start)
 		c->wr = -1;
 		c->data = NULL;
 		c->off = 0;
-		c->end = s->run.buffer_size - LTT_HB_REC - LTT_END_REC;
+		c->end = ch->size - LTT_HB_REC - LTT_END_REC;
 		c->events = 0;
 		c->last = start;
 		c->last_ip = 0;
@@ -1586,17 +809,17 @@ void ltt_buffers_reset(struct ltt_session *s, u64 start)
 
 /**
  * ltt_buffers_free() - free every CPU's buffers
- * @s: the session
+ * @ch: the channel
  *
  * Process context, with no event path and no reader running.
  */
-void ltt_buffers_free(struct ltt_session *s)
+void ltt_buffers_free(struct ltt_chan *ch)
 {
 	unsigned int cpu;
 	int i;
 
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1609,7 +832,7 @@ void ltt_buffers_free(struct ltt_session *s)
 
 /**
  * ltt_buffers_alloc() - allocate two buffers of @size bytes per CPU
- * @s: the session
+ * @ch: the channel
  * @size: bytes per buffer, LTT_BUFFER_MIN..LTT_BUFFER_MAX, multiple of 8
  *
  * Process context, with no event path and no reader running. Buffers of
@@ -1620,14 +843,14 @@ void ltt_buffers_free(struct ltt_session *s)
  *
  * Return: 0 or -ENOMEM (then nothing changed).
  */
-int ltt_buffers_alloc(struct ltt_session *s, u32 size)
+int ltt_buffers_alloc(struct ltt_chan *ch, u32 size)
 {
 	unsigned int cpu;
 	u64 total = 0;
 	int i;
 
-	if (s->run.buffer_size == size &&
-	    per_cpu_ptr(s->cpus, cpumask_first(cpu_possible_mask))->buf[0].data)
+	if (ch->size == size &&
+	    per_cpu_ptr(ch->cpus, cpumask_first(cpu_possible_mask))->buf[0].data)
 		return 0;
 	/*
 	 * Never take more than half of the memory available now: a trace
@@ -1639,7 +862,7 @@ int ltt_buffers_alloc(struct ltt_session *s, u32 size)
 	if (total > (u64)si_mem_available() * PAGE_SIZE / 2)
 		return -ENOMEM;
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1656,9 +879,9 @@ int ltt_buffers_alloc(struct ltt_session *s, u32 size)
 				goto err_free_spares;
 		}
 	}
-	ltt_buffers_free(s);
+	ltt_buffers_free(ch);
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1667,12 +890,12 @@ int ltt_buffers_alloc(struct ltt_session *s, u32 size)
 			c->spare[i] = NULL;
 		}
 	}
-	s->run.buffer_size = size;
+	ch->size = size;
 	return 0;
 
 err_free_spares:
 	for (cpu = 0; cpu < ltt_ncpus; cpu++) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
 		if (!c)
 			continue;
@@ -1685,22 +908,26 @@ err_free_spares:
 }
 
 /**
- * ltt_session_buffers_init() - allocate and initialize @s's per-CPU state
- * @s: a new session
+ * ltt_chan_init() - allocate and initialize @ch's per-CPU state
+ * @ch: a new channel, zeroed
+ * @notify: what a block becoming READY queues (as irq_work: it wakes the
+ *          reader)
  *
- * Return: 0 or -ENOMEM. The buffers themselves come with START.
+ * Return: 0 or -ENOMEM. The buffers themselves come with
+ * ltt_buffers_alloc().
  */
-int ltt_session_buffers_init(struct ltt_session *s)
+int ltt_chan_init(struct ltt_chan *ch, void (*notify)(struct irq_work *))
 {
 	unsigned int cpu;
 
-	s->cpus = alloc_percpu_gfp(struct ltt_cpu, GFP_KERNEL_ACCOUNT);
-	if (!s->cpus)
+	init_irq_work(&ch->notify, notify);
+	ch->cpus = alloc_percpu_gfp(struct ltt_cpu, GFP_KERNEL_ACCOUNT);
+	if (!ch->cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct ltt_cpu *c = ltt_cpu_state(s, cpu);
+		struct ltt_cpu *c = ltt_cpu_state(ch, cpu);
 
-		c->sess = s;
+		c->chan = ch;
 		c->cpu = cpu;
 		c->wr = -1;
 		/* Hard: a writer, it expires with interrupts off on RT too. */
@@ -1711,14 +938,14 @@ int ltt_session_buffers_init(struct ltt_session *s)
 }
 
 /**
- * ltt_session_buffers_destroy() - free @s's buffers and per-CPU state
- * @s: a session no event path and no reader can reach any more
+ * ltt_chan_destroy() - free @ch's buffers and per-CPU state
+ * @ch: a channel no event path and no reader can reach any more
  */
-void ltt_session_buffers_destroy(struct ltt_session *s)
+void ltt_chan_destroy(struct ltt_chan *ch)
 {
-	if (!s->cpus)
+	if (!ch->cpus)
 		return;
-	ltt_buffers_free(s);
-	free_percpu(s->cpus);
-	s->cpus = NULL;
+	ltt_buffers_free(ch);
+	free_percpu(ch->cpus);
+	ch->cpus = NULL;
 }

@@ -49,7 +49,7 @@
 #include <trace/events/lock.h>
 #include <trace/events/syscalls.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 /**
  * ltt_user_name() - copy a user string without faulting

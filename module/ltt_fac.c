@@ -12,7 +12,7 @@
  */
 #include <linux/ltt.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 const u32 ltt_backend = LTT_BACKEND_FACILITY;
 static bool ltt_fac_registered;

@@ -53,7 +53,7 @@
 #include <linux/string.h>
 #include <asm/unistd.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 /* Per-CPU scratch: the record being built and d_path()'s buffer. */
 struct ltt_map_scratch {

@@ -33,7 +33,7 @@
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 DEFINE_STATIC_KEY_FALSE(ltt_stack_key);
 

@@ -65,7 +65,7 @@
 #endif
 #include <asm/trace/irq_vectors.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 const u32 ltt_backend = LTT_BACKEND_TRACEPOINTS;
 
@@ -702,7 +702,7 @@ int ltt_backend_attach(const struct ltt_config *cfg, bool policy)
 	/*
 	 * Another session's START while attached: only the probes the new
 	 * union adds are registered; the syscall IP policy changes only when
-	 * ltt_main.c asks (a privileged session's START while no other one
+	 * ltt_session.c asks (a privileged session's START while no other one
 	 * traces). A probe reads the three values one by one: a walk racing
 	 * the change uses a mix of the two policies, for that one entry.
 	 */
@@ -768,7 +768,7 @@ void ltt_backend_detach(void)
 	/* After it no CPU runs a probe: the buffers may be closed. */
 	tracepoint_synchronize_unregister();
 	ltt_tp_attached = false;
-	/* The policy holds until no session traces (ltt_main.c). */
+	/* The policy holds until no session traces (ltt_session.c). */
 	ltt_ip_depth = 0;
 	ltt_ip_lower = 0;
 	ltt_ip_upper = 0;

@@ -31,7 +31,7 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
-#include "ltt_tracer.h"
+#include "ltt_probe.h"
 
 /* The six arguments of the x86-64 system call whose registers are @regs. */
 #define LTT_ARG0(regs) ((regs)->di)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ltt trace module: kernel-state variables (Ktrace's variable mask).
+ * ltt trace module, event layer: kernel-state variables (Ktrace's
+ * variable mask).
  *
  * LTT_IOC_SET_VARS_MASK selects variables of enum ltt_var
  * (include/ltt/module_events.h). While a trace runs, the callback hands
@@ -10,10 +11,10 @@
  * the callback writes it right after the event, so nothing of the CPU
  * comes between the two.
  *
- * The last values are per session and CPU, in the struct ltt_vars_cpu
- * each session's struct ltt_cpu embeds: every session has its own mask
- * (LTT_IOC_SET_VARS_MASK sets the session's) and its own VARS records,
- * each relative to what that session last recorded on the CPU.
+ * The last values are per session and CPU, in the per-CPU struct
+ * ltt_vars_cpu of each session's struct ltt_trace: every session has its
+ * own mask (LTT_IOC_SET_VARS_MASK sets the session's) and its own VARS
+ * records, each relative to what that session last recorded on the CPU.
  *
  * Everything here runs in the event path (preemption and interrupts off,
  * any context but NMI, which never writes): values are read without
@@ -41,7 +42,7 @@
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
 
-#include "ltt_tracer.h"
+#include "ltt_event.h"
 
 /*
  * Arguments each x86_64 system call takes, by number (Linux 6.12's
@@ -127,42 +128,43 @@ long ltt_vars_set_mask(u32 *cfg, u32 __user *uarg, bool tracing)
 }
 
 /**
- * ltt_vars_start() - prepare a session's per-CPU state for its trace
- * @s: the session, starting now
+ * ltt_vars_start() - prepare a trace's per-CPU state for its start
+ * @t:   the trace, starting now
+ * @cfg: the variables selected (LTT_IOC_SET_VARS_MASK)
  *
  * Every CPU records all selected variables in its first VARS record.
- * Called by START before any event can reach the session.
+ * Called by START before any event can reach the trace.
  *
  * Return: the variables the trace records (those selected this kernel
- * can read), for the session's run.vars_mask and its TRACE_START record.
+ * can read), for its run.vars_mask and its TRACE_START record.
  */
-u32 ltt_vars_start(struct ltt_session *s)
+u32 ltt_vars_start(struct ltt_trace *t, u32 cfg)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		ltt_vars_cpu_reset(&per_cpu_ptr(s->cpus, cpu)->vars);
-		per_cpu_ptr(s->cpus, cpu)->vars.gen = 0;
+		ltt_vars_cpu_reset(per_cpu_ptr(t->vars, cpu));
+		per_cpu_ptr(t->vars, cpu)->gen = 0;
 	}
-	s->run.vars_gen = 0;
-	return ltt_vars_selected(s);
+	t->run.vars_gen = 0;
+	return ltt_vars_selected(cfg);
 }
 
 /**
- * ltt_vars_selected() - the variables a session's trace records
- * @s: the session
+ * ltt_vars_selected() - the variables a trace records
+ * @cfg: the variables selected (LTT_IOC_SET_VARS_MASK)
  *
- * Those selected (LTT_IOC_SET_VARS_MASK) that this kernel can read. When
- * they change while @s traces, the caller stores them in run.vars_mask
- * and then bumps run.vars_gen (release): each CPU records all of them in
- * its next VARS record (ltt_vars_compose()), and no CPU is interrupted
- * for it, an isolated one included.
+ * Those selected that this kernel can read. When they change while a
+ * trace runs, the caller stores them in run.vars_mask and then bumps
+ * run.vars_gen (release): each CPU records all of them in its next VARS
+ * record (ltt_vars_compose()), and no CPU is interrupted for it, an
+ * isolated one included.
  *
- * Return: the mask, for the session's run.vars_mask and its records.
+ * Return: the mask, for the trace's run.vars_mask and its records.
  */
-u32 ltt_vars_selected(const struct ltt_session *s)
+u32 ltt_vars_selected(u32 cfg)
 {
-	return s->vars_cfg & LTT_VARS_SUPPORTED;
+	return cfg & LTT_VARS_SUPPORTED;
 }
 
 /**

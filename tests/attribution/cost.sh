@@ -33,8 +33,8 @@ src=$out/nocontext-src
 mkdir -p "$src"
 cp -r module include "$src/"
 sed -i '/^static inline u32 ltt_context_filter/,/^}/ s/return LTT_FILTER_CONTEXT;/return 0;/' \
-	"$src/module/ltt_tracer.h"
-grep -A8 '^static inline u32 ltt_context_filter' "$src/module/ltt_tracer.h" | grep -q 'return 0;' ||
+	"$src/module/ltt_event.h"
+grep -A8 '^static inline u32 ltt_context_filter' "$src/module/ltt_event.h" | grep -q 'return 0;' ||
 	{ echo "cost.sh: could not turn context records off in the copy" >&2; exit 1; }
 
 vm_module ltt >/dev/null || exit 1

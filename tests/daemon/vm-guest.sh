@@ -36,6 +36,8 @@ nonempty() { [ -s "$1" ] && [ "$(wc -c <"$1")" -gt 320 ]; }
 
 # Restricted sessions on: uid 1000 traces its own command below.
 ltt_load_first unprivileged=1 || { fail "/dev/tracer" "not created"; exit 1; }
+# --test-emit is the test module's test mode (ltt_test.ko).
+ltt_test_load || fail "insmod ltt_test.ko" "not shipped or refused"
 cd "$out" || exit 1
 fact ncpus "$(grep -c ^processor /proc/cpuinfo)"
 
@@ -228,6 +230,6 @@ if [ "${tasks:-0}" -ge 2000 ]; then ok "2000 tasks: all in the snapshot ($tasks)
 fact many_tasks "$tasks"
 note "2000 tasks: $(sed -n 's/.*tracedaemon: traced \(.*\) to many.trace.*/\1/p' many.log); $(sed -n 's/.*tracedaemon: \(daemon CPU time .*snapshot\).*/\1/p' many.log); $(sed -n 's/.*tracedaemon: \([0-9]* events lost.*\)/\1/p' many.log)"
 
-rmmod ltt_tracer && ok "rmmod after the daemon exits" || fail "rmmod" "$(lsmod | grep ltt)"
+rmmod ltt_test; rmmod ltt_tracer && ok "rmmod after the daemon exits" || fail "rmmod" "$(lsmod | grep ltt)"
 ltt_finish
 exit 0

@@ -50,12 +50,18 @@ wait_for() {
 # ltt_load [PARAMS...]: insmod the module and wait for /dev/tracer.
 ltt_load() { insmod "$ko" "$@" && ltt_wait_dev; }
 
+# ltt_test_load [PARAMS...]: insmod the test module, ltt_test.ko (test
+# mode's TEST_EMIT, the fault injection parameter fault_attach), which
+# the host ships beside the trace module when it was built; it holds the
+# trace module until `rmmod ltt_test`. Status 1 when it is not there.
+ltt_test_load() { [ -f "$LTT/ltt_test.ko" ] && insmod "$LTT/ltt_test.ko" "$@"; }
+
 # ltt_load_first [PARAMS...]: the run's first load. When insmod fails:
 # "FAIL - insmod ltt_tracer.ko: <the kernel's last lines>" in the results
 # and on stderr, dmesg.txt, and the script exits 1. Otherwise as ltt_load
 # (status 1 when /dev/tracer did not appear).
 ltt_load_first() {
-	[ -c /dev/tracer ] && rmmod ltt_tracer 2>/dev/null
+	[ -c /dev/tracer ] && { rmmod ltt_test 2>/dev/null; rmmod ltt_tracer 2>/dev/null; }
 	if ! insmod "$ko" "$@"; then
 		why=$(dmesg | tail -n 3 | tr '\n' ' ')
 		fail "insmod ltt_tracer.ko" "$why"

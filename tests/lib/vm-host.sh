@@ -17,6 +17,7 @@
 #
 # The guest layout (tests/lib/vm-guest.sh uses the same paths):
 #   /opt/ltt/ltt_tracer.ko     the trace module
+#   /opt/ltt/ltt_test.ko       the test module, when built beside it
 #   /opt/ltt/bin/              programs (tracedaemon, ltt_modtest, trace...)
 #   /opt/ltt/workloads/        $BUILD/workloads, when asked for
 #   /opt/ltt/lib/vm-guest.sh   the guest-side helper
@@ -134,8 +135,8 @@ vm_need() {
 # vm_boot OUT SCRIPT [ARGS...]: boot vm_kdir (vm_kimage with the modules
 # of vm_kmods when set) and run the guest script
 # SCRIPT (a host path) as `sh /opt/ltt/NAME ARGS` with the layout above:
-# vm_ko, the programs listed in vm_bins, $BUILD/workloads when
-# vm_workloads=1. qemu-run.sh options (--smp, --timeout, --mem, --disk,
+# vm_ko (and ltt_test.ko beside it, when built), the programs listed in
+# vm_bins, $BUILD/workloads when vm_workloads=1. qemu-run.sh options (--smp, --timeout, --mem, --disk,
 # more --add) come from the array vm_qemu. The guest's /out, console.log
 # included, lands in OUT. Returns qemu-run.sh's status; the guest
 # script's output goes to stdout.
@@ -144,6 +145,7 @@ vm_boot() {
 	shift 2
 	adds=(--add "$vm_ko:/opt/ltt/" --add "$vm_repo/tests/lib/vm-guest.sh:/opt/ltt/lib/"
 		--add "$script:/opt/ltt/")
+	[[ -f ${vm_ko%/*}/ltt_test.ko ]] && adds+=(--add "${vm_ko%/*}/ltt_test.ko:/opt/ltt/")
 	for f in "${vm_bins[@]}"; do adds+=(--add "$f:/opt/ltt/bin/"); done
 	((vm_workloads)) && adds+=(--add "$vm_build/workloads:/opt/ltt/workloads")
 	# The stock kernel calibrates its TSC against the PIT, which a busy

@@ -68,6 +68,8 @@ if [ $cycles = 5 ]; then ok "5 unload/reload cycles under load"; else fail "unlo
 kill -KILL $load1
 wait $load1 2>/dev/null
 loaded || ltt_load || { fail "module loaded after the cycles" "insmod failed"; exit 1; }
+# The daemon's --test-emit below is the test module's test mode.
+chk "insmod ltt_test.ko" ltt_test_load
 
 # 2. The daemon SIGKILLed at random moments, 20 times. After each kill:
 # the file is valid up to its last whole block, and a finished trace
@@ -138,6 +140,6 @@ else
 	fail "disk full: mount a 256 KiB tmpfs" "mount failed"
 fi
 
-rmmod ltt_tracer && ok "rmmod at the end" || fail "rmmod at the end" "refused"
+rmmod ltt_test && rmmod ltt_tracer && ok "rmmod at the end" || fail "rmmod at the end" "refused"
 ltt_finish
 exit 0

@@ -32,6 +32,12 @@ esac
 ltt_load_first unprivileged=1
 ok "insmod ltt_tracer.ko"
 chk "/dev/tracer created" test -c /dev/tracer
+# Test mode (TEST_EMIT) is the test module's: not there before it is
+# loaded.
+if [ "$mode" = check ]; then
+	"$mt" one no-test-module >>"$res" 2>&1
+fi
+chk "insmod ltt_test.ko" ltt_test_load
 
 if [ "$mode" = bench ]; then
 	LTT_BASELINE_NS=$base "$mt" bench "${BENCH_REPS:-7}" >"$out/bench.txt" 2>&1
@@ -50,10 +56,11 @@ fi
 # The event path can be neither function-traced nor kprobed (it would
 # re-enter the writer in the middle of a record); other module functions can,
 # which shows the checks could fail.
-hotpath="ltt_callback ltt_task_match ltt_log ltt_write_slow ltt_open_block
-ltt_callback_filtered ltt_callback_many ltt_restrict ltt_task_owned ltt_block_pid
-ltt_log_session
-ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat ltt_heartbeat_fn"
+hotpath="ltt_callback ltt_task_match ltt_log_event ltt_write_slow ltt_open_block
+ltt_callback_filtered ltt_callback_context ltt_callback_many ltt_restrict
+ltt_task_owned ltt_block_pid ltt_trace_task_pid ltt_log_chan ltt_log_extra
+ltt_exit_trigger ltt_close_block ltt_fold_nmi_lost ltt_drop ltt_log_heartbeat
+ltt_heartbeat_fn"
 check_untraceable() {
 	tr=/sys/kernel/tracing
 	if [ ! -r $tr/available_filter_functions ] || [ ! -w $tr/kprobe_events ]; then
@@ -127,6 +134,7 @@ load2=$!
 holder=$!
 chk "trace held under load" wait_for "$out/hold.txt" holding
 sleep 1
+chk "rmmod ltt_test while a trace is open" rmmod ltt_test
 if rmmod ltt_tracer 2>/dev/null; then
 	fail "rmmod refused while /dev/tracer is open" "rmmod succeeded"
 else
@@ -148,10 +156,10 @@ chk "rmmod after the load stops" rmmod ltt_tracer
 
 # The other clocks: the TSC forced (whatever its flags say), and CLOCK_MONOTONIC
 # with no periodic heartbeat, where a 5 s gap overflows a 32-bit delta.
-if insmod "$ko" clock=tsc; then
+if insmod "$ko" clock=tsc && ltt_test_load; then
 	ok "insmod clock=tsc"
 	LTT_TEST_PREFIX="clock=tsc: " "$mt" quick >>"$res" 2>&1
-	chk "rmmod (clock=tsc)" rmmod ltt_tracer
+	chk "rmmod (clock=tsc)" sh -c 'rmmod ltt_test && rmmod ltt_tracer'
 else
 	fail "insmod clock=tsc" "refused"
 fi

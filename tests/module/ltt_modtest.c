@@ -3774,10 +3774,13 @@ static void check_sec_ip_policy(void)
 	close(ack[1]);
 }
 
-/* The module parameter fault_attach: write @v, return what it held. */
+/*
+ * The test module's (ltt_test.ko) parameter fault_attach: write @v,
+ * return what it held.
+ */
 static long set_fault_attach(long v)
 {
-	const char *path = "/sys/module/ltt_tracer/parameters/fault_attach";
+	const char *path = "/sys/module/ltt_test/parameters/fault_attach";
 	long old = -1;
 	FILE *f = fopen(path, "r");
 
@@ -3834,7 +3837,7 @@ static void check_sec_config_attach(void)
 	long left = -1;
 
 	if (set_fault_attach(0) < 0) {
-		check(false, "security: the module parameter fault_attach exists",
+		check(false, "security: ltt_test.ko's parameter fault_attach exists",
 		      "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -4238,6 +4241,30 @@ static int mode_security_isolated(void)
 	return failed ? 1 : 0;
 }
 
+/*
+ * Without the test module (ltt_test.ko) loaded, test mode is no part of
+ * the trace module: TEST_EMIT on a tracing session is -ENOTTY.
+ */
+static void check_no_test_module(void)
+{
+	struct trace t = { 0 };
+	int fd = open_dev(), r = -ENODEV, e = -ENODEV;
+
+	if (fd >= 0) {
+		e = configure(fd, 0, 0, 1u << 20);
+		e = e ? e : start(fd, &t);
+	}
+	if (!e) {
+		r = emit(fd, 10, 0, 16);
+		e = stop_and_collect(fd, &t);
+	}
+	check(!e && r == -ENOTTY, "TEST_EMIT without ltt_test.ko: ENOTTY",
+	      "setup %d, TEST_EMIT %d", e, r);
+	trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+}
+
 static int mode_one(const char *name)
 {
 	int fd = -1;
@@ -4257,8 +4284,10 @@ static int mode_one(const char *name)
 	} else if (!strcmp(name, "sessions")) {
 		check_sessions_masks();
 		check_sessions_many();
+	} else if (!strcmp(name, "no-test-module")) {
+		check_no_test_module();
 	} else {
-		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records, sessions)\n",
+		fprintf(stderr, "one: unknown check '%s' (close-idle, start-enomem, open-policy, v2-records, sessions, no-test-module)\n",
 			name);
 		return 2;
 	}

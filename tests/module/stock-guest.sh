@@ -30,6 +30,8 @@ fi
 # too (tests/security/ checks the default, root only).
 ltt_load_first unprivileged=1 || { fail "/dev/tracer" "not created"; ltt_finish; exit 1; }
 ok "ltt_tracer.ko loads on $(uname -r)"
+# Test mode (TEST_EMIT, which ltt_modtest check uses) is the test module's.
+chk "ltt_test.ko loads on $(uname -r)" ltt_test_load
 dmesg | grep -q "kernel has no tracepoint" &&
 	note "$(dmesg | grep 'kernel has no tracepoint' | tr '\n' ' ')"
 cd "$out" || exit 1
@@ -95,5 +97,6 @@ kill $pids 2>/dev/null
 wait 2>/dev/null
 
 # 3. Unload: the probes are gone, nothing of the module runs any more.
+chk "rmmod ltt_test" rmmod ltt_test
 chk "rmmod ltt_tracer" rmmod ltt_tracer
 ltt_finish

@@ -43,6 +43,8 @@ ok "insmod ltt_tracer.ko (default parameters)"
 rmmod ltt_tracer
 if ltt_load unprivileged=1; then
 	ok "insmod ltt_tracer.ko unprivileged=1"
+	# Fault injection (fault_attach) is the test module's.
+	chk "insmod ltt_test.ko" ltt_test_load
 	chk "/dev/tracer is 0666 with unprivileged=1" sh -c 'ls -l /dev/tracer | grep -q "^crw-rw-rw-"'
 	"$mt" security attacks "$helper" >>"$res" 2>&1
 	# Booted with CPU 1 isolated (isolcpus=, nohz_full= where the kernel

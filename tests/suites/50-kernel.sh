@@ -118,6 +118,25 @@ fi
 # headers (a skip for either that is not there); any warning fails.
 t_include scripts/sparse-check.sh
 
+# The module's layers call only downwards (module/README.md, "Layers"): the
+# tree as it is, then copies where the buffer includes the session layer's
+# header and where the event layer's header declares a function of the
+# probe layer, which the check must refuse by file and line.
+t_run_expect "the module's layers call only downwards (module/check-layers.sh)" 0 '^$' \
+	module/check-layers.sh
+layers_plant() { # NAME SED-SCRIPT FILE: a copy of module/ with FILE edited
+	rm -rf "$work/layers-$1" && mkdir -p "$work/layers-$1" &&
+		cp -r "$repo/module" "$work/layers-$1/" && sed -i "$2" "$work/layers-$1/module/$3"
+}
+layers_plant up '0,/^#include "ltt_write.h"/s//&\n#include "ltt_session.h"/' ltt_buffer.c
+t_run_expect "check-layers.sh refuses the buffer including the session layer's header" 1 \
+	'^module/ltt_buffer.c:[0-9]+: buffer includes ltt_session.h of session, a layer above it$' \
+	"$work/layers-up/module/check-layers.sh" "$work/layers-up"
+layers_plant decl 's|^/\* ltt_event.c \*/$|&\nvoid ltt_map_select(u64 mask);|' ltt_event.h
+t_run_expect "check-layers.sh refuses a probe function declared in the event layer's header" 1 \
+	'^module/ltt_event.h:[0-9]+: ltt_map_select, declared in event.s header, is defined in ltt_map.c of probe$' \
+	"$work/layers-decl/module/check-layers.sh" "$work/layers-decl"
+
 # --- the workload and the probe ------------------------------------------
 t_check "workload builds (static)" \
 	gcc -static -O2 -fno-omit-frame-pointer -Wall -Wextra -Werror \

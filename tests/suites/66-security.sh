@@ -14,7 +14,7 @@
 # and with CPU 1 isolated (isolcpus=domain; nohz_full too where the
 # kernel has NO_HZ_FULL) its heartbeats, snapshots and VARS mask changes
 # leave that CPU alone; a mask change's CONFIG record claims only a mask
-# in force when an attach fails (the module's fault_attach parameter).
+# in force when an attach fails (the test module ltt_test.ko's fault_attach).
 # Runs on the patched, the debug (KASAN, lockdep) and the stock kernel
 # (LTT_SECURITY_KERNELS chooses). The namespace and cgroup checks are
 # skips "by design" where the kernel is built without them (the patched
