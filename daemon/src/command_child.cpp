@@ -37,6 +37,11 @@ CommandChild::CommandChild(const std::vector<std::string>& argv, bool ownGroup,
         ::sigprocmask(SIG_SETMASK, &childMask, nullptr);
         if (ownGroup)
             ::setpgid(0, 0);
+        // The child's copies of the daemon's ends: with the release pipe's
+        // write end open here, a daemon that gives up (closes its end)
+        // would never be seen, and both would wait for ever.
+        ::close(go[1]);
+        ::close(err[0]);
         char c;
         ssize_t n;
         do
