@@ -464,8 +464,13 @@ NOKPROBE_SYMBOL(ltt_tp_itimer_state);
 
 /*
  * Two kernel functions whose timers stand for patched events: the tick
- * (tick_sched_timer(), which calls update_process_times(), where the
- * patch records KERNEL_TIMER) and schedule_timeout()'s wakeup
+ * (the tick's hrtimer function, which calls update_process_times(), where
+ * the patch records KERNEL_TIMER: tick_sched_timer() in 6.1, renamed
+ * tick_nohz_highres_handler() and then merged into tick_nohz_handler() by
+ * later kernels, 6.12 among them; 6.1's tick_nohz_handler() is the
+ * low-resolution mode's clockevent handler, hence the order of the
+ * lookup) and
+ * schedule_timeout()'s wakeup
  * (process_timeout(), armed where the patch records SETTIMEOUT). They are
  * static: their addresses are looked up once, by name, through a kprobe
  * that is registered disabled (so no code is patched) and unregistered.
@@ -696,6 +701,12 @@ int ltt_backend_attach(const struct ltt_config *cfg, bool policy)
 				pr_info("kernel has no tracepoint %s\n",
 					ltt_tps[i].name);
 		ltt_tick_fn = ltt_symbol("tick_sched_timer");
+		if (!ltt_tick_fn)
+			ltt_tick_fn = ltt_symbol("tick_nohz_highres_handler");
+		if (!ltt_tick_fn)
+			ltt_tick_fn = ltt_symbol("tick_nohz_handler");
+		if (!ltt_tick_fn)
+			pr_info("no tick hrtimer function found: no KERNEL_TIMER events\n");
 		ltt_timeout_fn = ltt_symbol("process_timeout");
 		ltt_tps_found = true;
 	}
