@@ -3,7 +3,7 @@
 # kernel. Builds (or finds in the cache) the peers kernel
 # (scripts/build-kernel.sh --peers: the ltt series plus
 # kernel-patches/config/peers.config), the ltt module against it,
-# lttng-modules 2.13 from Debian's lttng-modules-dkms source, and stages
+# lttng-modules 2.13.18 from Debian 13's lttng-modules-dkms source, and stages
 # Debian's lttng-tools with its libraries into the guest. In the guest
 # (tests/bench/peers-guest.sh) two workloads run BENCH_RUNS times for each
 # tracer, the first run of each series dropped:
@@ -71,7 +71,8 @@
 # clocks (local_clock() and the monotonic clocksource).
 #
 # Environment: BENCH_RUNS (default 6), BENCH_ITERS (200000), LTT_CLOCK, FTRACE_KB
-# (65536), LTT_BUFFER (32M), LTTNG_SUBBUF (4M), LTTNG_NSUBBUF (8), BUILD,
+# (65536), LTT_BUFFER (32M), LTTNG_SUBBUF (4M), LTTNG_NSUBBUF (8),
+# LTT_LTTNG_MODULES_VERSION (2.13.18-1+deb13u1), BUILD,
 # LTT_CACHE (where the kernel, lttng-modules, the staged LTTng tools and
 # babeltrace2 are cached). Needs apt-get (download only: nothing is
 # installed on the host) the first time.
@@ -95,26 +96,44 @@ fi
 [[ $iters =~ ^[1-9][0-9]*$ ]] || die "BENCH_ITERS must be a positive number"
 t0=$(date +%s)
 
-# lttng-modules from the lttng-modules-dkms source, built against KDIR into
-# a cache directory keyed by the source's version and KDIR (whose path
-# holds the kernel's build key). lttng-probe-timer is left out by deleting
-# its line from the copied src/probes/Kbuild: it does not build against
-# Debian's 6.1 sources, where a stable backport changed the prototype of
-# trace_hrtimer_start; none of the benchmark's events come from it.
+# lttng-modules from Debian 13's lttng-modules-dkms source: 2.13.18, the
+# version Debian ships for its 6.12 kernels (bookworm's 2.13.9 does not
+# build against 6.12), pinned (LTT_LTTNG_MODULES_VERSION overrides it),
+# downloaded with scripts/stock-kernel.sh --download through its private
+# apt configuration (the host's apt names bookworm only), and built against
+# KDIR into a cache directory keyed by the source's version, this
+# function's text (the edits below) and KDIR (whose path holds the
+# kernel's build key). Two edits of the copied source:
+#  - lttng-probe-timer is left out (its line deleted from
+#    src/probes/Kbuild): Debian's 6.12 sources carry a stable backport
+#    that gave trace_hrtimer_start a third argument (was_armed), which
+#    2.13.18's probe does not know; none of the benchmark's events come
+#    from it.
+#  - the 32-bit compat syscall tables leave out sigaction when the kernel
+#    has no COMPAT_OLD_SIGACTION (no IA32_EMULATION, as in the guest's
+#    config): 2.13.18 drops that syscall's event then but not its table
+#    entry, which then names an undefined probe.
 build_lttng_modules() {
-	local deb ver key dir tmp old
-	deb=$(deb_fetch lttng-modules-dkms)
-	ver=$(basename "$deb" .deb)
-	key=$(printf '%s\n' "$ver" "$vm_kdir" | sha256sum | cut -c1-12)
+	local ver=${LTT_LTTNG_MODULES_VERSION:-2.13.18-1+deb13u1} deb key dir tmp old ovr
+	[[ $ver =~ ^2\.13\.[0-9]+-[0-9A-Za-z.+~]+$ ]] ||
+		die "LTT_LTTNG_MODULES_VERSION must be a Debian version of lttng-modules-dkms 2.13 (like 2.13.18-1+deb13u1), not '$ver'"
+	deb=$(scripts/stock-kernel.sh --download "lttng-modules-dkms=$ver" "$cache/debs") ||
+		die "cannot download lttng-modules-dkms $ver"
+	key=$(printf '%s\n' "$(basename "$deb")" "$vm_kdir" "$(declare -f build_lttng_modules)" | sha256sum | cut -c1-12)
 	dir=$cache/lttng-modules-$key
 	if [[ ! -f $dir/.built ]]; then
-		echo "building lttng-modules ($ver) against $vm_kdir" >&2
+		echo "building lttng-modules ($(basename "$deb" .deb)) against $vm_kdir" >&2
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
 		unpack "$tmp/deb" "$deb"
 		cp -a "$tmp"/deb/usr/src/lttng-modules-* "$tmp/src"
 		rm -rf "$tmp/deb"
 		sed -i '/lttng-probe-timer\.o/d' "$tmp/src/src/probes/Kbuild"
+		ovr=$tmp/src/include/instrumentation/syscalls/headers/x86-32-syscalls_pointers_override.h
+		if ! grep -q OVERRIDE_TABLE_32_sigaction "$ovr"; then
+			sed -i 's|^#else\t/\* CREATE_SYSCALL_TABLE \*/$|&\n#if defined(CONFIG_X86_64) \&\& !defined(CONFIG_COMPAT_OLD_SIGACTION)\n#define OVERRIDE_TABLE_32_sigaction\n#endif|' "$ovr"
+			grep -q OVERRIDE_TABLE_32_sigaction "$ovr" || die "lttng-modules $ver: cannot edit $ovr"
+		fi
 		make -C "$vm_kdir" M="$tmp/src/src" CONFIG_LTTNG=m CONFIG_LTTNG_CLOCK_PLUGIN_TEST=m \
 			-j"${LTT_JOBS:-2}" modules >"$tmp/build.log" 2>&1 ||
 			{ tail -n 30 "$tmp/build.log" >&2; die "lttng-modules build failed (log: $tmp/build.log)"; }

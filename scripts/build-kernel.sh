@@ -103,12 +103,13 @@ pdir=$repo/kernel-patches
 cfgdir=$pdir/config
 # >>> not in the cache key
 # fetch_source: set tarball to Debian's linux-source-6.12 tarball in the
-# cache, downloading the package first (apt-get download, with the private
-# apt configuration scripts/stock-kernel.sh keeps in the cache: the host's
-# apt sources are never touched; apt checks the package against the signed
-# lists). Only the tarball is kept.
+# cache, downloading the package first (scripts/stock-kernel.sh --download:
+# apt-get download with the private apt configuration it keeps in the
+# cache, whose lists it refreshes when they do not know this version; the
+# host's apt sources are never touched; apt checks the package against the
+# signed lists). Only the tarball is kept.
 fetch_source() {
-	local ver=${LTT_KERNEL_SOURCE_6_12:-6.12.118-1} dir apt tmp debs
+	local ver=${LTT_KERNEL_SOURCE_6_12:-6.12.118-1} dir tmp deb
 	[[ $ver =~ ^6\.12\.[0-9]+-[0-9A-Za-z.+~]+$ ]] ||
 		die "LTT_KERNEL_SOURCE_6_12 must be a Debian version of linux-source-6.12 (like 6.12.118-1), not '$ver'"
 	dir=$topcache/source/$ver
@@ -120,28 +121,12 @@ fetch_source() {
 	exec 7>"$topcache/source/.lock"
 	flock 7
 	if [[ ! -f $tarball ]]; then
-		apt=$topcache/apt/kernels
-		local aptopts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-			-o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
-			-o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/archives"
-			-o Acquire::Languages=none -o APT::Architecture=amd64 -o APT::Sandbox::User=root)
-		# The private lists (trixie and trixie-security among them) are
-		# made and refreshed by stock-kernel.sh; refresh them when they do
-		# not know this version.
-		if ! apt-cache "${aptopts[@]}" show "linux-source-6.12=$ver" >/dev/null 2>&1; then
-			echo "build-kernel.sh: refreshing the private package lists ($apt) for linux-source-6.12 $ver" >&2
-			env -u LTT_KERNEL_ABI_DEB13 LTT_APT_MAX_AGE=0 "$repo/scripts/stock-kernel.sh" --line deb13 --release >/dev/null ||
-				die "cannot refresh the private package lists in $apt (scripts/stock-kernel.sh)"
-			apt-cache "${aptopts[@]}" show "linux-source-6.12=$ver" >/dev/null 2>&1 ||
-				die "the package lists of trixie and trixie-security know no linux-source-6.12 $ver (set LTT_KERNEL_SOURCE_6_12)"
-		fi
 		tmp=$(mktemp -d "$topcache/source/.fetch.XXXXXX")
 		echo "build-kernel.sh: downloading linux-source-6.12 $ver (about 150 MB)" >&2
-		(cd "$tmp" && apt-get -q "${aptopts[@]}" download "linux-source-6.12=$ver") >&2 ||
-			{ rm -rf "$tmp"; die "apt-get download linux-source-6.12=$ver failed"; }
-		debs=("$tmp"/linux-source-6.12_*.deb)
-		dpkg-deb --fsys-tarfile "${debs[0]}" | tar -xO ./usr/src/linux-source-6.12.tar.xz >"$tmp/linux-source-6.12.tar.xz" ||
-			{ rm -rf "$tmp"; die "no usr/src/linux-source-6.12.tar.xz in ${debs[0]##*/}"; }
+		deb=$("$repo/scripts/stock-kernel.sh" --download "linux-source-6.12=$ver" "$tmp") ||
+			{ rm -rf "$tmp"; die "cannot download linux-source-6.12 $ver (set LTT_KERNEL_SOURCE_6_12 to a version trixie or trixie-security has)"; }
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.12.tar.xz >"$tmp/linux-source-6.12.tar.xz" ||
+			{ rm -rf "$tmp"; die "no usr/src/linux-source-6.12.tar.xz in ${deb##*/}"; }
 		mkdir -p "$dir"
 		mv "$tmp/linux-source-6.12.tar.xz" "$tarball"
 		rm -rf "$tmp"

@@ -9,6 +9,7 @@ usage() {
 	cat <<'EOF'
 usage: scripts/stock-kernel.sh [--line LINE] [--print-dir | --release | --headers | --root]
        scripts/stock-kernel.sh --lines
+       scripts/stock-kernel.sh --download PACKAGE=VERSION DIR
 
 Makes one of Debian's own (unpatched) kernels ready for the QEMU harness.
 LINE is one of five kernel lines (default deb12):
@@ -54,6 +55,13 @@ for the others. The two most recently used releases of each line
 Options:
   --line LINE   the kernel line (default deb12)
   --lines       print the five lines, one a line, and exit
+  --download PACKAGE=VERSION DIR
+                download that version of a package of bookworm-backports,
+                trixie (with its updates and security suites) or sid into
+                DIR (not installed) through the private apt configuration,
+                unless DIR holds it already; print the .deb's path and
+                exit. The package lists are refreshed first when they do
+                not know that version
   --print-dir   print DIR if the image is unpacked and the headers are
                 installed (exit 0), else exit 1, downloading nothing
   --release     print RELEASE and exit
@@ -68,10 +76,15 @@ EOF
 }
 
 lines=(deb12 deb12-bpo deb13 deb13-rt sid)
-line=deb12 print_dir=0 print_release=0 print_headers=0 print_root=0
+line=deb12 print_dir=0 print_release=0 print_headers=0 print_root=0 download=
 while (($#)); do
 	case $1 in
 	--line) line=${2:-}; shift ;;
+	--download)
+		(($# >= 3)) || { echo "stock-kernel.sh: --download needs PACKAGE=VERSION and DIR" >&2; exit 2; }
+		download=$2 dldir=$3
+		shift 2
+		;;
 	--lines) printf '%s\n' "${lines[@]}"; exit 0 ;;
 	--print-dir) print_dir=1 ;;
 	--release) print_release=1 ;;
@@ -142,6 +155,35 @@ apt_lists() {
 	fi
 	flock -u 8
 }
+# download_deb PACKAGE=VERSION DIR: the --download option.
+download_deb() {
+	local pkg=${1%%=*} ver=${1#*=} dir=$2 f
+	[[ $1 == *=* && $pkg =~ ^[a-z0-9][a-z0-9.+-]+$ && $ver =~ ^[0-9A-Za-z.+:~-]+$ ]] ||
+		die "--download takes PACKAGE=VERSION (like lttng-modules-dkms=2.13.18-1+deb13u1), not '$1'"
+	[[ -n $dir ]] || die "--download needs a directory after PACKAGE=VERSION"
+	mkdir -p "$dir" || die "cannot make $dir"
+	dir=$(cd "$dir" && pwd)
+	# apt-get download names the file PACKAGE_VERSION_ARCH.deb, with the
+	# epoch's ':' as %3a.
+	f=$(compgen -G "$dir/${pkg}_${ver//:/%3a}_*.deb" | head -n 1) || true
+	if [[ -z $f ]]; then
+		if [[ ! -f $apt/lists/.ltt-updated ]] || ! apt-cache "${aptopts[@]}" show "$pkg=$ver" >/dev/null 2>&1; then
+			LTT_APT_MAX_AGE=0 apt_lists
+			apt-cache "${aptopts[@]}" show "$pkg=$ver" >/dev/null 2>&1 ||
+				die "the package lists of bookworm-backports, trixie and sid know no $pkg $ver"
+		fi
+		echo "stock-kernel.sh: downloading $pkg $ver into $dir (not installed)" >&2
+		(cd "$dir" && apt-get download -q "${aptopts[@]}" "$pkg=$ver" >&2) ||
+			die "apt-get download $pkg=$ver failed"
+		f=$(compgen -G "$dir/${pkg}_${ver//:/%3a}_*.deb" | head -n 1) ||
+			die "apt-get download $pkg=$ver left no .deb in $dir"
+	fi
+	echo "$f"
+}
+if [[ -n $download ]]; then
+	download_deb "$download" "$dldir"
+	exit 0
+fi
 # versions: the versions of the line's image packages the lists know.
 versions() {
 	if [[ $line == deb12 ]]; then
