@@ -250,7 +250,8 @@ void MainWindow::buildMenu() {
         about->set_transient_for(*this);
         about->set_program_name("traceview");
         about->set_version(LTT_VERSION_STRING);
-        about->set_comments("Event graph viewer of the Linux Trace Toolkit, rebuilt for Linux 6.12");
+        about->set_comments(
+            "Event graph viewer of the Linux Trace Toolkit, rebuilt for Linux 6.12");
         about->set_hide_on_close(true);
         about->signal_hide().connect([about] { delete about; });
         about->show();

@@ -4,7 +4,9 @@
 # getpid calls from two known functions. The programs sit at the path they
 # have on the host (WL, the first argument), which analyzes the trace with
 # the same files. wl_callsites-dyn-nopie starts before the trace (its
-# mappings come from the .proc snapshot); the others are exec'd during it
+# mappings come from the .proc snapshot) and makes its calls once the
+# snapshot is there (a fixed sleep was too short on the 6.12 debug kernel:
+# it had finished before the snapshot); the others are exec'd during it
 # (their mappings come from MAP records).
 # shellcheck source=tests/lib/vm-guest.sh
 . /opt/ltt/lib/vm-guest.sh
@@ -12,7 +14,7 @@ set -u
 WL=$1
 O=$out
 ltt_load_first || { echo "guest: /dev/tracer not created" >&2; exit 1; }
-"$WL/wl_callsites-dyn-nopie" 2000 500 8 &
+"$WL/wl_callsites-dyn-nopie" 2000 500 "$O/cs.proc" &
 early=$!
 tracedaemon -q "$O/cs.trace" "$O/cs.proc" >"$O/cs.daemon.log" 2>&1 &
 daemon=$!
