@@ -35,7 +35,7 @@ if [[ $variant == stock ]]; then
 	step "Debian's stock kernel $(scripts/stock-kernel.sh --line "${LTT_KERNEL_LINE:-deb12}" --release) (no build: the image is downloaded once, 70-120 MB, the headers installed if missing)"
 	vm_kernel stock
 else
-	step "patched Linux 6.12 kernel (cached after the first build, ~10 min cold)"
+	step "patched Linux 6.12 kernel (cached after the first build; the first takes 10-15 min on 2 cores)"
 	vm_kernel ltt
 fi
 step "trace module against $vm_kdir"
