@@ -37,6 +37,10 @@ Options:
                     (through a virtio disk, /dev/vda, written as a tar)
   --out-size SIZE   size of that disk (default 1G, sparse)
   --disk SIZE       attach a blank scratch disk as /dev/vdb (e.g. for swap)
+  --disk-write-bps N  limit that disk's writes to N bytes/s (QEMU's
+                    throttling), so writing to it really waits for I/O:
+                    with the host's page cache behind it a write
+                    completes almost at once
   --log FILE        console log (default: DIR/console.log with --out, else
                     a file under ${TMPDIR:-/tmp}; its path is printed on stderr)
   --timeout SEC     kill QEMU after SEC seconds (default 600)
@@ -88,7 +92,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel="" debug=0 stock=0 line=deb12 moddir= out= out_size=1G disk= log= timeout=600 smp=2 mem=512M
+kernel="" debug=0 stock=0 line=deb12 moddir= out= out_size=1G disk= disk_bps= log= timeout=600 smp=2 mem=512M
 append= allow_warn=0 print_accel=0 check_console= tsc_khz=
 adds=() qemu_args=()
 fail() { echo "qemu-run.sh: $2" >&2; exit "$1"; }
@@ -104,6 +108,7 @@ while (($#)); do
 	--out) out=$2; shift ;;
 	--out-size) out_size=$2; shift ;;
 	--disk) disk=$2; shift ;;
+	--disk-write-bps) disk_bps=$2; shift ;;
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--smp) smp=$2; shift ;;
@@ -236,7 +241,14 @@ truncate -s "$out_size" "$work/out.img" || fail 203 "bad --out-size $out_size"
 drives=(-drive "file=$work/out.img,if=virtio,format=raw,cache=unsafe")
 if [[ -n $disk ]]; then
 	truncate -s "$disk" "$work/scratch.img" || fail 203 "bad --disk $disk"
-	drives+=(-drive "file=$work/scratch.img,if=virtio,format=raw,cache=unsafe")
+	throttle=
+	if [[ -n $disk_bps ]]; then
+		[[ $disk_bps =~ ^[1-9][0-9]*$ ]] || fail 203 "bad --disk-write-bps $disk_bps (bytes per second)"
+		throttle=",throttling.bps-write=$disk_bps"
+	fi
+	drives+=(-drive "file=$work/scratch.img,if=virtio,format=raw,cache=unsafe$throttle")
+elif [[ -n $disk_bps ]]; then
+	fail 203 "--disk-write-bps needs --disk"
 fi
 
 # no_timer_check (on the command line below): on a busy host the emulated
