@@ -83,6 +83,8 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+# A name, as a real system has: traces record it as their host.
+hostname ltt-guest
 # Drivers the kernel has as modules (mkinitramfs.sh --modules), in
 # dependency order; then the first disk, which /out goes back through.
 if [ -f /lib/modules/boot/order ]; then
