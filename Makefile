@@ -15,20 +15,24 @@ export BUILD
 all: configure
 	cmake --build $(BUILD) -j$$(nproc)
 
-# Install missing Debian packages (no-op when all are present).
+# Install missing Debian packages (no-op when all are present). DEPS names
+# the set (scripts/install-deps.sh): all, or demo (what make demo needs).
+DEPS ?= all
 deps:
-	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
+	@scripts/install-deps.sh --check $(DEPS) 2>/dev/null || scripts/install-deps.sh $(DEPS)
 
 # CMake gets BUILD_TYPE and CMAKE_FLAGS on every `make`, not only the first:
 # $(BUILD)/.cmake-flags records what the build directory was last configured
 # with, and cmake runs again when that differs (CI's -DLTT_WERROR=ON reaches
-# a build directory configured without it) or build.ninja is missing.
+# a build directory configured without it) or build.ninja is missing. The
+# package set is recorded too, so that a build directory configured with the
+# demo's packages finds the rest (KernelShark, pybind11) once they are in.
 LTT_CMAKE_ARGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(strip $(CMAKE_FLAGS))
 configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ] || \
-	    [ "$$(cat $(BUILD)/.cmake-flags 2>/dev/null)" != '$(LTT_CMAKE_ARGS)' ]; then \
+	    [ "$$(cat $(BUILD)/.cmake-flags 2>/dev/null)" != '$(LTT_CMAKE_ARGS) deps=$(DEPS)' ]; then \
 		cmake -S . -B $(BUILD) -G Ninja $(LTT_CMAKE_ARGS) && \
-		echo '$(LTT_CMAKE_ARGS)' >$(BUILD)/.cmake-flags; \
+		echo '$(LTT_CMAKE_ARGS) deps=$(DEPS)' >$(BUILD)/.cmake-flags; \
 	fi
 
 # Every suite (tests/suites/NN-name.sh); SUITES selects suites by the start

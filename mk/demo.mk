@@ -9,8 +9,10 @@
 .PHONY: demo demo-stock
 DEMO_SECONDS ?= 10
 KERNEL ?= deb12
-demo: deps
+# Both install their own packages (scripts/demo.sh): only the demo's, and
+# the kernel build starts before the rest are in.
+demo:
 	@scripts/demo.sh $(DEMO_SECONDS)
 
-demo-stock: deps
+demo-stock:
 	@LTT_KERNEL_LINE=$(KERNEL) scripts/demo.sh --stock $(DEMO_SECONDS)

@@ -23,12 +23,31 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
 
-# Only what the guest runs and the report needs is built before the boot;
-# the viewer the demo ends by pointing at builds on the second core while
-# the guest, which TCG keeps on one, runs. The tests' programs wait for
-# `make check`.
+# Packages: on a machine that lacks some, only the demo's are installed
+# (the tests' wait for `make check`), and the patched kernel, the longest
+# step, starts building as soon as its own are in, while the rest install
+# and user space builds.
+deps=all kernel_pid=
+if ! scripts/install-deps.sh --check all 2>/dev/null; then
+	deps=demo
+	step "installing the Debian packages the demo needs (scripts/install-deps.sh demo)"
+	if [[ $variant == ltt ]]; then
+		scripts/install-deps.sh kernel
+		if ! scripts/build-kernel.sh --print-dir >/dev/null 2>&1; then
+			kernel_log=$(mktemp -t ltt-demo-kernel.XXXXXX)
+			echo "demo.sh: building the patched kernel in the background (log: $kernel_log)" >&2
+			scripts/build-kernel.sh >"$kernel_log" 2>&1 &
+			kernel_pid=$!
+			trap 'kill "$kernel_pid" 2>/dev/null' EXIT
+		fi
+	fi
+	scripts/install-deps.sh demo
+fi
+
+# Only what the guest runs and the report needs is built before the boot.
+# The tests' programs wait for `make check`.
 step "building user space (tracedaemon, traceanalyze, ltt-mark, workloads) into $build/"
-make -s configure >&2
+make -s configure DEPS=$deps >&2
 mapfile -t workloads < <(grep -o 'W/wl_[a-z0-9_]*' tests/workloads/demo-guest.sh | cut -c3- | sort -u)
 cmake --build "$build" --target tracedaemon traceanalyze ltt-mark "${workloads[@]}" >&2
 if [[ $variant == stock ]]; then
@@ -36,6 +55,11 @@ if [[ $variant == stock ]]; then
 	vm_kernel stock
 else
 	step "patched Linux 6.12 kernel (cached after the first build; the first takes 10-15 min on 2 cores)"
+	if [[ -n $kernel_pid ]]; then
+		wait "$kernel_pid" || { tail -n 20 "$kernel_log" >&2; echo "demo.sh: the kernel build failed (log: $kernel_log)" >&2; exit 1; }
+		trap - EXIT
+		rm -f "$kernel_log"
+	fi
 	vm_kernel ltt
 fi
 step "trace module against $vm_kdir"
@@ -46,9 +70,14 @@ rm -rf "$out"
 mkdir -p "$out"
 vm_qemu=(--timeout $((secs * 20 + 300)) --mem 1G --disk 64M)
 vm_bins=("$build/bin/tracedaemon" "$build/bin/ltt-mark" scripts/trace) vm_workloads=1
-nice -n 10 cmake --build "$build" --target traceview -j1 >"$out/build-viewer.log" 2>&1 &
-rest=$!
-trap 'kill "$rest" 2>/dev/null' EXIT
+# The viewer builds beside the guest where its toolkit is installed; on a
+# machine that has only the demo's packages, `make` builds it later.
+rest=
+if [[ $deps == all ]]; then
+	nice -n 10 cmake --build "$build" --target traceview -j1 >"$out/build-viewer.log" 2>&1 &
+	rest=$!
+	trap 'kill "$rest" 2>/dev/null' EXIT
+fi
 vm_boot "$out" tests/workloads/demo-guest.sh "$secs"
 
 step "analysis: traceanalyze -a -s $out/demo.trace $out/demo.proc"
@@ -59,15 +88,17 @@ if [[ -s $out/ps-samples.txt ]]; then
 fi
 
 trap - EXIT
-if ! wait "$rest"; then
+if [[ -n $rest ]] && ! wait "$rest"; then
 	echo "demo.sh: building the viewer failed: see $out/build-viewer.log" >&2
 	exit 1
 fi
+viewer="$build/bin/traceview $out/demo.trace $out/demo.proc"
+[[ -n $rest ]] || viewer="make (installs the rest and builds it), then $viewer"
 
 cat >&2 <<MSG
 
 Files: $out/demo.trace, $out/demo.proc (the trace), $out/report.txt (this report),
        $out/workload.log (what ran), $out/console.log (the guest's console).
-Open in the viewer:   $build/bin/traceview $out/demo.trace $out/demo.proc
+Open in the viewer:   $viewer
 Machine-readable:     $build/bin/traceanalyze --json $out/demo.trace $out/demo.proc
 MSG
