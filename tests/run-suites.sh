@@ -43,8 +43,10 @@ for suite in "$here"/suites/*; do
 	selected+=("$name")
 done
 
-# The order to start them in: longest first by the last run's times
-# (a suite never timed counts as long: it may be new), ties in file order.
+# The order to start them in: the suites that run alone first (one that
+# came up later would hold a free lane until the running ones ended), then
+# longest first by the last run's times (a suite never timed counts as
+# long: it may be new), ties in file order.
 declare -A last=()
 times=$results/times
 [[ -f $times ]] || times=$here/suite-times # seconds measured on the 2-core machine
@@ -56,9 +58,11 @@ fi
 mapfile -t queue < <(
 	i=0
 	for n in "${selected[@]}"; do
-		printf '%s %s %s\n' "${last[$n]:-100000}" "$i" "$n"
+		a=1
+		grep -qx '# run-suites: alone' "$here/suites/$n" && a=0
+		printf '%s %s %s %s\n' "$a" "${last[$n]:-100000}" "$i" "$n"
 		i=$((i + 1))
-	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
+	done | sort -k1,1n -k2,2nr -k3,3n | cut -d' ' -f4
 )
 
 # The kernels the selected suites boot, built before any suite starts. A

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-suites: kernels ltt debug
 # The trace module in the QEMU guest, on the patched kernel and on the debug
-# kernel (lockdep, KASAN, ...), there with either event source: every ioctl, filters, test-mode counts and
+# kernel (lockdep, KASAN, ...), there with either event source (suite 61
+# runs the tracepoint backend's): every ioctl, filters, test-mode counts and
 # order, lost accounting, SIGIO/poll/read, a reader killed mid-trace,
 # START/STOP under load, unload under load, the cost of the loaded module
 # while idle; and the fault suite (tests/module/faults.sh: rmmod
@@ -32,8 +33,12 @@ mkdir -p "$vm_build/module"
 # gets), so that backend runs under lockdep and KASAN too; each of its
 # START/STOP cycles waits for RCU grace periods (3.8 s there against
 # 0.28 s with the facility), so it runs 30 of them.
-for run in ltt:check:2 ltt:unload:1 ltt:faults:2 ltt:idle:1 debug:check:2 debug:unload:1 debug:faults:2 \
-	debug-tp:check:2 debug-tp:unload:1 debug-tp:faults:2; do
+# Suite 61 runs this file with --tracepoints: the tracepoint backend's
+# runs on the debug kernel, a suite of its own so that the runner runs them
+# beside these (each guest keeps one core busy).
+runs=(ltt:check:2 ltt:unload:1 ltt:faults:2 ltt:idle:1 debug:check:2 debug:unload:1 debug:faults:2)
+[[ ${1:-} == --tracepoints ]] && runs=(debug-tp:check:2 debug-tp:unload:1 debug-tp:faults:2)
+for run in "${runs[@]}"; do
 	IFS=: read -r variant mode smp <<<"$run"
 	flag=()
 	[[ $variant == debug* ]] && flag=(--debug)
