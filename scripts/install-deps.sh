@@ -78,5 +78,13 @@ if [[ $(id -u) != 0 ]]; then
 	sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
-$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
+# apt's and dpkg's progress goes to a log, shown only when they fail.
+log=$(mktemp -t ltt-install-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+if ! { $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq &&
+	$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	echo "ltt: installing the packages failed (apt-get's last lines above)" >&2
+	exit 1
+fi
+echo "ltt: installed ${#missing[@]} packages" >&2
