@@ -47,14 +47,19 @@ fi
 # Only what the guest runs and the report needs is built before the boot.
 # The tests' programs wait for `make check`.
 step "building user space (tracedaemon, traceanalyze, ltt-mark, workloads) into $build/"
-make -s configure DEPS=$deps >&2
+# cmake's report (what it found, what it leaves out until make installs the
+# rest) is shown only when configuring fails.
+if ! cfg=$(make -s configure DEPS=$deps 2>&1); then
+	printf '%s\n' "$cfg" >&2
+	exit 1
+fi
 mapfile -t workloads < <(grep -o 'W/wl_[a-z0-9_]*' tests/workloads/demo-guest.sh | cut -c3- | sort -u)
 cmake --build "$build" --target tracedaemon traceanalyze ltt-mark "${workloads[@]}" >&2
 if [[ $variant == stock ]]; then
 	step "Debian's stock kernel $(scripts/stock-kernel.sh --line "${LTT_KERNEL_LINE:-deb12}" --release) (no build: the image is downloaded once, 70-120 MB, the headers installed if missing)"
 	vm_kernel stock
 else
-	step "patched Linux 6.12 kernel (cached after the first build; the first takes 10-15 min on 2 cores)"
+	step "patched Linux 6.12 kernel (cached after the first build; the first takes about 9 min on 2 cores)"
 	if [[ -n $kernel_pid ]]; then
 		wait "$kernel_pid" || { tail -n 20 "$kernel_log" >&2; echo "demo.sh: the kernel build failed (log: $kernel_log)" >&2; exit 1; }
 		trap - EXIT
