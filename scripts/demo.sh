@@ -24,25 +24,24 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 case $secs in '' | *[!0-9]*) echo "demo.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
 
 # Packages: on a machine that lacks some, only the demo's are installed
-# (the tests' wait for `make check`), and the patched kernel, the longest
-# step, starts building as soon as its own are in, while the rest install
-# and user space builds.
+# (the tests' wait for `make check`). The patched kernel, the longest step,
+# starts building in the background as soon as its own packages are in,
+# while the rest install and user space builds.
 deps=all kernel_pid=
 if ! scripts/install-deps.sh --check all 2>/dev/null; then
 	deps=demo
 	step "installing the Debian packages the demo needs (scripts/install-deps.sh demo)"
-	if [[ $variant == ltt ]]; then
-		scripts/install-deps.sh kernel
-		if ! scripts/build-kernel.sh --print-dir >/dev/null 2>&1; then
-			kernel_log=$(mktemp -t ltt-demo-kernel.XXXXXX)
-			echo "demo.sh: building the patched kernel in the background (log: $kernel_log)" >&2
-			scripts/build-kernel.sh >"$kernel_log" 2>&1 &
-			kernel_pid=$!
-			trap 'kill "$kernel_pid" 2>/dev/null' EXIT
-		fi
-	fi
-	scripts/install-deps.sh demo
+	[[ $variant != ltt ]] || scripts/install-deps.sh kernel
 fi
+if [[ $variant == ltt && -z ${KERNELDIR:-} ]] && ! scripts/build-kernel.sh --print-dir >/dev/null 2>&1; then
+	kernel_log=$(mktemp -t ltt-demo-kernel.XXXXXX)
+	echo "demo.sh: building the patched kernel in the background (log: $kernel_log)" >&2
+	# In a session of its own, so that a failed demo stops all of it.
+	setsid scripts/build-kernel.sh >"$kernel_log" 2>&1 &
+	kernel_pid=$!
+	trap 'kill -- -"$kernel_pid" 2>/dev/null' EXIT
+fi
+[[ $deps == all ]] || scripts/install-deps.sh demo
 
 # Only what the guest runs and the report needs is built before the boot.
 # The tests' programs wait for `make check`.
