@@ -60,12 +60,14 @@ run() {
 run vars ALL,MOUNT,LOCK args,pid,ppid,uid,minflt
 run nolock ALL,MOUNT pid
 # Two sessions at once with different variables: two tracedaemons trace
-# the whole system for 4 s each, wl_vars runs while both trace.
+# the whole system, wl_vars runs while both trace, then SIGINT stops both
+# (a fixed duration could end before a slow debug guest ran the workload;
+# -t only bounds a hung run).
 for s in a b; do rm -f "$O/two$s.trace" "$O/two$s.proc"; done
-tracedaemon -q -ts4 -e syscall,sched -V pid,uid "$O/twoa.trace" "$O/twoa.proc" \
+tracedaemon -q -ts120 -e syscall,sched -V pid,uid "$O/twoa.trace" "$O/twoa.proc" \
 	>"$O/twoa.out" 2>&1 &
 two_a=$!
-tracedaemon -q -ts4 -e syscall,sched -V args,ppid,minflt "$O/twob.trace" "$O/twob.proc" \
+tracedaemon -q -ts120 -e syscall,sched -V args,ppid,minflt "$O/twob.trace" "$O/twob.proc" \
 	>"$O/twob.out" 2>&1 &
 two_b=$!
 # Each .proc is renamed into place once its session traces (slow on the
@@ -77,6 +79,7 @@ while { [ ! -f "$O/twoa.proc" ] || [ ! -f "$O/twob.proc" ]; } && [ $i -lt 600 ];
 done
 rm -f /tmp/wl_vars.dat
 "$W/wl_vars" /tmp/wlmnt /tmp/wl_vars.dat 3 4000 >"$O/two.out" 2>&1
+kill -INT $two_a $two_b
 wait $two_a
 echo $? >"$O/twoa.status"
 wait $two_b
