@@ -33,8 +33,9 @@ demo=(
 	python3
 )
 all=(
-	# user space build and tests
-	clang clang-format libclang-rt-14-dev libbenchmark-dev
+	# user space build and tests (libc6-dbg: the call-site tests name the
+	# dynamic loader's functions, which only its debug symbols have)
+	clang clang-format libclang-rt-14-dev libbenchmark-dev libc6-dbg
 	jq babeltrace2 protobuf-compiler time
 	# the Python package (python/): its extension, its venv, PySpark's JVM
 	python3-dev python3-venv pybind11-dev openjdk-17-jre-headless
