@@ -102,7 +102,10 @@ def test_spark_job(fleet, tmp_path):
     answers = str(tmp_path / "answers")
     job = os.path.join(os.path.dirname(ltt.__file__), "fleet_spark.py")
     submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    # SPARK_LOCAL_IP: a local master needs no host name, and Spark fails at
+    # start on a machine whose own name does not resolve.
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+               SPARK_LOCAL_IP="127.0.0.1")
     r = subprocess.run([submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false",
                         job, out, "--out", answers], capture_output=True, text=True, env=env,
                        timeout=1800)
