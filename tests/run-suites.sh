@@ -47,6 +47,7 @@ done
 # came up later would hold a free lane until the running ones ended), then
 # longest first by the last run's times (a suite never timed counts as
 # long: it may be new), ties in file order.
+alone() { grep -qx '# run-suites: alone' "$here/suites/$1"; }
 declare -A last=()
 times=$results/times
 [[ -f $times ]] || times=$here/suite-times # seconds measured on the 2-core machine
@@ -59,7 +60,7 @@ mapfile -t queue < <(
 	i=0
 	for n in "${selected[@]}"; do
 		a=1
-		grep -qx '# run-suites: alone' "$here/suites/$n" && a=0
+		alone "$n" && a=0
 		printf '%s %s %s %s\n' "$a" "${last[$n]:-100000}" "$i" "$n"
 		i=$((i + 1))
 	done | sort -k1,1n -k2,2nr -k3,3n | cut -d' ' -f4
@@ -108,8 +109,6 @@ finished() { # NAME: print its log, remember its status and time
 	echo "=== suite $name ($((s / 60)) min $((s % 60)) s)"
 	cat "$results/$name.log"
 }
-
-alone() { grep -qx '# run-suites: alone' "$here/suites/$1"; }
 
 declare -A running=()
 next=0 exclusive=0
