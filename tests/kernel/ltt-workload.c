@@ -248,16 +248,34 @@ static long meminfo_kb(const char *key)
 	return kb;
 }
 
+/* How many of the LEN bytes at P are in memory or in the swap cache. */
+static size_t resident_pages(volatile char *p, size_t len)
+{
+	unsigned char vec[(8 << 20) / 4096];
+	size_t n = len / 4096, in = 0;
+
+	if (n > sizeof(vec) || mincore((void *)p, len, vec))
+		return n;
+	for (size_t i = 0; i < n; i++)
+		in += vec[i] & 1;
+	return in;
+}
+
 /*
  * MADV_PAGEOUT writes the pages to swap, but they stay in the swap cache
- * until memory pressure reclaims them: allocate (and free) a bit more than
- * what is free so that they go, then touch them again to swap them in.
+ * until memory pressure reclaims them. Allocate memory a megabyte at a
+ * time until mincore() shows the pages left the swap cache, then touch
+ * them again to swap them in. The pressure stops while swap still has
+ * room: on a slow guest (KASAN under TCG) reclaim writes pages out faster
+ * than the disk completes them, and a fixed overshoot filled the swap and
+ * woke the OOM killer.
  */
 static void step_swap(void)
 {
-	size_t len = 8 << 20, big;
+	const size_t len = 8 << 20, step = 1 << 20;
 	volatile char *p, *q;
 	long sum = 0, free_kb;
+	size_t big, used = 0, left;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -272,18 +290,25 @@ static void step_swap(void)
 	CHECK(madvise((void *)p, len, MADV_PAGEOUT) == 0, "madvise(MADV_PAGEOUT)");
 	usleep(100000);
 	free_kb = meminfo_kb("MemFree:");
-	big = (size_t)(free_kb > 0 ? free_kb : 65536) * 1024 + (16 << 20);
+	big = ((size_t)(free_kb > 0 ? free_kb : 65536) / 1024 + 32) * step;
 	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
+	left = resident_pages(p, len);
 	if (q != MAP_FAILED) {
-		for (size_t i = 0; i < big; i += 4096)
-			q[i] = 1;
+		while (used < big && left > 0 &&
+		       meminfo_kb("SwapFree:") > 16 * 1024) {
+			for (size_t i = used; i < used + step; i += 4096)
+				q[i] = 1;
+			used += step;
+			left = resident_pages(p, len);
+		}
 		munmap((void *)q, big);
 	}
 	for (size_t i = 0; i < len; i += 4096)
 		sum += p[i];
 	munmap((void *)p, len);
-	printf("swap: paged out, pressure %zu MB, back in (%ld)\n", big >> 20, sum);
+	printf("swap: paged out, pressure %zu MB, %zu of %zu pages still resident, back in (%ld)\n",
+	       used >> 20, left, len / 4096, sum);
 }
 
 /*
