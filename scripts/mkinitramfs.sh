@@ -111,7 +111,9 @@ if [ -b /dev/vda ] && [ -n "$(ls -A /out)" ]; then
 	tar -C /out -cf /dev/vda . || echo "LTT-GUEST-OUT-FAILED"
 fi
 sync
-poweroff -f
+# Without ACPI there is no power-off: reset, which ends QEMU (-no-reboot).
+[ -d /sys/firmware/acpi ] && poweroff -f
+reboot -f
 EOF
 chmod 755 "$root/init"
 

@@ -63,7 +63,9 @@ Options:
                     the TSC is unstable, runs fast and stalls at every tick.
                     host: measure the host's TSC (x86-64 hosts only);
                     ignored with -icount, where the guest's TSC counts
-                    instructions and calibrates the same on every run
+                    instructions and calibrates the same on every run.
+                    A kernel built without ACPI gets host (and
+                    tsc=reliable, and one socket per vCPU) by default
   --allow-warnings  do not fail on kernel warnings in the console
   --check-console LOG
                     only judge the console log LOG as a run's would be
@@ -189,6 +191,19 @@ fi
 if [[ -f $kconfig ]] && grep -q '^CONFIG_KASAN=y' "$kconfig"; then
 	append="no5lvl $append"
 fi
+# A kernel built without ACPI (the patched, no-LTT and vanilla guests: see
+# kernel-patches/config/noacpi.config) finds its CPUs in the BIOS's MP
+# table, where SeaBIOS lists one CPU per package: each vCPU gets a socket
+# of its own. Its TSC has no HPET or ACPI PM timer to calibrate or be
+# checked against, and a TSC on more than one non-Intel package counts as
+# unsynchronized: the guest is told the host's rate and that the TSC is
+# reliable, which under TCG it is (every vCPU reads the host's TSC).
+topology=
+if [[ -f $kconfig ]] && ! grep -q '^CONFIG_ACPI=y' "$kconfig"; then
+	topology=",sockets=$smp,cores=1,threads=1"
+	append="tsc=reliable $append"
+	[[ -n $tsc_khz ]] || tsc_khz=host
+fi
 [[ -f $kernel ]] || fail 203 "no kernel image at $kernel"
 
 # host_tsc_khz: the host's TSC rate, rdtsc against CLOCK_MONOTONIC over
@@ -258,7 +273,7 @@ fi
 
 echo "qemu-run.sh: booting $kernel ($smp vCPUs, -accel $accel; console log: $log)" >&2
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-machine pc -accel "$accel" -cpu max -smp "$smp" -m "$mem" \
+	-machine pc -accel "$accel" -cpu max -smp "$smp$topology" -m "$mem" \
 	-kernel "$kernel" -initrd "$work/initramfs.cpio" \
 	-append "console=ttyS0 loglevel=7 panic=-1 oops=panic no_timer_check rdinit=/init $append" \
 	-display none -monitor none -no-reboot \
