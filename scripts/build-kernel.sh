@@ -163,6 +163,8 @@ frags=("$cfgdir/guest.config")
 # The peers fragment enters the peers build key through the fragment list
 # (its content) and the variant name; no other variant reaches this line.
 [[ $variant == peers ]] && frags+=("$cfgdir/peers.config")
+# Likewise the fragment without ACPI for the kernels that take it.
+case $variant in ltt | noltt | vanilla) frags+=("$cfgdir/noacpi.config") ;; esac
 # <<<
 build_key=$(printf '%s %s\n' "$src_key" "$variant" | cat - "${frags[@]}" | sha256sum | cut -c1-12)
 srcdir=$cache/src-$src_key
@@ -248,6 +250,13 @@ case $variant in
 noltt) sed -i 's/^CONFIG_LTT=y$/# CONFIG_LTT is not set/' "$frag_all" ;;
 vanilla) sed -i '/^CONFIG_LTT=/d' "$frag_all" ;;
 esac
+# >>> not in the cache key
+# A later fragment may set an option an earlier one set (noacpi.config
+# turns ACPI off): keep each option's last line only, the value
+# merge_config.sh applies anyway, so that the check below asks for it.
+tac "$frag_all" | awk '{ o = $0; sub(/^# /, "", o); sub(/[= ].*/, "", o) }
+	o !~ /^CONFIG_/ || !seen[o]++' | tac >"$frag_all.tmp" && mv "$frag_all.tmp" "$frag_all"
+# <<<
 mk tinyconfig || die "tinyconfig failed"
 run "$srcdir/scripts/kconfig/merge_config.sh" -m -O "$kdir" "$kdir/.config" "$frag_all" ||
 	die "merge_config failed"
