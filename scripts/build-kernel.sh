@@ -54,6 +54,10 @@ One more VARIANT:
 After a build, source trees (with their builds, ~2 GB each) other than the
 LTT_CACHE_KEEP (default 2) most recently used of each kind (patched,
 vanilla) are removed from the cache.
+
+LTT_KERNEL_CCACHE=0 compiles without ccache (make demo's first build on a
+machine without the packages: ccache has nothing to hit there yet, and
+filling its cache costs that build CPU time it does not get back).
 EOF
 # <<<
 }
@@ -99,6 +103,9 @@ done
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
 
+# >>> not in the cache key
+[[ ${LTT_KERNEL_CCACHE:-1} =~ ^[01]$ ]] || die "LTT_KERNEL_CCACHE is 0 or 1, not '$LTT_KERNEL_CCACHE'"
+# <<<
 pdir=$repo/kernel-patches
 cfgdir=$pdir/config
 # >>> not in the cache key
@@ -212,6 +219,9 @@ if command -v ccache >/dev/null; then
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 	make_env=(CC="ccache gcc")
 fi
+# >>> not in the cache key
+[[ ${LTT_KERNEL_CCACHE:-1} == 1 ]] || make_env=()
+# <<<
 
 # 1. Pristine unpack plus the series.
 if [[ ! -f $srcdir/.ltt-ready ]]; then

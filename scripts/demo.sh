@@ -36,8 +36,12 @@ fi
 if [[ $variant == ltt && -z ${KERNELDIR:-} ]] && ! scripts/build-kernel.sh --print-dir >/dev/null 2>&1; then
 	kernel_log=$(mktemp -t ltt-demo-kernel.XXXXXX)
 	echo "demo.sh: building the patched kernel in the background (log: $kernel_log)" >&2
-	# In a session of its own, so that a failed demo stops all of it.
-	setsid scripts/build-kernel.sh >"$kernel_log" 2>&1 &
+	# In a session of its own, so that a failed demo stops all of it. On a
+	# machine that lacked the packages this is its first kernel build:
+	# without ccache, which would have nothing to hit.
+	ccache=1
+	[[ $deps == all ]] || ccache=0
+	LTT_KERNEL_CCACHE=$ccache setsid scripts/build-kernel.sh >"$kernel_log" 2>&1 &
 	kernel_pid=$!
 	trap 'kill -- -"$kernel_pid" 2>/dev/null' EXIT
 fi
