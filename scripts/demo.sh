@@ -62,7 +62,7 @@ if [[ $variant == stock ]]; then
 	step "Debian's stock kernel $(scripts/stock-kernel.sh --line "${LTT_KERNEL_LINE:-deb12}" --release) (no build: the image is downloaded once, 70-120 MB, the headers installed if missing)"
 	vm_kernel stock
 else
-	step "patched Linux 6.12 kernel (cached after the first build; the first takes about 9 min on 2 cores)"
+	step "patched Linux 6.12 kernel (cached after the first build; the first takes about 8 min on 2 cores)"
 	if [[ -n $kernel_pid ]]; then
 		wait "$kernel_pid" || { tail -n 20 "$kernel_log" >&2; echo "demo.sh: the kernel build failed (log: $kernel_log)" >&2; exit 1; }
 		trap - EXIT
