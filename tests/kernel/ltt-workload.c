@@ -266,9 +266,10 @@ static size_t resident_pages(volatile char *p, size_t len)
  * until memory pressure reclaims them. Allocate memory a megabyte at a
  * time until mincore() shows the pages left the swap cache, then touch
  * them again to swap them in. The pressure stops while swap still has
- * room: on a slow guest (KASAN under TCG) reclaim writes pages out faster
- * than the disk completes them, and a fixed overshoot filled the swap and
- * woke the OOM killer.
+ * room, and its own pages are locked in memory: on a slow guest (KASAN
+ * under TCG) reclaim swapped the pressure out faster than it freed the
+ * pages it had written, the swap filled and the OOM killer took the
+ * workload. Locked, the pressure leaves reclaim the clean pages above.
  */
 static void step_swap(void)
 {
@@ -288,7 +289,13 @@ static void step_swap(void)
 #define MADV_PAGEOUT 21
 #endif
 	CHECK(madvise((void *)p, len, MADV_PAGEOUT) == 0, "madvise(MADV_PAGEOUT)");
+	/*
+	 * Wait (up to 10 s) until the disk has taken them: clean, they are
+	 * the first pages reclaim frees, and the pressure below stops there.
+	 */
 	usleep(100000);
+	for (int i = 0; i < 200 && meminfo_kb("Writeback:") > 0; i++)
+		usleep(50000);
 	free_kb = meminfo_kb("MemFree:");
 	big = ((size_t)(free_kb > 0 ? free_kb : 65536) / 1024 + 32) * step;
 	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -297,8 +304,9 @@ static void step_swap(void)
 	if (q != MAP_FAILED) {
 		while (used < big && left > 0 &&
 		       meminfo_kb("SwapFree:") > 16 * 1024) {
-			for (size_t i = used; i < used + step; i += 4096)
-				q[i] = 1;
+			/* Locked: reclaim cannot swap the pressure itself out. */
+			if (mlock((void *)(q + used), step))
+				break;
 			used += step;
 			left = resident_pages(p, len);
 		}
