@@ -248,15 +248,18 @@ static long meminfo_kb(const char *key)
 	return kb;
 }
 
-/* How many of the LEN bytes at P are in memory or in the swap cache. */
-static size_t resident_pages(volatile char *p, size_t len)
-{
-	unsigned char vec[(8 << 20) / 4096];
-	size_t n = len / 4096, in = 0;
+/* The anonymous memory the swap step pages out and back in. */
+#define SWAP_LEN (8 << 20)
 
-	if (n > sizeof(vec) || mincore((void *)p, len, vec))
-		return n;
-	for (size_t i = 0; i < n; i++)
+/* How many pages of the SWAP_LEN bytes at P are in memory or swap cache. */
+static size_t resident_pages(volatile char *p)
+{
+	unsigned char vec[SWAP_LEN / 4096];
+	size_t in = 0;
+
+	if (mincore((void *)p, SWAP_LEN, vec))
+		return sizeof(vec);
+	for (size_t i = 0; i < sizeof(vec); i++)
 		in += vec[i] & 1;
 	return in;
 }
@@ -273,7 +276,7 @@ static size_t resident_pages(volatile char *p, size_t len)
  */
 static void step_swap(void)
 {
-	const size_t len = 8 << 20, step = 1 << 20;
+	const size_t len = SWAP_LEN, step = 1 << 20;
 	volatile char *p, *q;
 	long sum = 0, free_kb;
 	size_t big, used = 0, left;
@@ -300,7 +303,7 @@ static void step_swap(void)
 	big = ((size_t)(free_kb > 0 ? free_kb : 65536) / 1024 + 32) * step;
 	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
-	left = resident_pages(p, len);
+	left = resident_pages(p);
 	if (q != MAP_FAILED) {
 		while (used < big && left > 0 &&
 		       meminfo_kb("SwapFree:") > 16 * 1024) {
@@ -308,7 +311,7 @@ static void step_swap(void)
 			if (mlock((void *)(q + used), step))
 				break;
 			used += step;
-			left = resident_pages(p, len);
+			left = resident_pages(p);
 		}
 		munmap((void *)q, big);
 	}
