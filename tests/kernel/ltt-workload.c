@@ -264,22 +264,53 @@ static size_t resident_pages(volatile char *p)
 	return in;
 }
 
+/* Read or (with VAL >= 0) write an integer in /proc/sys; -1 on failure. */
+static long sysctl_int(const char *path, long val)
+{
+	FILE *f = fopen(path, val < 0 ? "r" : "w");
+	long old = -1;
+
+	if (!f)
+		return -1;
+	if (val < 0 ? fscanf(f, "%ld", &old) != 1 : fprintf(f, "%ld\n", val) < 0)
+		old = -1;
+	else if (val >= 0)
+		old = val;
+	if (fclose(f))
+		old = -1;
+	return old;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * MADV_PAGEOUT writes the pages to swap, but they stay in the swap cache
- * until memory pressure reclaims them. Allocate memory a megabyte at a
- * time until mincore() shows the pages left the swap cache, then touch
- * them again to swap them in. The pressure stops while swap still has
- * room, and its own pages are locked in memory: on a slow guest (KASAN
- * under TCG) reclaim swapped the pressure out faster than it freed the
- * pages it had written, the swap filled and the OOM killer took the
- * workload. Locked, the pressure leaves reclaim the clean pages above.
+ * until reclaim frees them; only then does touching them read them back.
+ * The reclaim is kswapd's, never the allocator's: with the watermark scale
+ * factor at its maximum, kswapd wakes when free memory falls under the low
+ * watermark (min + 30% of memory) and frees what it can, the clean
+ * swap-cache pages first. The pressure, locked so that reclaim cannot
+ * swap it out, grows a megabyte at a time only while free memory stays
+ * above an eighth of the total, far above the min watermark where the
+ * allocator would reclaim itself and, failing, call the OOM killer. (It
+ * used to press until the allocator reclaimed; on a KASAN kernel under TCG
+ * that filled the swap and the OOM killer took the workload.) Growing the
+ * pressure is slow there (about 8 MB/s); the step gives up after 3 min.
  */
 static void step_swap(void)
 {
+	const char *wsf = "/proc/sys/vm/watermark_scale_factor";
 	const size_t len = SWAP_LEN, step = 1 << 20;
 	volatile char *p, *q;
-	long sum = 0, free_kb;
+	long total_kb, old_wsf, bad = 0;
 	size_t big, used = 0, left;
+	double t0;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -292,34 +323,42 @@ static void step_swap(void)
 #define MADV_PAGEOUT 21
 #endif
 	CHECK(madvise((void *)p, len, MADV_PAGEOUT) == 0, "madvise(MADV_PAGEOUT)");
-	/*
-	 * Wait (up to 10 s) until the disk has taken them: clean, they are
-	 * the first pages reclaim frees, and the pressure below stops there.
-	 */
+	/* Clean once the disk has them: wait up to 10 s for the writeback. */
 	usleep(100000);
 	for (int i = 0; i < 200 && meminfo_kb("Writeback:") > 0; i++)
 		usleep(50000);
-	free_kb = meminfo_kb("MemFree:");
-	big = ((size_t)(free_kb > 0 ? free_kb : 65536) / 1024 + 32) * step;
+	old_wsf = sysctl_int(wsf, -1);
+	CHECK(old_wsf > 0 && sysctl_int(wsf, 3000) == 3000,
+	      "raise vm.watermark_scale_factor");
+	total_kb = meminfo_kb("MemTotal:");
+	big = (size_t)(total_kb > 0 ? total_kb : 65536) * 1024;
 	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
 	left = resident_pages(p);
-	if (q != MAP_FAILED) {
-		while (used < big && left > 0 &&
-		       meminfo_kb("SwapFree:") > 16 * 1024) {
+	t0 = now_s();
+	while (q != MAP_FAILED && left > 0 && now_s() - t0 < 180) {
+		if (used + step <= big &&
+		    meminfo_kb("MemFree:") - (long)(step >> 10) > total_kb / 8) {
 			/* Locked: reclaim cannot swap the pressure itself out. */
 			if (mlock((void *)(q + used), step))
 				break;
 			used += step;
-			left = resident_pages(p);
+		} else {
+			usleep(20000); /* kswapd is reclaiming */
 		}
-		munmap((void *)q, big);
+		left = resident_pages(p);
 	}
+	if (q != MAP_FAILED)
+		munmap((void *)q, big);
+	if (old_wsf > 0)
+		sysctl_int(wsf, old_wsf);
 	for (size_t i = 0; i < len; i += 4096)
-		sum += p[i];
+		bad += p[i] != ((char)(i >> 12) | 1);
 	munmap((void *)p, len);
-	printf("swap: paged out, pressure %zu MB, %zu of %zu pages still resident, back in (%ld)\n",
-	       used >> 20, left, len / 4096, sum);
+	CHECK(left == 0, "reclaim the paged-out memory");
+	CHECK(bad == 0, "read the swapped-out pages back intact");
+	printf("swap: paged out, pressure %zu MB, %zu of %zu pages still resident after %.1f s, %ld wrong after swap-in\n",
+	       used >> 20, left, len / 4096, now_s() - t0, bad);
 }
 
 /*
