@@ -61,7 +61,8 @@ Options:
                     calibration can be off severalfold (seen: 579690 kHz for
                     2594500), so that local_clock(), the trace's clock when
                     the TSC is unstable, runs fast and stalls at every tick.
-                    host: measure the host's TSC (x86-64 hosts only);
+                    host: measure the host's TSC (x86-64 hosts only, once
+                    per host boot, kept in $LTT_CACHE/host-tsc-khz);
                     ignored with -icount, where the guest's TSC counts
                     instructions and calibrates the same on every run.
                     A kernel built without ACPI gets host (and
@@ -227,7 +228,20 @@ case $tsc_khz in
 '') ;;
 host)
 	if [[ " ${qemu_args[*]} " != *" -icount "* ]]; then
-		{ khz=$(host_tsc_khz) && [[ $khz =~ ^[1-9][0-9]{5,}$ ]]; } || fail 203 "--tsc-khz host: cannot measure the host's TSC"
+		# Measured once per host boot (it takes 200 ms; make check boots
+		# hundreds of guests) and kept in the cache with the boot's id.
+		khz= tsc_cache=${LTT_CACHE:-$HOME/.cache/ltt}/host-tsc-khz
+		boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || boot_id=
+		if [[ -n $boot_id && -f $tsc_cache ]] && read -r b k <"$tsc_cache" &&
+			[[ $b == "$boot_id" && $k =~ ^[1-9][0-9]{5,}$ ]]; then
+			khz=$k
+		else
+			{ khz=$(host_tsc_khz) && [[ $khz =~ ^[1-9][0-9]{5,}$ ]]; } || fail 203 "--tsc-khz host: cannot measure the host's TSC"
+			if [[ -n $boot_id ]] && mkdir -p "${tsc_cache%/*}" 2>/dev/null; then
+				{ echo "$boot_id $khz" >"$tsc_cache.$$" && mv -f "$tsc_cache.$$" "$tsc_cache"; } 2>/dev/null ||
+					rm -f "$tsc_cache.$$"
+			fi
+		fi
 		append="tsc_early_khz=$khz $append"
 	fi ;;
 *[!0-9]* | 0) fail 203 "--tsc-khz wants a number of kHz or 'host', not '$tsc_khz'" ;;
