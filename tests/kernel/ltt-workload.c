@@ -264,29 +264,29 @@ static size_t resident_pages(volatile char *p)
 	return in;
 }
 
-/* Read or (with VAL >= 0) write an integer in /proc/sys; -1 on failure. */
-static long sysctl_int(const char *path, long val)
+/* The integer in a /proc/sys file, or -1. */
+static long sysctl_get(const char *path)
 {
-	FILE *f = fopen(path, val < 0 ? "r" : "w");
-	long old = -1;
+	FILE *f = fopen(path, "r");
+	long val = -1;
 
-	if (!f)
-		return -1;
-	if (val < 0 ? fscanf(f, "%ld", &old) != 1 : fprintf(f, "%ld\n", val) < 0)
-		old = -1;
-	else if (val >= 0)
-		old = val;
-	if (fclose(f))
-		old = -1;
-	return old;
+	if (f && fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	if (f)
+		fclose(f);
+	return val;
 }
 
-static double now_s(void)
+/* Write VAL to a /proc/sys file (the kernel checks it on close); 1 if taken. */
+static int sysctl_set(const char *path, long val)
 {
-	struct timespec ts;
+	FILE *f = fopen(path, "w");
+	int ok;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (!f)
+		return 0;
+	ok = fprintf(f, "%ld\n", val) > 0;
+	return !fclose(f) && ok;
 }
 
 /*
@@ -327,16 +327,16 @@ static void step_swap(void)
 	usleep(100000);
 	for (int i = 0; i < 200 && meminfo_kb("Writeback:") > 0; i++)
 		usleep(50000);
-	old_wsf = sysctl_int(wsf, -1);
-	CHECK(old_wsf > 0 && sysctl_int(wsf, 3000) == 3000,
+	old_wsf = sysctl_get(wsf);
+	CHECK(old_wsf > 0 && sysctl_set(wsf, 3000),
 	      "raise vm.watermark_scale_factor");
 	total_kb = meminfo_kb("MemTotal:");
 	big = (size_t)(total_kb > 0 ? total_kb : 65536) * 1024;
 	q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
 	left = resident_pages(p);
-	t0 = now_s();
-	while (q != MAP_FAILED && left > 0 && now_s() - t0 < 180) {
+	t0 = now();
+	while (q != MAP_FAILED && left > 0 && now() - t0 < 180) {
 		if (used + step <= big &&
 		    meminfo_kb("MemFree:") - (long)(step >> 10) > total_kb / 8) {
 			/* Locked: reclaim cannot swap the pressure itself out. */
@@ -351,14 +351,14 @@ static void step_swap(void)
 	if (q != MAP_FAILED)
 		munmap((void *)q, big);
 	if (old_wsf > 0)
-		sysctl_int(wsf, old_wsf);
+		sysctl_set(wsf, old_wsf);
 	for (size_t i = 0; i < len; i += 4096)
 		bad += p[i] != ((char)(i >> 12) | 1);
 	munmap((void *)p, len);
 	CHECK(left == 0, "reclaim the paged-out memory");
 	CHECK(bad == 0, "read the swapped-out pages back intact");
 	printf("swap: paged out, pressure %zu MB, %zu of %zu pages still resident after %.1f s, %ld wrong after swap-in\n",
-	       used >> 20, left, len / 4096, now_s() - t0, bad);
+	       used >> 20, left, len / 4096, now() - t0, bad);
 }
 
 /*
